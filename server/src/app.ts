@@ -1,0 +1,39 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Database } from './db/client.ts';
+import type { TokenService } from './lib/tokens.ts';
+import databasePlugin from './plugins/external/database.ts';
+import securityHeaders from './plugins/external/security-headers.ts';
+import staticApp from './plugins/external/static-app.ts';
+import errors from './plugins/app/errors.ts';
+import authentication from './plugins/app/authentication.ts';
+import healthRoutes from './routes/api/health/index.ts';
+import tokenRoutes from './routes/api/token/index.ts';
+import userRoutes from './routes/api/users/index.ts';
+
+export interface AppOptions {
+  database: Database;
+  tokens: TokenService;
+  staticDir: string;
+}
+
+/** The whole application as one plugin, so tests and the server build it the same way. */
+const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
+  await fastify.register(errors);
+  await fastify.register(securityHeaders);
+  await fastify.register(databasePlugin, { database: opts.database });
+  await fastify.register(authentication, { tokens: opts.tokens });
+
+  // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
+  fastify.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/api/') && !reply.hasHeader('Cache-Control')) {
+      reply.header('Cache-Control', 'no-store');
+    }
+  });
+
+  await fastify.register(healthRoutes);
+  await fastify.register(tokenRoutes);
+  await fastify.register(userRoutes);
+  await fastify.register(staticApp, { staticDir: opts.staticDir });
+};
+
+export default app;

@@ -1,0 +1,23 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import app, { type AppOptions } from './app.ts';
+
+export const FASTIFY_OPTIONS: FastifyServerOptions = {
+  bodyLimit: 1024 * 1024,
+  routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+};
+
+/**
+ * A ready Fastify instance with the app registered; used by the server and by the tests.
+ * `onClose` runs when the instance closes (the server closes its database there).
+ */
+export async function buildApp(
+  opts: AppOptions,
+  serverOptions: FastifyServerOptions = {},
+  onClose?: () => Promise<void>,
+): Promise<FastifyInstance> {
+  const fastify = Fastify({ ...FASTIFY_OPTIONS, ...serverOptions });
+  if (onClose) fastify.addHook('onClose', onClose);
+  await fastify.register(app, opts);
+  await fastify.ready();
+  return fastify;
+}

@@ -1,0 +1,55 @@
+import path from 'node:path';
+
+/** Runtime configuration, read once from the environment. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Where PGlite keeps its files, and where generated secrets live. */
+  dataDir: string;
+  /** When set, PostgreSQL through node-postgres instead of the embedded PGlite. */
+  databaseUrl: string | undefined;
+  /** Directory holding the built PWA (vite build output). */
+  staticDir: string;
+  /** HMAC key for access tokens; generated into the data dir when absent. */
+  jwtSecret: string | undefined;
+  /** Password given to every seeded demo account; random ones are printed when absent. */
+  demoPassword: string | undefined;
+  logLevel: string;
+  /** Trust X-Forwarded-* from a reverse proxy (needed to see https and the client IP). */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+
+export function projectPath(...parts: string[]): string {
+  return path.join(projectRoot, ...parts);
+}
+
+function parsePort(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  return {
+    host: env.HOST?.trim() || 'localhost',
+    port: parsePort(env.PORT, 8080),
+    dataDir: path.resolve(env.VIGIE_DATA_DIR?.trim() || projectPath('data')),
+    databaseUrl,
+    staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
+    jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
+    demoPassword: env.VIGIE_DEMO_PASSWORD || undefined,
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    trustProxy: env.VIGIE_TRUST_PROXY === '1' || env.VIGIE_TRUST_PROXY === 'true',
+  };
+}

@@ -1,0 +1,102 @@
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { projectPath } from '../config.ts';
+import { schema } from './schema.ts';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/**
+ * The one wrapper around the two drivers: the rest of the server sees a Drizzle `Db`
+ * and never imports PGlite or pg directly.
+ */
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** Cheap round trip used by the health check. Rejects when the database is unreachable. */
+  ping(): Promise<void>;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class DatabaseError extends Error {}
+
+const migrationsFolder = projectPath('server', 'migrations');
+
+export async function openDatabase(opts: {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+}): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  // undefined dataDir = in-memory, used by tests.
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  try {
+    await client.waitReady;
+  } catch (err) {
+    throw new DatabaseError(`cannot open the embedded database in ${dataDir}: ${(err as Error).message}`);
+  }
+  const db = drizzle({ client, schema });
+  let closed = false;
+  return {
+    kind: 'pglite',
+    db,
+    async ping() {
+      if (closed) throw new DatabaseError('database closed');
+      await db.execute(sql`select 1`);
+    },
+    migrate: () => migratePglite(db, { migrationsFolder }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection must not crash the process; the health check reports it.
+  pool.on('error', () => {});
+  try {
+    const c = await pool.connect();
+    c.release();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new DatabaseError(`cannot reach PostgreSQL at ${redactUrl(url)}: ${(err as Error).message}`);
+  }
+  const db = drizzle({ client: pool, schema });
+  let closed = false;
+  return {
+    kind: 'postgres',
+    db,
+    async ping() {
+      if (closed) throw new DatabaseError('database closed');
+      await db.execute(sql`select 1`);
+    },
+    migrate: () => migratePg(db, { migrationsFolder }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** Hide the password of a connection string before it reaches a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the configured DATABASE_URL';
+  }
+}

@@ -1,0 +1,75 @@
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeFileSync,
+  accessSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { ConfigError } from '../config.ts';
+
+/** Create the data dir if needed and prove we can write there, before anything touches the database. */
+export function ensureWritableDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK | constants.R_OK);
+  } catch (err) {
+    throw new ConfigError(
+      `data directory ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set VIGIE_DATA_DIR to a writable folder`,
+    );
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * PGlite has no multi-process locking: two servers on one data dir would corrupt it.
+ * A pid lock file refuses the second one; a stale lock (dead pid) is taken over.
+ */
+export function lockDataDir(dir: string): () => void {
+  const lockPath = path.join(dir, 'vigie.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          if (readFileSync(lockPath, 'utf8') === String(process.pid)) unlinkSync(lockPath);
+        } catch {
+          /* already gone */
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new ConfigError(`data directory ${dir} is in use by another Vigie process (pid ${pid})`);
+      }
+      unlinkSync(lockPath);
+    }
+  }
+  throw new ConfigError(`cannot lock data directory ${dir}`);
+}
+
+/** Read a secret from the data dir, creating it (mode 0600) on first use. */
+export function loadOrCreateSecret(dir: string, name: string): string {
+  const file = path.join(dir, 'secrets', name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  return secret;
+}

@@ -1,0 +1,52 @@
+import fp from 'fastify-plugin';
+import type { FastifyError } from 'fastify';
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/** One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. */
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+      if (error instanceof ApiError) {
+        return reply.code(error.statusCode).send({ detail: error.detail, code: error.code, ...error.extra });
+      }
+      if (error.validation) {
+        const fields: Record<string, string[]> = {};
+        for (const v of error.validation) {
+          const key =
+            (v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
+            (v.params as { additionalProperty?: string }).additionalProperty ??
+            (v.instancePath.replace(/^\//, '').split('/')[0] || 'non_field_errors');
+          (fields[key] ??= []).push(v.message ?? 'invalide');
+        }
+        return reply.code(400).send({ detail: 'Données invalides.', code: 'invalid', fields });
+      }
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        const detail =
+          error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+            ? 'Type de contenu non pris en charge.'
+            : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+              ? 'Requête trop volumineuse.'
+              : error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+                  error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+                  error instanceof SyntaxError
+                ? 'Corps JSON invalide.'
+                : error.message;
+        return reply.code(status).send({ detail, code: (error.code ?? 'bad_request').toLowerCase() });
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.code(500).send({ detail: 'Erreur interne du serveur.', code: 'server_error' });
+    });
+  },
+  { name: 'errors' },
+);

@@ -1,0 +1,50 @@
+import fp from 'fastify-plugin';
+import fastifyStatic from '@fastify/static';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Serves the built PWA. Hashed assets are immutable; index.html, the service worker and the
+ * manifest must be revalidated so an update reaches users. App routes fall back to index.html;
+ * /api never does.
+ */
+export default fp<{ staticDir: string }>(
+  async (app, { staticDir }) => {
+    const hasBuild = existsSync(path.join(staticDir, 'index.html'));
+    if (hasBuild) {
+      await app.register(fastifyStatic, {
+        root: staticDir,
+        wildcard: true,
+        index: ['index.html'],
+        setHeaders(reply, filePath) {
+          const rel = path.relative(staticDir, filePath);
+          if (rel.startsWith('assets' + path.sep)) {
+            reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+          } else {
+            reply.header('Cache-Control', 'no-cache');
+          }
+        },
+      });
+    }
+
+    app.setNotFoundHandler((request, reply) => {
+      const url = request.url.split('?')[0] ?? '';
+      if (url === '/api' || url.startsWith('/api/')) {
+        return reply.code(404).send({ detail: 'Ressource introuvable.', code: 'not_found' });
+      }
+      const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+      if (request.method === 'GET' && wantsHtml && !path.extname(url)) {
+        if (!hasBuild) {
+          return reply
+            .code(503)
+            .type('text/plain; charset=utf-8')
+            .send('Vigie: the web app is not built yet. Run `npm run build` (npm start does it for you).');
+        }
+        reply.header('Cache-Control', 'no-cache');
+        return reply.sendFile('index.html');
+      }
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    });
+  },
+  { name: 'static-app' },
+);

@@ -1,0 +1,47 @@
+import { and, eq, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { memberships, tenants, users, type MembershipRole } from '../db/schema.ts';
+
+export type UserRow = typeof users.$inferSelect;
+
+export interface MembershipView {
+  tenantId: string;
+  tenantName: string;
+  role: MembershipRole;
+}
+
+/**
+ * Accounts are global; tenant-owned data is reached only through memberships,
+ * which this repository returns for the user it is given.
+ */
+export class UsersRepository {
+  constructor(private readonly db: Db) {}
+
+  async findByLogin(identifier: string): Promise<UserRow | undefined> {
+    const lowered = identifier.trim().toLowerCase();
+    const [row] = await this.db
+      .select()
+      .from(users)
+      .where(or(sql`lower(${users.username}) = ${lowered}`, sql`lower(${users.email}) = ${lowered}`))
+      .limit(1);
+    return row;
+  }
+
+  async findById(id: number): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.id, id)).limit(1);
+    return row;
+  }
+
+  async membershipsOf(userId: number): Promise<MembershipView[]> {
+    return this.db
+      .select({ tenantId: memberships.tenantId, tenantName: tenants.name, role: memberships.role })
+      .from(memberships)
+      .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
+      .where(and(eq(memberships.userId, userId), eq(tenants.status, 'active')))
+      .orderBy(tenants.name);
+  }
+
+  async touchLastLogin(userId: number): Promise<void> {
+    await this.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, userId));
+  }
+}

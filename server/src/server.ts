@@ -1,0 +1,112 @@
+import { createServer } from 'node:net';
+import closeWithGrace from 'close-with-grace';
+import { LogController, type FastifyInstance } from 'fastify';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { DatabaseError, openDatabase, redactUrl, type Database } from './db/client.ts';
+import { formatAccounts, isSeeded, seedDemoData } from './db/seed.ts';
+import { ensureWritableDir, loadOrCreateSecret, lockDataDir } from './lib/data-dir.ts';
+import { TokenService } from './lib/tokens.ts';
+import { buildApp } from './build-app.ts';
+import { VERSION } from './version.ts';
+
+function fail(message: string): never {
+  console.error(`vigie: ${message}`);
+  process.exit(1);
+}
+
+/** Fail fast with one clear line rather than after the database is opened. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigError(
+          err.code === 'EADDRINUSE'
+            ? `port ${port} on ${host} is already in use; stop the other process or set PORT`
+            : `cannot listen on ${host}:${port} (${err.code ?? err.message})`,
+        ),
+      ),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+export interface Started {
+  app: FastifyInstance;
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Opens the database, migrates, seeds on first start and listens. */
+export async function start(config: Config): Promise<Started> {
+  ensureWritableDir(config.dataDir);
+  await assertPortFree(config.host, config.port);
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  let database: Database | undefined;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
+    });
+    await database.migrate();
+    if (!(await isSeeded(database.db))) {
+      const accounts = await seedDemoData(database.db, { password: config.demoPassword });
+      console.log(formatAccounts(accounts, config.demoPassword !== undefined));
+    }
+    const tokens = new TokenService(config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt.key'));
+    const db = database;
+    const app = await buildApp(
+      { database, tokens, staticDir: config.staticDir },
+      {
+        logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+        logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
+        trustProxy: config.trustProxy,
+      },
+      async () => {
+        await db.close();
+        unlock();
+      },
+    );
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    return { app, url, close: () => app.close() };
+  } catch (err) {
+    await database?.close().catch(() => {});
+    unlock();
+    throw err;
+  }
+}
+
+export async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  let started: Started;
+  const t0 = performance.now();
+  try {
+    started = await start(config);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof DatabaseError) fail(err.message);
+    fail(`failed to start: ${(err as Error).message}`);
+  }
+  const where = config.databaseUrl ? `PostgreSQL ${redactUrl(config.databaseUrl)}` : `PGlite in ${config.dataDir}`;
+  console.log(
+    `Vigie ${VERSION} listening on ${started.url} (${where}; ready in ${Math.round(performance.now() - t0)} ms)`,
+  );
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) started.app.log.error({ err }, 'closing after an error');
+    else console.log(`vigie: ${signal ?? 'shutdown'} received, closing`);
+    await started.close();
+  });
+}
+
+if (process.argv[1] === import.meta.filename) {
+  await main();
+}
