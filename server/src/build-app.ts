@@ -4,6 +4,8 @@ import app, { type AppOptions } from './app.ts';
 export const FASTIFY_OPTIONS: FastifyServerOptions = {
   bodyLimit: 1024 * 1024,
   routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  // Unknown fields and wrong types are errors, not silently dropped or coerced.
+  ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
 };
 
 /**

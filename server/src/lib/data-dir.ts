@@ -38,14 +38,20 @@ function isAlive(pid: number): boolean {
  * PGlite has no multi-process locking: two servers on one data dir would corrupt it.
  * A pid lock file refuses the second one; a stale lock (dead pid) is taken over.
  */
+const heldLocks = new Set<string>();
+
 export function lockDataDir(dir: string): () => void {
   const lockPath = path.join(dir, 'vigie.lock');
+  if (heldLocks.has(lockPath))
+    throw new ConfigError(`data directory ${dir} is in use by another Vigie process (pid ${process.pid})`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx');
       writeFileSync(fd, String(process.pid));
       closeSync(fd);
+      heldLocks.add(lockPath);
       return () => {
+        heldLocks.delete(lockPath);
         try {
           if (readFileSync(lockPath, 'utf8') === String(process.pid)) unlinkSync(lockPath);
         } catch {
@@ -55,6 +61,7 @@ export function lockDataDir(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(lockPath, 'utf8'));
+      // Our own pid here without a lock held in this process is a leftover (pid reuse, e.g. pid 1 in a container).
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
         throw new ConfigError(`data directory ${dir} is in use by another Vigie process (pid ${pid})`);
       }
