@@ -28,7 +28,9 @@ export async function kvDelete(key: string): Promise<void> {
   await (await db()).delete('kv', key);
 }
 
-/** Tests only: forget the cached connection after the database was deleted. */
-export function resetStorageForTests(): void {
+/** Closes the connection (so the database can be deleted, e.g. on logout or in tests). */
+export async function closeStorage(): Promise<void> {
+  const pending = dbPromise;
   dbPromise = undefined;
+  if (pending) (await pending).close();
 }

@@ -1,0 +1,67 @@
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LoginPage } from '../../src/features/auth/login-page.tsx';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let container: HTMLDivElement;
+let root: Root;
+
+beforeEach(() => {
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+});
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+});
+
+function render(url: string) {
+  window.history.replaceState(null, '', url);
+  act(() => root.render(<LoginPage />));
+}
+
+describe('LoginPage', () => {
+  it('has labelled username and password fields and a "Se connecter" button', () => {
+    render('/login');
+    const user = container.querySelector<HTMLInputElement>('#username')!;
+    const pass = container.querySelector<HTMLInputElement>('#password')!;
+    expect(container.querySelector('label[for="username"]')!.textContent).toBe("Nom d'utilisateur");
+    expect(container.querySelector('label[for="password"]')!.textContent).toBe('Mot de passe');
+    expect(pass.type).toBe('password');
+    expect(user.autocomplete).toBe('username');
+    expect(container.querySelector('button[type="submit"]')!.textContent).toBe('Se connecter');
+  });
+
+  it('shows the §5 messages for a missing username, then a missing password', () => {
+    render('/login');
+    const form = container.querySelector('form')!;
+    act(() => {
+      form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    expect(container.querySelector('[role="alert"]')!.textContent).toBe('Username is required');
+
+    const user = container.querySelector<HTMLInputElement>('#username')!;
+    act(() => {
+      // React ignores a plain `.value =`; the prototype setter is how a real keystroke updates it.
+      // eslint-disable-next-line @typescript-eslint/unbound-method
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+      setter.call(user, 'manager');
+      user.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    act(() => {
+      form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    expect(container.querySelector('[role="alert"]')!.textContent).toBe('Password is required');
+  });
+
+  it.each([
+    ['/login?session_expired=true', 'Votre session a expiré. Veuillez vous reconnecter.'],
+    ['/login?profile_error', 'Impossible de récupérer le profil utilisateur après connexion'],
+  ])('explains the %s flag', (url, message) => {
+    render(url);
+    expect(container.querySelector('[role="status"]')!.textContent).toBe(message);
+  });
+});
