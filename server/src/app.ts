@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from './db/client.ts';
 import type { TokenService } from './lib/tokens.ts';
+import type { SecretBox } from './lib/secret-box.ts';
+import audit from './plugins/app/audit.ts';
+import rateLimits from './plugins/app/rate-limits.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
@@ -13,7 +16,15 @@ import userRoutes from './routes/api/users/index.ts';
 export interface AppOptions {
   database: Database;
   tokens: TokenService;
+  /** Encrypts secrets at rest (TOTP seeds). */
+  secretBox: SecretBox;
   staticDir: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    secretBox: SecretBox;
+  }
 }
 
 /** The whole application as one plugin, so tests and the server build it the same way. */
@@ -21,7 +32,10 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(errors);
   await fastify.register(securityHeaders);
   await fastify.register(databasePlugin, { database: opts.database });
+  fastify.decorate('secretBox', opts.secretBox);
   await fastify.register(authentication, { tokens: opts.tokens });
+  await fastify.register(audit);
+  await fastify.register(rateLimits);
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
   fastify.addHook('onSend', async (request, reply) => {

@@ -12,6 +12,8 @@ export interface Config {
   staticDir: string;
   /** HMAC key for access tokens; generated into the data dir when absent. */
   jwtSecret: string | undefined;
+  /** Key for secrets at rest (TOTP seeds); generated into the data dir when absent. */
+  encryptionKey: string | undefined;
   /** Password given to every seeded demo account; random ones are printed when absent. */
   demoPassword: string | undefined;
   logLevel: string;
@@ -48,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
+    encryptionKey: env.VIGIE_ENCRYPTION_KEY?.trim() || undefined,
     demoPassword: env.VIGIE_DEMO_PASSWORD || undefined,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     trustProxy: env.VIGIE_TRUST_PROXY === '1' || env.VIGIE_TRUST_PROXY === 'true',

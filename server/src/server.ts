@@ -6,6 +6,7 @@ import { DatabaseError, openDatabase, redactUrl, type Database } from './db/clie
 import { formatAccounts, isSeeded, seedDemoData } from './db/seed.ts';
 import { ensureWritableDir, loadOrCreateSecret, lockDataDir } from './lib/data-dir.ts';
 import { TokenService } from './lib/tokens.ts';
+import { SecretBox } from './lib/secret-box.ts';
 import { buildApp } from './build-app.ts';
 import { VERSION } from './version.ts';
 
@@ -55,9 +56,10 @@ export async function start(config: Config): Promise<Started> {
       console.log(formatAccounts(accounts, config.demoPassword !== undefined));
     }
     const tokens = new TokenService(config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt.key'));
+    const secretBox = new SecretBox(config.encryptionKey ?? loadOrCreateSecret(config.dataDir, 'encryption.key'));
     const db = database;
     const app = await buildApp(
-      { database, tokens, staticDir: config.staticDir },
+      { database, tokens, secretBox, staticDir: config.staticDir },
       {
         logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
         logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),

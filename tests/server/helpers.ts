@@ -6,6 +6,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
+import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -83,7 +84,8 @@ export async function createTestApp(
     writeFileSync(path.join(staticDir, 'sw.js'), 'self.x=1');
   }
   const tokens = new TokenService(TEST_SECRET);
-  const app = await buildApp({ database, tokens, staticDir }, opts.serverOptions);
+  const secretBox = new SecretBox('test-encryption-key');
+  const app = await buildApp({ database, tokens, secretBox, staticDir }, opts.serverOptions);
   return {
     app,
     database,

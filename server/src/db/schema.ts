@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** Organisations. Every tenant-owned table carries tenant_id as the first column of its keys. */
 export const tenants = pgTable('tenants', {
@@ -29,6 +42,9 @@ export const users = pgTable('users', {
   defaultTenantId: uuid('default_tenant_id').references(() => tenants.id, { onDelete: 'set null' }),
   dateJoined: timestamp('date_joined', { withTimezone: true }).notNull().defaultNow(),
   lastLogin: timestamp('last_login', { withTimezone: true }),
+  /** AES-256-GCM ciphertext of the TOTP secret (key from configuration), never the secret itself. */
+  totpSecret: text('totp_secret'),
+  totpEnabled: boolean('totp_enabled').notNull().default(false),
 });
 
 export const MEMBERSHIP_ROLES = ['admin', 'manager', 'user', 'readonly'] as const;
@@ -49,4 +65,94 @@ export const memberships = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index('memberships_user_idx').on(t.userId)],
 );
 
-export const schema = { tenants, users, memberships };
+/**
+ * Refresh tokens, one row per issued token (jti). Tokens of one sign-in share a family; presenting a
+ * used token again revokes the whole family (reuse detection). Platform table: never reachable by the
+ * tenant-scoped database role.
+ */
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    jti: uuid('jti').primaryKey(),
+    familyId: uuid('family_id').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokedReason: text('revoked_reason'),
+  },
+  (t) => [index('refresh_tokens_family_idx').on(t.familyId), index('refresh_tokens_user_idx').on(t.userId)],
+);
+
+/** Password reset tokens, stored as SHA-256 hashes; valid 1 h, single use. */
+export const passwordResetTokens = pgTable('password_reset_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/** Outgoing mail when no SMTP server is configured (and the record of what was sent when one is). */
+export const mailOutbox = pgTable('mail_outbox', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  recipient: text('recipient').notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  sentAt: timestamp('sent_at', { withTimezone: true }),
+});
+
+export const AUDIT_SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
+export type AuditSeverity = (typeof AUDIT_SEVERITIES)[number];
+
+/**
+ * The audit trail (§3 server audit event). tenant_id is null only for platform events that belong to
+ * no tenant (a failed sign-in for an unknown account); those are visible to superusers alone.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
+    timestamp: timestamp('timestamp', { withTimezone: true }).notNull().defaultNow(),
+    eventType: text('event_type').notNull(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    username: text('username'),
+    ipAddress: text('ip_address'),
+    description: text('description').notNull().default(''),
+    severity: text('severity').$type<AuditSeverity>().notNull().default('INFO'),
+    source: text('source').notNull().default('server'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index('audit_events_tenant_time_idx').on(t.tenantId, t.timestamp)],
+);
+
+/** Platform-wide security policies (one row); the administration issue adds its screens. */
+export const securityPolicies = pgTable(
+  'security_policies',
+  {
+    id: smallint('id').primaryKey().default(1),
+    allowRegistration: boolean('allow_registration').notNull().default(true),
+    passwordMinLength: integer('password_min_length').notNull().default(8),
+    loginAttemptsPerMinute: integer('login_attempts_per_minute').notNull().default(10),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('security_policies_singleton', sql`${t.id} = 1`)],
+);
+
+export const schema = {
+  tenants,
+  users,
+  memberships,
+  refreshTokens,
+  passwordResetTokens,
+  mailOutbox,
+  auditEvents,
+  securityPolicies,
+};

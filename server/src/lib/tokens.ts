@@ -8,6 +8,14 @@ export interface AccessClaims {
   username: string;
   is_staff: boolean;
   is_superuser: boolean;
+  /** Refresh family (sign-in session) this access token belongs to; lets logout revoke it. */
+  sid?: string;
+}
+
+export interface RefreshClaims {
+  sub: string;
+  jti: string;
+  fam: string;
 }
 
 export class TokenError extends Error {}
@@ -19,21 +27,43 @@ export class TokenService {
     this.#key = new TextEncoder().encode(secret);
   }
 
-  async sign(claims: AccessClaims, type: 'access' | 'refresh'): Promise<string> {
-    return new SignJWT({ ...claims, type })
+  signAccess(claims: AccessClaims): Promise<string> {
+    return new SignJWT({ ...claims, type: 'access' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
       .setIssuedAt()
       .setIssuer('vigie')
-      .setExpirationTime(`${type === 'access' ? ACCESS_TOKEN_TTL_S : REFRESH_TOKEN_TTL_S}s`)
+      .setExpirationTime(`${ACCESS_TOKEN_TTL_S}s`)
       .sign(this.#key);
   }
 
-  async verify(token: string, type: 'access' | 'refresh'): Promise<AccessClaims> {
+  signRefresh(claims: RefreshClaims): Promise<string> {
+    return new SignJWT({ fam: claims.fam, type: 'refresh' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setJti(claims.jti)
+      .setIssuedAt()
+      .setIssuer('vigie')
+      .setExpirationTime(`${REFRESH_TOKEN_TTL_S}s`)
+      .sign(this.#key);
+  }
+
+  async verifyAccess(token: string): Promise<AccessClaims> {
+    const payload = await this.#verify(token, 'access');
+    return payload as unknown as AccessClaims;
+  }
+
+  async verifyRefresh(token: string): Promise<RefreshClaims> {
+    const payload = await this.#verify(token, 'refresh');
+    if (typeof payload.jti !== 'string' || typeof payload.fam !== 'string') throw new TokenError('invalid token');
+    return { sub: payload.sub as string, jti: payload.jti, fam: payload.fam };
+  }
+
+  async #verify(token: string, type: 'access' | 'refresh') {
     try {
       const { payload } = await jwtVerify(token, this.#key, { issuer: 'vigie', algorithms: ['HS256'] });
       if (payload.type !== type || typeof payload.sub !== 'string') throw new TokenError('wrong token type');
-      return payload as unknown as AccessClaims;
+      return payload;
     } catch (err) {
       if (err instanceof TokenError) throw err;
       if (err instanceof errors.JWTExpired) throw new TokenError('token expired');

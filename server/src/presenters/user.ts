@@ -10,11 +10,18 @@ export function deriveRole(user: UserRow, current: MembershipView | undefined): 
 }
 
 /** The §3 user profile: exactly these fields leave the server. */
-export function presentProfile(user: UserRow, memberships: MembershipView[], currentTenantId?: string) {
-  const current =
-    memberships.find((m) => m.tenantId === currentTenantId) ??
-    memberships.find((m) => m.tenantId === user.defaultTenantId) ??
-    memberships[0];
+export function presentProfile(
+  user: UserRow,
+  memberships: MembershipView[],
+  currentTenant?: { id: string; name: string },
+) {
+  const current: MembershipView | undefined = currentTenant
+    ? (memberships.find((m) => m.tenantId === currentTenant.id) ?? {
+        tenantId: currentTenant.id,
+        tenantName: currentTenant.name,
+        role: 'admin',
+      })
+    : (memberships.find((m) => m.tenantId === user.defaultTenantId) ?? memberships[0]);
   return {
     id: user.id,
     username: user.username,

@@ -41,6 +41,16 @@ export class UsersRepository {
       .orderBy(tenants.name);
   }
 
+  /** A tenant by id when it is active (superusers may act in any tenant). */
+  async activeTenant(id: string): Promise<{ id: string; name: string } | undefined> {
+    const [row] = await this.db
+      .select({ id: tenants.id, name: tenants.name })
+      .from(tenants)
+      .where(and(eq(tenants.id, id), eq(tenants.status, 'active')))
+      .limit(1);
+    return row;
+  }
+
   async touchLastLogin(userId: number): Promise<void> {
     await this.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, userId));
   }

@@ -1,16 +1,38 @@
 import fp from 'fastify-plugin';
+import cookie from '@fastify/cookie';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { TokenError, type AccessClaims, type TokenService } from '../../lib/tokens.ts';
+import { UsersRepository, type MembershipView, type UserRow } from '../../repositories/users.ts';
+import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.ts';
+import type { Actor } from '../../policies/index.ts';
+import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError } from './errors.ts';
+
+export const ACCESS_COOKIE = 'vigie_access';
+export const CSRF_COOKIE = 'csrftoken';
+export const CSRF_HEADER = 'x-csrftoken';
+
+export interface AuthContext {
+  user: UserRow;
+  claims: AccessClaims;
+  memberships: MembershipView[];
+  /** The current tenant (X-Tenant-ID, else the default tenant), or null for an account with none. */
+  tenant: { id: TenantId; name: string } | null;
+  actor: Actor;
+  via: 'header' | 'cookie';
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     tokens: TokenService;
-    /** preHandler: rejects with 401 unless a valid access token is presented. */
+    /** preHandler: 401 unless a valid access token is presented; sets request.auth. */
     authenticate: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
-    claims: AccessClaims | null;
+    auth: AuthContext | null;
+    /** Runs fn in a transaction confined to the current tenant by row-level security. */
+    tenantDb<T>(fn: (tx: TenantDb) => Promise<T>): Promise<T>;
   }
 }
 
@@ -20,20 +42,87 @@ export function readAuthorization(header: string | undefined): string | undefine
   return match?.[1];
 }
 
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A cookie-authenticated write must echo the csrftoken cookie in X-CSRFToken (double submit). */
+export function assertCsrf(request: FastifyRequest): void {
+  if (!UNSAFE.has(request.method)) return;
+  const header = request.headers[CSRF_HEADER];
+  const cookieValue = request.cookies[CSRF_COOKIE];
+  if (typeof header !== 'string' || !cookieValue || !sameSecret(header, cookieValue)) {
+    throw new ApiError(403, 'csrf_failed', 'Jeton CSRF manquant ou invalide.');
+  }
+}
+
 export default fp<{ tokens: TokenService }>(
   async (app, { tokens }) => {
+    await app.register(cookie);
+    const users = new UsersRepository(app.database.db);
     app.decorate('tokens', tokens);
-    app.decorateRequest('claims', null);
+    app.decorateRequest('auth', null);
+    app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
+      const tenant = this.auth?.tenant;
+      if (!tenant) return Promise.reject(new ApiError(403, 'no_tenant', FORBIDDEN_MESSAGE));
+      return withTenant(app.database.db, tenant.id, fn);
+    });
+
     app.decorate('authenticate', async (request: FastifyRequest) => {
-      const token = readAuthorization(request.headers.authorization);
+      const headerToken = readAuthorization(request.headers.authorization);
+      const cookieToken = request.cookies[ACCESS_COOKIE];
+      const token = headerToken ?? cookieToken;
       if (!token) throw new ApiError(401, 'not_authenticated', "Informations d'authentification non fournies.");
+      const via = headerToken ? 'header' : 'cookie';
+      if (via === 'cookie') assertCsrf(request);
+
+      let claims: AccessClaims;
       try {
-        request.claims = await tokens.verify(token, 'access');
+        claims = await tokens.verifyAccess(token);
       } catch (err) {
         if (err instanceof TokenError) throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
         throw err;
       }
+      // The token only names the user; activity, flags and memberships are read fresh on every call.
+      const user = await users.findById(Number(claims.sub));
+      if (!user || !user.isActive) throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
+      const memberships = await users.membershipsOf(user.id);
+
+      const requested = request.headers['x-tenant-id'];
+      let tenant: AuthContext['tenant'] = null;
+      if (typeof requested === 'string' && requested !== '') {
+        const member = UUID_RE.test(requested) ? memberships.find((m) => m.tenantId === requested) : undefined;
+        const other =
+          !member && user.isSuperuser && UUID_RE.test(requested) ? await users.activeTenant(requested) : undefined;
+        if (!member && !other) throw new ApiError(403, 'tenant_forbidden', FORBIDDEN_MESSAGE);
+        tenant = member
+          ? { id: member.tenantId as TenantId, name: member.tenantName }
+          : { id: other!.id as TenantId, name: other!.name };
+      } else {
+        const m = memberships.find((x) => x.tenantId === user.defaultTenantId) ?? memberships[0];
+        if (m) tenant = { id: m.tenantId as TenantId, name: m.tenantName };
+      }
+      const role = memberships.find((m) => m.tenantId === tenant?.id)?.role ?? null;
+      request.auth = {
+        user,
+        claims,
+        memberships,
+        tenant,
+        via,
+        actor: {
+          userId: user.id,
+          username: user.username,
+          isSuperuser: user.isSuperuser,
+          isStaff: user.isStaff,
+          tenantRole: role,
+        },
+      };
     });
   },
-  { name: 'authentication' },
+  { name: 'authentication', dependencies: ['database'] },
 );

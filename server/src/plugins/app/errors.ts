@@ -7,6 +7,7 @@ export class ApiError extends Error {
     readonly code: string,
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
   }
@@ -17,6 +18,7 @@ export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
       if (error instanceof ApiError) {
+        reply.headers(error.headers);
         return reply.code(error.statusCode).send({ detail: error.detail, code: error.code, ...error.extra });
       }
       if (error.validation) {

@@ -1,18 +1,23 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { UsersRepository } from '../../../repositories/users.ts';
 import { presentProfile } from '../../../presenters/user.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../../../lib/password.ts';
-import { ACCESS_TOKEN_TTL_S } from '../../../lib/tokens.ts';
+import { verifyTotp } from '../../../lib/totp.ts';
+import { TokenError } from '../../../lib/tokens.ts';
+import { SessionService } from '../../../services/sessions.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
+import { readAuthorization } from '../../../plugins/app/authentication.ts';
+import { clearSessionCookies, setSessionCookies } from './session-cookies.ts';
 
 interface TokenBody {
   username?: string;
   email?: string;
   identifier?: string;
   password: string;
+  otp?: string;
 }
 
-const bodySchema = {
+const tokenBody = {
   type: 'object',
   additionalProperties: false,
   required: ['password'],
@@ -21,46 +26,188 @@ const bodySchema = {
     email: { type: 'string', maxLength: 254 },
     identifier: { type: 'string', maxLength: 254 },
     password: { type: 'string', minLength: 1, maxLength: 1024 },
+    otp: { type: 'string', maxLength: 16 },
   },
 } as const;
 
-// Minimal sign-in for the first slice: refresh rotation, 2FA and rate limits come with the identity issue.
-const token: FastifyPluginAsync = async (app) => {
-  const repo = new UsersRepository(app.database.db);
+interface RefreshBody {
+  refresh?: string;
+  refresh_token?: string;
+}
 
-  app.post<{ Body: TokenBody }>('/api/token/', { schema: { body: bodySchema } }, async (request, reply) => {
-    const { username, email, identifier, password } = request.body;
+const refreshBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    refresh: { type: 'string', maxLength: 4096 },
+    refresh_token: { type: 'string', maxLength: 4096 },
+  },
+} as const;
+
+interface LogoutBody {
+  refresh?: string;
+  refresh_token?: string;
+  logout_token?: string;
+}
+
+const logoutBody = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: {
+    refresh: { type: 'string', maxLength: 4096 },
+    refresh_token: { type: 'string', maxLength: 4096 },
+    logout_token: { type: 'string', maxLength: 4096 },
+  },
+} as const;
+
+const INVALID_TOKEN = () => new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
+
+const token: FastifyPluginAsync = async (app) => {
+  const users = new UsersRepository(app.database.db);
+  const sessions = new SessionService(app.database.db, app.tokens);
+
+  app.post<{ Body: TokenBody }>('/api/token/', { schema: { body: tokenBody } }, async (request, reply) => {
+    const { username, email, identifier, password, otp } = request.body;
     const login = [username, identifier, email].find((v) => typeof v === 'string' && v.trim() !== '');
     if (!login)
       throw new ApiError(400, 'invalid', 'Username is required', { fields: { username: ['Username is required'] } });
+    await app.limits.hit(request, 'login', login);
 
-    const user = await repo.findByLogin(login);
+    const user = await users.findByLogin(login);
     // Same work whether or not the account exists, so timing does not reveal usernames.
     const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
     if (!user || !ok || !user.isActive) {
+      await app.audit.record(request, {
+        eventType: 'login_failed',
+        description: 'Échec de connexion',
+        severity: 'WARNING',
+        success: false,
+        tenantId: user?.defaultTenantId ?? null,
+        userId: user?.id ?? null,
+        username: login.slice(0, 150),
+      });
       throw new ApiError(400, 'invalid_credentials', 'Invalid credentials');
     }
 
-    await repo.touchLastLogin(user.id);
-    const fresh = (await repo.findById(user.id)) ?? user;
-    const claims = {
-      sub: String(user.id),
+    if (user.totpEnabled) {
+      if (!otp) {
+        throw new ApiError(403, 'two_factor_required', 'Two-factor authentication required', {
+          two_factor_required: true,
+        });
+      }
+      const secret = user.totpSecret ? app.secretBox.open(user.totpSecret) : undefined;
+      if (!secret || !verifyTotp(secret, otp.trim())) {
+        await app.audit.record(request, {
+          eventType: 'login_failed',
+          description: 'Code de double authentification invalide',
+          severity: 'WARNING',
+          success: false,
+          tenantId: user.defaultTenantId,
+          userId: user.id,
+          username: user.username,
+        });
+        throw new ApiError(403, 'invalid_otp', 'Code de vérification invalide.', { two_factor_required: true });
+      }
+    }
+
+    app.limits.clear('login', login);
+    await users.touchLastLogin(user.id);
+    const fresh = (await users.findById(user.id)) ?? user;
+    const memberships = await users.membershipsOf(user.id);
+    const issued = await sessions.issue(fresh);
+    await app.audit.record(request, {
+      eventType: 'user_login',
+      description: 'Connexion réussie',
+      tenantId:
+        memberships.find((m) => m.tenantId === fresh.defaultTenantId)?.tenantId ?? memberships[0]?.tenantId ?? null,
+      userId: user.id,
       username: user.username,
-      is_staff: user.isStaff,
-      is_superuser: user.isSuperuser,
-    };
-    const [access, refresh] = await Promise.all([
-      app.tokens.sign(claims, 'access'),
-      app.tokens.sign(claims, 'refresh'),
-    ]);
+    });
+    setSessionCookies(request, reply, issued.access);
     reply.header('Cache-Control', 'no-store');
     return {
-      access,
-      refresh,
-      expires_in: ACCESS_TOKEN_TTL_S,
-      user: presentProfile(fresh, await repo.membershipsOf(user.id)),
+      access: issued.access,
+      refresh: issued.refresh,
+      expires_in: issued.expires_in,
+      user: presentProfile(fresh, memberships),
     };
   });
+
+  app.post<{ Body: RefreshBody }>('/api/token/refresh/', { schema: { body: refreshBody } }, async (request, reply) => {
+    const presented = request.body.refresh ?? request.body.refresh_token;
+    if (typeof presented !== 'string' || presented.trim() === '') {
+      throw new ApiError(400, 'invalid', 'Le jeton de rafraîchissement est requis.', {
+        fields: { refresh: ['Ce champ est obligatoire.'] },
+      });
+    }
+    const result = await sessions.rotate(presented.trim(), (id) => users.findById(id));
+    if (!result.ok) {
+      if (result.reason === 'reused') {
+        await app.audit.record(request, {
+          eventType: 'refresh_token_reuse',
+          description: 'Réutilisation d’un jeton de rafraîchissement : session révoquée',
+          severity: 'CRITICAL',
+          success: false,
+          tenantId: result.userId ? ((await users.findById(result.userId))?.defaultTenantId ?? null) : null,
+          userId: result.userId ?? null,
+          username: null,
+          extra: { family: result.familyId },
+        });
+      }
+      throw INVALID_TOKEN();
+    }
+    setSessionCookies(request, reply, result.tokens.access);
+    reply.header('Cache-Control', 'no-store');
+    return { access: result.tokens.access, refresh: result.tokens.refresh, expires_in: result.tokens.expires_in };
+  });
+
+  // The three logout paths of §7 do the same thing; all are idempotent and never fail.
+  const logout = async (request: FastifyRequest<{ Body: LogoutBody | null }>) => {
+    const body = request.body ?? {};
+    const header = request.headers['logout-token'] ?? request.headers['x-logout-token'];
+    const candidates = [
+      body.refresh,
+      body.refresh_token,
+      body.logout_token,
+      typeof header === 'string' ? header : undefined,
+    ];
+    const families = new Set<string>();
+    for (const c of candidates) {
+      const fam = c ? await sessions.familyOf(c) : undefined;
+      if (fam) families.add(fam);
+    }
+    let userId: number | undefined;
+    const access = readAuthorization(request.headers.authorization);
+    if (access) {
+      try {
+        const claims = await app.tokens.verifyAccess(access);
+        if (claims.sid) families.add(claims.sid);
+        userId = Number(claims.sub);
+      } catch (err) {
+        if (!(err instanceof TokenError)) throw err;
+      }
+    }
+    for (const fam of families) await sessions.revokeFamily(fam, 'logout');
+    if (userId !== undefined) {
+      const user = await users.findById(userId);
+      if (user) {
+        await app.audit.record(request, {
+          eventType: 'user_logout',
+          description: 'Déconnexion',
+          tenantId: user.defaultTenantId,
+          userId: user.id,
+          username: user.username,
+        });
+      }
+    }
+    return { detail: 'Déconnecté.' };
+  };
+  for (const url of ['/api/token/logout/', '/api/auth/logout/', '/api/logout/']) {
+    app.post<{ Body: LogoutBody | null }>(url, { schema: { body: logoutBody } }, async (request, reply) => {
+      clearSessionCookies(reply);
+      return logout(request);
+    });
+  }
 };
 
 export default token;

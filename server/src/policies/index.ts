@@ -1,0 +1,35 @@
+import type { MembershipRole } from '../db/schema.ts';
+
+/** Who is acting: the account flags and the role held in the current tenant. */
+export interface Actor {
+  userId: number;
+  username: string;
+  isSuperuser: boolean;
+  isStaff: boolean;
+  /** Role in the current tenant; null when the actor has no membership there. */
+  tenantRole: MembershipRole | null;
+}
+
+// Every authorization rule lives here, so a route asks a question instead of re-deriving the answer.
+
+/** §6: superuser is admin; a tenant's own administrators administer that tenant. */
+export function isAdmin(actor: Actor): boolean {
+  return actor.isSuperuser || actor.tenantRole === 'admin';
+}
+
+/** Admin-only areas of §6: user listing, creation, update, deletion, permissions. */
+export function canManageUsers(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+/** Creating an administrator account (POST /api/accounts/admin/create/) is for superusers only. */
+export function canCreateAdminAccount(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+/** Managers and admins may change content; viewers only read. */
+export function canWrite(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || (actor.tenantRole !== null && actor.tenantRole !== 'readonly');
+}
+
+export const FORBIDDEN_MESSAGE = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";
