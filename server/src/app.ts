@@ -12,6 +12,8 @@ import authentication from './plugins/app/authentication.ts';
 import healthRoutes from './routes/api/health/index.ts';
 import tokenRoutes from './routes/api/token/index.ts';
 import userRoutes from './routes/api/users/index.ts';
+import accountRoutes from './routes/api/accounts/index.ts';
+import adminUserRoutes from './routes/api/admin/users/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -47,6 +49,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(healthRoutes);
   await fastify.register(tokenRoutes);
   await fastify.register(userRoutes);
+  await fastify.register(accountRoutes);
+  await fastify.register(adminUserRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 
