@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
+import { securityPolicies } from '../../server/src/db/schema.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
@@ -15,6 +16,15 @@ export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789
 /** Which backend the server suites run on: PGlite unless TEST_DATABASE_URL names a PostgreSQL server. */
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
 
+/**
+ * The demo seed, with sign-in limits raised so suites that sign in often are not throttled;
+ * the rate-limit tests set their own limit.
+ */
+async function seedTestData(database: Database): Promise<void> {
+  await seedDemoData(database.db, { password: TEST_PASSWORD });
+  await database.db.update(securityPolicies).set({ loginAttemptsPerMinute: 1000 });
+}
+
 let pgliteTemplate: Promise<Blob> | undefined;
 
 /** One migrated and seeded PGlite cluster per test worker; each test loads a copy (~0.6 s instead of ~3 s). */
@@ -22,7 +32,7 @@ function seededPgliteTemplate(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
     const database = await openDatabase({});
     await database.migrate();
-    await seedDemoData(database.db, { password: TEST_PASSWORD });
+    await seedTestData(database);
     const dump = await database.dumpDataDir!();
     await database.close();
     return dump;
@@ -49,7 +59,7 @@ export async function freshDatabase(): Promise<{ database: Database; url?: strin
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString() });
   await database.migrate();
-  await seedDemoData(database.db, { password: TEST_PASSWORD });
+  await seedTestData(database);
   return {
     database,
     url: url.toString(),
