@@ -35,8 +35,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(securityHeaders);
   await fastify.register(databasePlugin, { database: opts.database });
   fastify.decorate('secretBox', opts.secretBox);
-  await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(audit);
+  await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).

@@ -4,7 +4,7 @@ import { auditEvents, memberships, tenants, users } from '../../server/src/db/sc
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
 import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
 
-const count = (rows: { rows: unknown[] }) => Number((rows.rows[0] as { n: number | string }).n);
+const count = (result: unknown) => Number((result as { rows: { n: number | string }[] }).rows[0]!.n);
 
 describe(`tenant isolation in the database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   let t: TestApp;
@@ -90,6 +90,8 @@ describe(`current tenant per request (${onPostgres ? 'PostgreSQL' : 'PGlite'})`,
     const res = await me(access, horizon[0]!.id);
     expect(res.statusCode).toBe(403);
     expect(res.json().detail).toBe("Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource");
+    const denied = await t.database.db.select().from(auditEvents).where(eq(auditEvents.eventType, 'permission_denied'));
+    expect(denied.some((d) => d.username === 'analyste' && d.details.requested_tenant === horizon[0]!.id)).toBe(true);
     expect((await me(access, 'not-a-uuid')).statusCode).toBe(403);
     expect((await me(access, "'; drop table users; --")).statusCode).toBe(403);
   });

@@ -99,7 +99,21 @@ export default fp<{ tokens: TokenService }>(
         const member = UUID_RE.test(requested) ? memberships.find((m) => m.tenantId === requested) : undefined;
         const other =
           !member && user.isSuperuser && UUID_RE.test(requested) ? await users.activeTenant(requested) : undefined;
-        if (!member && !other) throw new ApiError(403, 'tenant_forbidden', FORBIDDEN_MESSAGE);
+        if (!member && !other) {
+          // Probing other tenants' ids is worth knowing about.
+          request.auth = null;
+          await app.audit.record(request, {
+            eventType: 'permission_denied',
+            description: 'Accès refusé à une organisation dont l’utilisateur n’est pas membre',
+            severity: 'WARNING',
+            success: false,
+            tenantId: user.defaultTenantId,
+            userId: user.id,
+            username: user.username,
+            extra: { requested_tenant: requested.slice(0, 64) },
+          });
+          throw new ApiError(403, 'tenant_forbidden', FORBIDDEN_MESSAGE);
+        }
         tenant = member
           ? { id: member.tenantId as TenantId, name: member.tenantName }
           : { id: other!.id as TenantId, name: other!.name };
@@ -124,5 +138,5 @@ export default fp<{ tokens: TokenService }>(
       };
     });
   },
-  { name: 'authentication', dependencies: ['database'] },
+  { name: 'authentication', dependencies: ['database', 'audit'] },
 );
