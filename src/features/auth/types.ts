@@ -9,6 +9,11 @@ export interface UserProfile {
   is_staff?: boolean;
   is_superuser?: boolean;
   tenants?: { id: string; name: string }[];
+  tenant_memberships?: { tenant_id: string; tenant_name?: string; role?: string }[];
+  active_features?: string[];
+  permissions?: string[];
+  date_joined?: string;
+  last_login?: string | null;
   current_tenant?: { id: string; name: string } | null;
   preferred_username?: string;
   name?: string;

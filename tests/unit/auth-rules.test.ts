@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { decodeJwt, jwtExpiresAt, profileFromClaims } from '../../src/features/auth/jwt.ts';
+import { isStrictProfile, isValidProfile, isValidUserData } from '../../src/features/auth/profile-rules.ts';
+import {
+  FALLBACK_ADMIN_PERMISSIONS,
+  hasPermission,
+  hasRole,
+  roleOf,
+  roleUpdatePayload,
+} from '../../src/features/auth/roles.ts';
+
+// JWT segments are base64url of UTF-8 JSON.
+const b64 = (o: unknown) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(o))))
+    .replace(/=+$/, '')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
+const jwt = (claims: unknown) => `${b64({ alg: 'HS256' })}.${b64(claims)}.sig`;
+
+describe('JWT decoding (§5)', () => {
+  it('decodes three dot-separated parts, including non-ASCII claims', () => {
+    expect(decodeJwt(jwt({ sub: '7', name: 'Hélène' }))).toEqual({ sub: '7', name: 'Hélène' });
+    expect(jwtExpiresAt(jwt({ exp: 1_800_000_000 }))).toBe(1_800_000_000_000);
+  });
+
+  it.each(['a.b', 'a.b.c.d', '', 'x..y', 'a.!!!.c'])('rejects %j with "Format de token JWT invalide"', (token) => {
+    expect(() => decodeJwt(token)).toThrow('Format de token JWT invalide');
+  });
+
+  it('rebuilds a profile from claims: superuser → admin, staff → manager, else user', () => {
+    expect(profileFromClaims({ user_id: 3, username: 'a', is_superuser: true, is_staff: true })).toMatchObject({
+      id: 3,
+      role: 'admin',
+    });
+    expect(profileFromClaims({ sub: '4', username: 'b', is_staff: true })).toMatchObject({ id: 4, role: 'manager' });
+    expect(profileFromClaims({ sub: 'uuid-x', preferred_username: 'c' })).toMatchObject({
+      id: 'uuid-x',
+      role: 'user',
+      username: 'c',
+    });
+    expect(profileFromClaims({ username: 'no-id' })).toBeNull();
+  });
+});
+
+describe('profile validity (§5)', () => {
+  const good = { id: 1, username: 'u', email: 'u@x.fr', is_active: true };
+
+  it('accepts an object with an id, refuses lists and paged results', () => {
+    expect(isValidProfile(good)).toBe(true);
+    expect(isValidProfile({ id: 'abc' })).toBe(true);
+    expect(isValidProfile([good])).toBe(false);
+    expect(isValidProfile({ ...good, results: [] })).toBe(false);
+    expect(isValidProfile({ ...good, count: 1 })).toBe(false);
+    expect(isValidProfile({ username: 'u' })).toBe(false);
+    expect(isValidProfile(null)).toBe(false);
+  });
+
+  it('applies the stricter check', () => {
+    expect(isStrictProfile(good)).toBe(true);
+    expect(isStrictProfile({ ...good, id: 0 })).toBe(false);
+    expect(isStrictProfile({ ...good, id: 'abc' })).toBe(false);
+    expect(isStrictProfile({ ...good, username: ' ' })).toBe(false);
+    expect(isStrictProfile({ ...good, email: 'nope' })).toBe(false);
+    expect(isStrictProfile({ ...good, is_active: 'yes' })).toBe(false);
+    expect(isStrictProfile({ id: 2, username: 'u', email: 'u@x' })).toBe(true);
+  });
+
+  it('applies the user-data check, rejecting inactive accounts', () => {
+    expect(isValidUserData(good)).toBe(true);
+    expect(isValidUserData({ ...good, is_active: false })).toBe(false);
+    expect(isValidUserData({ id: 1, username: 'u', email: 'u@x.fr' })).toBe(false);
+    expect(isValidUserData({ ...good, is_staff: 'true' })).toBe(false);
+    expect(isValidUserData({ ...good, email: '' })).toBe(false);
+  });
+});
+
+describe('roles and permissions (§6)', () => {
+  it('derives the role from flags', () => {
+    expect(roleOf({ is_superuser: true })).toBe('admin');
+    expect(roleOf({ is_staff: true })).toBe('manager');
+    expect(roleOf({ role: 'readonly' })).toBe('readonly');
+    expect(roleOf({})).toBe('user');
+    expect(roleOf(null)).toBe('guest');
+  });
+
+  it('grants admins everything, others by permissions or active_features, roles by exact match', () => {
+    expect(hasPermission({ is_superuser: true }, 'anything')).toBe(true);
+    expect(hasPermission({ role: 'user', permissions: ['view_user'] }, 'view_user')).toBe(true);
+    expect(hasPermission({ role: 'user', active_features: ['kiosk'] }, 'kiosk')).toBe(true);
+    expect(hasPermission({ role: 'user' }, 'view_user')).toBe(false);
+    expect(hasRole({ role: 'manager' }, 'manager')).toBe(true);
+    expect(hasRole({ role: 'manager' }, 'Manager')).toBe(false);
+    expect(hasRole({ role: 'admin' }, 'readonly')).toBe(true);
+  });
+
+  it('sends both flags true only for admin or superuser role updates', () => {
+    expect(roleUpdatePayload('admin')).toEqual({ role: 'admin', is_superuser: true, is_staff: true });
+    expect(roleUpdatePayload('superuser')).toEqual({ role: 'superuser', is_superuser: true, is_staff: true });
+    expect(roleUpdatePayload('manager')).toEqual({ role: 'manager', is_superuser: false, is_staff: false });
+  });
+
+  it('has the §6 fallback permission set', () => {
+    expect(FALLBACK_ADMIN_PERMISSIONS).toEqual({
+      is_superuser: true,
+      is_staff: true,
+      permissions: [
+        'add_user',
+        'change_user',
+        'delete_user',
+        'view_user',
+        'add_group',
+        'change_group',
+        'delete_group',
+        'view_group',
+      ],
+      groups: [],
+    });
+  });
+});
