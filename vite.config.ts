@@ -69,6 +69,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'client',
+          include: ['tests/client/**/*.test.ts'],
+          environment: 'node',
+          setupFiles: ['tests/unit/setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'server',
           include: ['tests/server/**/*.test.ts'],
           environment: 'node',

@@ -1,20 +1,13 @@
 import type { ReactNode } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { clearSession, greetingName, isAuthenticated, session } from '../features/auth/session.ts';
+import { greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
 
 export function Layout({ children }: { children: ReactNode }) {
   useSignals();
-  const [, navigate] = useLocation();
   const profile = session.value?.profile;
-
-  const logout = async () => {
-    // Minimal sign-out for the first slice; server-side revocation comes with the session issue.
-    await clearSession();
-    navigate(`/?logout=${Date.now()}`);
-  };
 
   return (
     <div className="shell">

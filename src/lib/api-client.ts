@@ -1,14 +1,25 @@
-import { ofetch, FetchError, type FetchOptions } from 'ofetch';
+import { createFetch, ofetch, type FetchOptions } from 'ofetch';
 
 export const API_BASE = '/api';
 
-/** Removes doubled slashes and a doubled /api prefix, and puts the path under /api. */
-export function normalizeApiPath(path: string): string {
+/** §9 timeouts, in ms. */
+export const TIMEOUTS = {
+  default: 30_000,
+  auth: 10_000,
+  logout: 5_000,
+  project: 5_000,
+  health: 3_000,
+} as const;
+
+/** Removes doubled slashes and a doubled /api prefix; bare spec paths go under /api unless `raw`. */
+export function normalizeApiPath(path: string, raw = false): string {
   let p = ('/' + path).replace(/\/{2,}/g, '/');
   while (p.startsWith(`${API_BASE}${API_BASE}/`) || p === `${API_BASE}${API_BASE}`) p = p.slice(API_BASE.length);
-  if (p !== API_BASE && !p.startsWith(`${API_BASE}/`)) p = API_BASE + p;
+  if (!raw && p !== API_BASE && !p.startsWith(`${API_BASE}/`)) p = API_BASE + p;
   return p;
 }
+
+export type ApiErrorKind = 'http' | 'timeout' | 'network';
 
 /** What components receive instead of raw exceptions: a status (0 = no answer) and a French message. */
 export class ApiError extends Error {
@@ -16,55 +27,224 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly data?: unknown,
+    readonly kind: ApiErrorKind = 'http',
   ) {
     super(message);
     this.name = 'ApiError';
   }
+
+  /** The server's `fields` map ({field: [messages]}) when it sent one. */
+  get fields(): Record<string, string[]> {
+    const d = this.data;
+    if (d && typeof d === 'object' && 'fields' in d && d.fields && typeof d.fields === 'object') {
+      return d.fields as Record<string, string[]>;
+    }
+    return {};
+  }
 }
 
-let accessTokenProvider: () => string | undefined = () => undefined;
+export const MESSAGES = {
+  timeout: 'La requête a expiré. Vérifiez votre connexion internet.',
+  backendDown: 'Backend connection failed',
+  accessDenied: 'Accès refusé à la ressource',
+  tokenExpired: 'Token expiré ou invalide',
+  notFound: 'Ressource introuvable.',
+} as const;
 
-/** The session module tells the client where to read the current access token. */
-export function setAccessTokenProvider(provider: () => string | undefined): void {
-  accessTokenProvider = provider;
+/** The session side of the client, supplied by the auth feature (lib never imports features). */
+export interface SessionHooks {
+  accessToken(): string | undefined;
+  hasRefreshToken(): boolean;
+  tenantId(): string | undefined;
+  /** Exchanges the refresh token; rejects when it fails (the hook logs the user out then). */
+  refresh(): Promise<void>;
+  reloadCurrentUser(): Promise<void>;
+  /** A 401 that survived a refresh, or no refresh token: sign out locally. */
+  expireSession(): Promise<void>;
+  /** 403 on /dashboard, /tenants, /organizations: refresh the last-activity time and re-read the tokens. */
+  touchActivity(): Promise<void>;
+  recordAudit(eventType: string, details: Record<string, unknown>, severity: 'info' | 'warning' | 'error'): void;
+}
+
+export interface ClientEnvironment {
+  /** Backend base URLs, same origin ('') first; the availability check picks the one in use. */
+  baseUrl(): string;
+  authScheme(): 'Bearer' | 'Token';
+  pathname(): string;
+  navigate(url: string): void;
+  csrfToken(): string | undefined;
+  /** Called when a request got no answer at all, so the app can test the backend connection. */
+  onNoResponse(): void;
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  body?: Record<string, unknown> | unknown[];
+  body?: Record<string, unknown> | unknown[] | FormData;
   query?: Record<string, string | number | boolean | undefined>;
   timeoutMs?: number;
-  /** Skip the Authorization header (sign-in calls). */
+  /** No Authorization header and no 401 handling (sign-in, refresh, logout, register, reset). */
   anonymous?: boolean;
   /** Use this access token instead of the session's (right after sign-in). */
   token?: string;
+  /** Do not put the path under /api (the login chain's /auth/token/ and /token/). */
+  raw?: boolean;
+  /** A 403 is an expected answer here (its French message is shown): no redirect. */
+  allowForbidden?: boolean;
+  headers?: Record<string, string>;
+  responseType?: 'json' | 'blob' | 'text';
+}
+
+const PROTECTED_AREAS = /^\/(dashboard|tenants|organizations)(\/|$)/;
+
+function browserEnvironment(): ClientEnvironment {
+  return {
+    baseUrl: () => '',
+    authScheme: () => 'Bearer',
+    pathname: () => (typeof location === 'undefined' ? '/' : location.pathname),
+    navigate: (url) => location.assign(url),
+    csrfToken: () =>
+      typeof document === 'undefined'
+        ? undefined
+        : document.cookie
+            .split('; ')
+            .find((c) => c.startsWith('csrftoken='))
+            ?.slice('csrftoken='.length),
+    onNoResponse: () => {},
+  };
+}
+
+const signedOutHooks: SessionHooks = {
+  accessToken: () => undefined,
+  hasRefreshToken: () => false,
+  tenantId: () => undefined,
+  refresh: () => Promise.reject(new Error('no session')),
+  reloadCurrentUser: () => Promise.resolve(),
+  expireSession: () => Promise.resolve(),
+  touchActivity: () => Promise.resolve(),
+  recordAudit: () => {},
+};
+
+let hooks: SessionHooks = signedOutHooks;
+let env: ClientEnvironment = browserEnvironment();
+let refreshing: Promise<void> | undefined;
+let redirectTimer: ReturnType<typeof setTimeout> | undefined;
+
+export function setSessionHooks(next: SessionHooks): void {
+  hooks = next;
+}
+
+export function setClientEnvironment(next: Partial<ClientEnvironment>): void {
+  env = { ...env, ...next };
+}
+
+/** Tests: back to the browser environment with no refresh or redirect pending (session hooks stay). */
+export function resetApiClient(): void {
+  env = browserEnvironment();
+  refreshing = undefined;
+  if (redirectTimer) clearTimeout(redirectTimer);
+  redirectTimer = undefined;
+}
+
+function detailOf(data: unknown): string | undefined {
+  if (data && typeof data === 'object') {
+    const d = data as Record<string, unknown>;
+    for (const key of ['detail', 'message', 'error']) if (typeof d[key] === 'string' && d[key] !== '') return d[key];
+  }
+  return undefined;
+}
+
+/** §4: the redirect to the sign-in page happens 100 ms later, unless the user is already there. */
+function redirectToLogin(): void {
+  if (env.pathname().startsWith('/login') || redirectTimer) return;
+  redirectTimer = setTimeout(() => {
+    redirectTimer = undefined;
+    env.navigate('/login?session_expired=true');
+  }, 100);
+}
+
+/** Concurrent 401s share one refresh. */
+function sharedRefresh(): Promise<void> {
+  refreshing ??= hooks.refresh().finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
 }
 
 /** The one place the app talks HTTP to the backend; features never call fetch themselves. */
-export async function apiRequest<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest', Accept: 'application/json' };
-  const token = opts.token ?? (opts.anonymous ? undefined : accessTokenProvider());
-  if (token) headers.Authorization = `Bearer ${token}`;
+export async function apiRequest<T>(path: string, opts: RequestOptions = {}, retried = false): Promise<T> {
+  const method = opts.method ?? 'GET';
+  const headers: Record<string, string> = {
+    'X-Requested-With': 'XMLHttpRequest',
+    Accept: 'application/json',
+    ...opts.headers,
+  };
+  const csrf = env.csrfToken();
+  if (csrf) headers['X-CSRFToken'] = csrf;
+  const token = opts.token ?? (opts.anonymous ? undefined : hooks.accessToken());
+  if (token) headers.Authorization = `${env.authScheme()} ${token}`;
+  const tenant = hooks.tenantId();
+  if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
+
+  const url = env.baseUrl().replace(/\/+$/, '') + normalizeApiPath(path, opts.raw);
   const fetchOptions: FetchOptions<'json'> = {
-    method: opts.method ?? 'GET',
+    method,
     headers,
     credentials: 'include',
-    timeout: opts.timeoutMs ?? 30_000,
+    timeout: opts.timeoutMs ?? TIMEOUTS.default,
     retry: 0,
+    ignoreResponseError: true,
+    responseType: (opts.responseType ?? 'json') as 'json',
   };
   if (opts.body !== undefined) fetchOptions.body = opts.body;
   if (opts.query !== undefined) fetchOptions.query = opts.query;
+
+  let response;
   try {
-    return await ofetch<T>(normalizeApiPath(path), fetchOptions);
+    response = await (env.fetch ? createFetch({ fetch: env.fetch }) : ofetch).raw<T>(url, fetchOptions);
   } catch (err) {
-    if (err instanceof FetchError && err.response) {
-      const data: unknown = err.data;
-      const detail =
-        data && typeof data === 'object' && 'detail' in data && typeof data.detail === 'string'
-          ? data.detail
-          : undefined;
-      throw new ApiError(err.response.status, detail ?? `Erreur de serveur inattendue : ${err.response.status}`, data);
-    }
-    throw new ApiError(0, 'La requête a expiré. Vérifiez votre connexion internet.');
+    const timedOut = err instanceof Error && /aborted|timeout/i.test(`${err.name} ${err.message} ${String(err.cause)}`);
+    env.onNoResponse();
+    throw timedOut
+      ? new ApiError(0, MESSAGES.timeout, undefined, 'timeout')
+      : new ApiError(0, MESSAGES.backendDown, undefined, 'network');
   }
+  const status = response.status;
+  const data = response._data;
+  if (status >= 200 && status < 300) return data as T;
+
+  if (status === 401 && !opts.anonymous) {
+    if (!retried && hooks.hasRefreshToken()) {
+      try {
+        await sharedRefresh();
+      } catch {
+        redirectToLogin();
+        throw new ApiError(401, MESSAGES.tokenExpired, data);
+      }
+      const answer = await apiRequest<T>(path, opts, true);
+      void hooks.reloadCurrentUser().catch(() => {});
+      return answer;
+    }
+    hooks.recordAudit('token_expired', { url: normalizeApiPath(path, opts.raw), method }, 'warning');
+    await hooks.expireSession();
+    redirectToLogin();
+    throw new ApiError(401, MESSAGES.tokenExpired, data);
+  }
+
+  if (status === 403) {
+    hooks.recordAudit(
+      'access_denied',
+      { url: normalizeApiPath(path, opts.raw), method, message: MESSAGES.accessDenied },
+      'warning',
+    );
+    if (!opts.allowForbidden && !opts.anonymous) {
+      if (PROTECTED_AREAS.test(env.pathname())) await hooks.touchActivity();
+      else redirectToLogin();
+    }
+    throw new ApiError(403, detailOf(data) ?? MESSAGES.accessDenied, data);
+  }
+
+  if (status === 500 || status === 503) throw new ApiError(status, MESSAGES.backendDown, data);
+  if (status === 404) throw new ApiError(404, detailOf(data) ?? MESSAGES.notFound, data);
+  throw new ApiError(status, detailOf(data) ?? `Erreur de serveur inattendue : ${status}`, data);
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { login, loginErrorMessage, validateLogin } from './api/login.ts';
+import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
+import { ProfileError } from './api/profile.ts';
 
 /** §2 query flags of /login and what each one tells the user. */
 const FLAG_MESSAGES: [string, string][] = [
@@ -16,6 +17,8 @@ export function LoginPage() {
   const flag = FLAG_MESSAGES.find(([name]) => params.has(name));
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [otp, setOtp] = useState('');
+  const [needsOtp, setNeedsOtp] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -26,11 +29,18 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      await login({ username, password });
+      await login({ username, password, ...(needsOtp && otp ? { otp } : {}) });
       navigate('/dashboard', { replace: true });
     } catch (err) {
-      setError(loginErrorMessage(err));
       setBusy(false);
+      if (err instanceof ProfileError) {
+        // §2: the page says why through its query flag.
+        navigate(`/login?${err.flag}=true`, { replace: true });
+        setError(err.message);
+        return;
+      }
+      if (err instanceof LoginError && err.twoFactorRequired) setNeedsOtp(true);
+      setError(loginErrorMessage(err));
     }
   };
 
@@ -64,6 +74,22 @@ export function LoginPage() {
           onChange={(e) => setPassword(e.target.value)}
           required
         />
+        {needsOtp && (
+          <>
+            <label htmlFor="otp">Code de double authentification</label>
+            <input
+              id="otp"
+              name="otp"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]*"
+              maxLength={6}
+              value={otp}
+              onChange={(e) => setOtp(e.target.value.replace(/\D/g, ''))}
+              required
+            />
+          </>
+        )}
         {error && (
           <p className="error" role="alert">
             {error}

@@ -1,58 +1,153 @@
-import { apiRequest, ApiError } from '../../../lib/api-client.ts';
-import { saveSession } from '../session.ts';
-import type { UserProfile } from '../types.ts';
+import { apiRequest, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
+import { isStrictProfile } from '../profile-rules.ts';
+import { DEFAULT_TOKEN_LIFETIME_S, startSession } from '../session.ts';
+import type { TokenSet, UserProfile } from '../types.ts';
+import { fetchProfile } from './profile.ts';
 
-interface TokenAnswer {
-  access: string;
-  refresh: string;
-  expires_in?: number;
-  user?: UserProfile;
-}
+/** §7: tried in order; a 401 tries the next credential format, other errors the next endpoint. */
+export const LOGIN_ENDPOINTS = ['/api/token/', '/api/auth/token/', '/auth/token/', '/token/'] as const;
+
+export const LOGIN_MESSAGES = {
+  usernameRequired: 'Username is required',
+  passwordRequired: 'Password is required',
+  incomplete: 'Identifiants incomplets',
+  allFailed: 'Échec de la connexion avec tous les endpoints',
+  noData: 'Aucune donnée reçue après la connexion',
+  noToken: 'No valid token or user data received after login',
+  unknownShape: 'Format de réponse non reconnu',
+  invalidCredentials: 'Invalid credentials',
+  twoFactor: 'Two-factor authentication required',
+} as const;
 
 export interface LoginInput {
   username: string;
   password: string;
+  otp?: string;
 }
 
 /** §5 login validation; returns the first message or null. */
 export function validateLogin({ username, password }: LoginInput): string | null {
-  if (!username.trim()) return 'Username is required';
-  if (!password) return 'Password is required';
+  if (!username.trim()) return LOGIN_MESSAGES.usernameRequired;
+  if (!password) return LOGIN_MESSAGES.passwordRequired;
   return null;
 }
 
+/** §5: a username with '@' is also the email; one without gets a local-domain email derived from it. */
+export function emailFor(username: string): string {
+  return username.includes('@') ? username : `${username}@localhost`;
+}
+
+/** The credential formats, most complete first. */
+export function credentialFormats({ username, password, otp }: LoginInput): Record<string, string>[] {
+  const u = username.trim();
+  const withOtp = (b: Record<string, string>) => (otp ? { ...b, otp } : b);
+  return [
+    withOtp({ username: u, email: emailFor(u), identifier: u, password }),
+    withOtp({ email: emailFor(u), password }),
+    withOtp({ username: u, password }),
+  ];
+}
+
+/** §7 answer shapes: {access, refresh, expires_in} (+ user), or user plus tokens{access_token, refresh_token}, … */
+export function readLoginAnswer(data: unknown): { tokens: TokenSet; user?: unknown } {
+  if (data === null || data === undefined || data === '') throw new LoginError(LOGIN_MESSAGES.noData);
+  if (typeof data !== 'object' || Array.isArray(data)) throw new LoginError(LOGIN_MESSAGES.unknownShape);
+  const d = data as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined);
+  const nested = obj(d.tokens) ?? obj(d.token);
+  const access = str(d.access) ?? str(d.access_token) ?? str(nested?.access_token) ?? str(nested?.access);
+  const refresh = str(d.refresh) ?? str(d.refresh_token) ?? str(nested?.refresh_token) ?? str(nested?.refresh);
+  if (!access || !refresh) {
+    const known = ['access', 'refresh', 'access_token', 'refresh_token', 'tokens', 'token', 'user'].some((k) => k in d);
+    throw new LoginError(known ? LOGIN_MESSAGES.noToken : LOGIN_MESSAGES.unknownShape);
+  }
+  const expiresIn = [d.expires_in, nested?.expires_in].find((v): v is number => typeof v === 'number' && v > 0);
+  return {
+    tokens: {
+      access_token: access,
+      refresh_token: refresh,
+      expires_at: Date.now() + (expiresIn ?? DEFAULT_TOKEN_LIFETIME_S) * 1000,
+    },
+    ...(d.user !== undefined ? { user: d.user } : {}),
+  };
+}
+
+export class LoginError extends Error {
+  constructor(
+    message: string,
+    readonly status = 0,
+    readonly twoFactorRequired = false,
+  ) {
+    super(message);
+    this.name = 'LoginError';
+  }
+}
+
+function isTwoFactor(err: ApiError): boolean {
+  const d = err.data as { two_factor_required?: unknown } | undefined;
+  return err.status === 403 && d?.two_factor_required === true;
+}
+
 /**
- * Minimal sign-in for the first slice: /api/token/ then the profile.
- * The endpoint chains and answer-shape fallbacks of §7 arrive with the client session issue.
+ * §7/§8 sign-in: the endpoint chain with its credential formats, then the profile (embedded when it passes
+ * the strict check, else the profile chain). Starts the session on success.
  */
 export async function login(input: LoginInput): Promise<UserProfile> {
-  const username = input.username.trim();
-  const body: Record<string, string> = { username, identifier: username, password: input.password };
-  if (username.includes('@')) body.email = username;
-  const answer = await apiRequest<TokenAnswer>('/token/', { method: 'POST', body, anonymous: true, timeoutMs: 10_000 });
-  if (!answer?.access || !answer.refresh) throw new ApiError(0, 'No valid token or user data received after login');
-  const tokens = {
-    access_token: answer.access,
-    refresh_token: answer.refresh,
-    expires_at: Date.now() + (answer.expires_in ?? 3600) * 1000,
-  };
-  const profile =
-    answer.user ??
-    (await apiRequest<UserProfile>('/users/me/', { timeoutMs: 10_000, token: tokens.access_token }).catch(() => {
-      throw new ApiError(0, 'Impossible de récupérer le profil utilisateur après connexion');
-    }));
-  await saveSession({ tokens, profile });
+  const invalid = validateLogin(input);
+  if (invalid) throw new LoginError(invalid);
+  let lastError: ApiError | LoginError | undefined;
+  let answer: ReturnType<typeof readLoginAnswer> | undefined;
+
+  endpoints: for (const endpoint of LOGIN_ENDPOINTS) {
+    for (const body of credentialFormats(input)) {
+      try {
+        const data = await apiRequest<unknown>(endpoint, {
+          method: 'POST',
+          body,
+          anonymous: true,
+          raw: true,
+          timeoutMs: TIMEOUTS.auth,
+        });
+        answer = readLoginAnswer(data);
+        break endpoints;
+      } catch (err) {
+        if (err instanceof LoginError) throw err;
+        if (!(err instanceof ApiError)) throw err;
+        // The account exists and wants a code, or the server asks to slow down: no other endpoint will do better.
+        if (isTwoFactor(err)) throw new LoginError(LOGIN_MESSAGES.twoFactor, 403, true);
+        if (err.status === 429) throw new LoginError(err.message, 429);
+        // A 404 from a later endpoint says less than a refusal from an earlier one.
+        if (!lastError || err.status !== 404) lastError = err;
+        if (err.status === 401) continue;
+        continue endpoints;
+      }
+    }
+  }
+  if (!answer) {
+    if (lastError instanceof ApiError && lastError.status > 0)
+      throw new LoginError(lastError.message, lastError.status);
+    throw new LoginError(lastError?.message ?? LOGIN_MESSAGES.allFailed, 0);
+  }
+  const profile = isStrictProfile(answer.user) ? answer.user : await fetchProfile(answer.tokens.access_token);
+  await startSession(answer.tokens, profile);
   return profile;
 }
 
-/** French text for a failed sign-in. */
+/** French text for a failed sign-in, shown under the form. */
 export function loginErrorMessage(err: unknown): string {
-  if (err instanceof ApiError) {
+  if (err instanceof LoginError) {
+    if (err.twoFactorRequired) return 'Saisissez le code de double authentification.';
     if (err.status === 400 || err.status === 401)
       return 'Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.';
-    if (err.status === 429) return 'Trop de tentatives. Réessayez dans une minute.';
-    if (err.status === 0) return 'Impossible de joindre le serveur. Vérifiez votre connexion internet.';
+    if (err.status === 403) return err.message;
+    if (err.status === 429) return err.message;
+    if (err.message === LOGIN_MESSAGES.usernameRequired || err.message === LOGIN_MESSAGES.passwordRequired)
+      return err.message;
+    if (err.status === 0 && (err.message === 'Backend connection failed' || err.message.startsWith('La requête')))
+      return 'Impossible de joindre le serveur. Vérifiez votre connexion internet.';
     return err.message;
   }
-  return 'Échec de la connexion avec tous les endpoints';
+  if (err instanceof Error && err.name === 'ProfileError') return err.message;
+  return LOGIN_MESSAGES.allFailed;
 }

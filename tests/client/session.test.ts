@@ -1,0 +1,190 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, signIn, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
+import { listen, resetClientState, useClient, type Observed } from './harness.ts';
+import { apiRequest, ApiError } from '../../src/lib/api-client.ts';
+import { login, LoginError, loginErrorMessage } from '../../src/features/auth/api/login.ts';
+import {
+  isAuthenticated,
+  logout,
+  onAuthChange,
+  restoreSession,
+  saveSession,
+  session,
+  SESSION_KEY,
+  type Session,
+  switchTenant,
+} from '../../src/features/auth/session.ts';
+import { kvGet } from '../../src/lib/storage.ts';
+import type { UserProfile } from '../../src/features/auth/types.ts';
+
+let t: TestApp;
+let base: string;
+let seen: Observed;
+beforeAll(async () => {
+  t = await createTestApp();
+  base = await listen(t.app);
+});
+afterAll(async () => t.close());
+beforeEach(async () => {
+  await resetClientState();
+  seen = useClient(base);
+});
+afterEach(async () => resetClientState());
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('sign-in against the Vigie server', () => {
+  it('stores tokens and profile in IndexedDB, tells listeners, and sends Bearer + tenant afterwards', async () => {
+    const events: boolean[] = [];
+    const off = onAuthChange((v) => events.push(v));
+    const profile = await login({ username: 'manager', password: TEST_PASSWORD });
+    off();
+    expect(profile.username).toBe('manager');
+    expect(events).toEqual([true]);
+    expect(isAuthenticated.value).toBe(true);
+    const stored = await kvGet<{ tokens: { access_token: string; expires_at: number } }>(SESSION_KEY);
+    expect(stored!.tokens.access_token.split('.')).toHaveLength(3);
+    expect(stored!.tokens.expires_at).toBeGreaterThan(Date.now() + 3500_000);
+    // The first endpoint answered: nothing else of the chain was tried.
+    expect(seen.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/api/token/']);
+
+    const me = await apiRequest<UserProfile>('/users/me/');
+    expect(me.username).toBe('manager');
+    const last = seen.requests.at(-1)!;
+    expect(last.path).toBe('/api/users/me/');
+    expect(last.headers.authorization).toMatch(/^Bearer /);
+    expect(last.headers['x-requested-with']).toBe('XMLHttpRequest');
+    expect(last.headers['x-tenant-id']).toBe(profile.current_tenant!.id);
+  });
+
+  it('restores the session after a reload', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    session.value = undefined;
+    await restoreSession();
+    const restored = (): Session | null | undefined => session.value;
+    expect(restored()?.profile.username).toBe('analyste');
+  });
+
+  it('reports bad credentials with the server message after trying the chain', async () => {
+    const err = await login({ username: 'manager', password: 'wrong' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LoginError);
+    expect((err as LoginError).status).toBe(400);
+    expect((err as LoginError).message).toBe('Invalid credentials');
+    expect(loginErrorMessage(err)).toBe('Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.');
+    expect(seen.requests.map((r) => r.path)).toEqual(['/api/token/', '/api/auth/token/', '/auth/token/', '/token/']);
+    expect(isAuthenticated.value).toBe(false);
+  });
+
+  it('validates before calling anything (§5)', async () => {
+    await expect(login({ username: ' ', password: 'x' })).rejects.toThrow('Username is required');
+    await expect(login({ username: 'a', password: '' })).rejects.toThrow('Password is required');
+    expect(seen.requests).toEqual([]);
+  });
+
+  it('sends the current tenant chosen in the switcher', async () => {
+    const profile = await login({ username: 'admin', password: TEST_PASSWORD });
+    const horizon = profile.tenants!.find((x) => x.name === 'Banque Horizon')!;
+    await switchTenant(horizon.id);
+    const me = await apiRequest<UserProfile>('/users/me/');
+    expect(me.current_tenant).toEqual({ id: horizon.id, name: 'Banque Horizon' });
+  });
+});
+
+describe('401 handling', () => {
+  it('refreshes once, retries once, and shares one refresh between concurrent 401s', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    // An access token the server no longer accepts (signed for someone else's key would do too).
+    await saveSession({ ...session.value!, tokens: { ...session.value!.tokens, access_token: 'a.b.c' } });
+    seen.requests.length = 0;
+    const answers = await Promise.all([
+      apiRequest<UserProfile>('/users/me/'),
+      apiRequest<UserProfile>('/current-user/'),
+      apiRequest<UserProfile>('/tenants/user-data/'),
+    ]);
+    for (const answer of answers) expect(JSON.stringify(answer)).toContain('"username":"manager"');
+    expect(seen.requests.filter((r) => r.path === '/api/token/refresh/')).toHaveLength(1);
+    expect(session.value!.tokens.access_token).not.toBe('a.b.c');
+    expect(seen.navigations).toEqual([]);
+  });
+
+  it('signs out and redirects to /login?session_expired=true after 100 ms when the refresh fails', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    const events: boolean[] = [];
+    const off = onAuthChange((v) => events.push(v));
+    await saveSession({
+      ...session.value!,
+      tokens: { ...session.value!.tokens, access_token: 'a.b.c', refresh_token: 'x.y.z' },
+    });
+    const err = await apiRequest('/users/me/').catch((e: unknown) => e);
+    off();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(401);
+    expect(session.value).toBeNull();
+    expect(await kvGet(SESSION_KEY)).toBeUndefined();
+    expect(events).toEqual([false]);
+    expect(seen.navigations).toEqual([]);
+    await wait(150);
+    expect(seen.navigations).toEqual(['/login?session_expired=true']);
+  });
+
+  it('without a refresh token, signs out at once', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    await saveSession({
+      ...session.value!,
+      tokens: { ...session.value!.tokens, access_token: 'a.b.c', refresh_token: '' },
+    });
+    await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 401 });
+    expect(seen.requests.some((r) => r.path === '/api/token/refresh/')).toBe(false);
+    expect(session.value).toBeNull();
+  });
+});
+
+describe('403 handling', () => {
+  it('redirects to /login?session_expired=true outside the protected areas', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    seen = useClient(base, '/vulnerabilities');
+    const horizonId = (await signIn(t.app, 'lecteur')).user.tenants as { id: string }[];
+    await switchTenant(horizonId[0]!.id);
+    await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 403 });
+    await wait(150);
+    expect(seen.navigations).toEqual(['/login?session_expired=true']);
+  });
+
+  it('on /dashboard, refreshes the activity time instead of redirecting', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    const horizonId = (await signIn(t.app, 'lecteur')).user.tenants as { id: string }[];
+    await switchTenant(horizonId[0]!.id);
+    await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 403 });
+    await wait(150);
+    expect(seen.navigations).toEqual([]);
+  });
+});
+
+describe('logout', () => {
+  it('calls the three endpoints, revokes the session on the server, clears everything and goes home after 500 ms', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    const refresh = session.value!.tokens.refresh_token;
+    const purges: number[] = [];
+    const navigations: string[] = [];
+    const timers: number[] = [];
+    await logout({
+      purgeOfflineData: () => purges.push(1),
+      navigate: (url) => navigations.push(url),
+      setTimeout: (fn, ms) => {
+        timers.push(ms);
+        return setTimeout(fn, ms);
+      },
+    });
+    const posted = seen.requests.filter((r) => r.method === 'POST').map((r) => r.path);
+    expect(posted).toEqual(expect.arrayContaining(['/api/token/logout/', '/api/auth/logout/', '/api/logout/']));
+    expect(session.value).toBeNull();
+    expect(await kvGet(SESSION_KEY)).toBeUndefined();
+    expect(purges).toEqual([1]);
+    expect(timers).toEqual([200, 500]);
+    await wait(550);
+    expect(navigations).toHaveLength(1);
+    expect(navigations[0]).toMatch(/^\/\?logout=\d{13}$/);
+    const res = await t.app.inject({ method: 'POST', url: '/api/token/refresh/', payload: { refresh } });
+    expect(res.statusCode).toBe(401);
+  });
+});
