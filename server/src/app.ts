@@ -14,6 +14,7 @@ import tokenRoutes from './routes/api/token/index.ts';
 import userRoutes from './routes/api/users/index.ts';
 import accountRoutes from './routes/api/accounts/index.ts';
 import adminUserRoutes from './routes/api/admin/users/index.ts';
+import auditEventRoutes from './routes/api/audit/events.ts';
 
 export interface AppOptions {
   database: Database;
@@ -51,6 +52,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(userRoutes);
   await fastify.register(accountRoutes);
   await fastify.register(adminUserRoutes);
+  await fastify.register(auditEventRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

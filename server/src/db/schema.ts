@@ -11,6 +11,7 @@ import {
   smallint,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -129,8 +130,13 @@ export const auditEvents = pgTable(
     severity: text('severity').$type<AuditSeverity>().notNull().default('INFO'),
     source: text('source').notNull().default('server'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    /** The client's own id for a frontend event: a beacon re-sent after a crash is stored once. */
+    clientEventId: text('client_event_id'),
   },
-  (t) => [index('audit_events_tenant_time_idx').on(t.tenantId, t.timestamp)],
+  (t) => [
+    index('audit_events_tenant_time_idx').on(t.tenantId, t.timestamp),
+    uniqueIndex('audit_events_client_event_idx').on(t.clientEventId),
+  ],
 );
 
 /** Platform-wide security policies (one row); the administration issue adds its screens. */

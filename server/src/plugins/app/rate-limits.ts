@@ -5,13 +5,15 @@ import { AttemptLimiter } from '../../lib/attempt-limiter.ts';
 import { securityPolicies } from '../../db/schema.ts';
 import { ApiError } from './errors.ts';
 
-export type LimitScope = 'login' | 'reset' | 'two_factor' | 'register';
+export type LimitScope = 'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit';
 
 export interface RateLimits {
   /** Counts an attempt for the client IP and, when given, the account; throws 429 past the policy's limit. */
   hit(request: FastifyRequest, scope: LimitScope, account?: string): Promise<void>;
   /** Forgets the account's failures after a success. */
   clear(scope: LimitScope, account: string): void;
+  /** Counts `n` units for the client IP against a fixed per-minute budget; throws 429 past it. */
+  hitCount(request: FastifyRequest, scope: LimitScope, n: number, perMinute: number): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -47,6 +49,12 @@ export default fp(
         const ipWait = limiter.hit(`${scope}:ip:${request.ip}`, limit * IP_FACTOR);
         const accountWait = account ? limiter.hit(`${scope}:acct:${account.trim().toLowerCase()}`, limit) : 0;
         const wait = Math.max(ipWait, accountWait);
+        if (wait > 0) throw refuse(wait);
+      },
+      async hitCount(request, scope, n, perMinute) {
+        let wait = 0;
+        for (let i = 0; i < Math.max(1, n); i++)
+          wait = Math.max(wait, limiter.hit(`${scope}:ip:${request.ip}`, perMinute));
         if (wait > 0) throw refuse(wait);
       },
       clear(scope, account) {
