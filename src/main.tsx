@@ -2,16 +2,20 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
 import { registerServiceWorker } from './app/update-prompt.ts';
+import { startAudit } from './app/audit.ts';
+import { backendList, restoreMockMode, scheduleAvailabilityCheck } from './app/modes.ts';
 import { restoreSession } from './features/auth/session.ts';
 import './styles/global.css';
 
 const root = createRoot(document.getElementById('root')!);
 // Render only once the session is known, so a signed-in reload never flashes the sign-in page.
-void restoreSession().finally(() => {
+void Promise.allSettled([restoreSession(), restoreMockMode()]).then(() => {
   root.render(
     <StrictMode>
       <App />
     </StrictMode>,
   );
+  startAudit();
+  scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));
 });
 registerServiceWorker();

@@ -2,12 +2,23 @@ import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
+import { roleOf } from '../features/auth/roles.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
+import { localDataMode, mockApiMode } from './modes.ts';
+import { TenantSwitcher } from './tenant-switcher.tsx';
+
+/** Navigation by role: admin-only areas (§6) appear for administrators only. */
+const NAV: { href: string; label: string; roles?: string[] }[] = [
+  { href: '/dashboard', label: 'Tableau de bord' },
+  { href: '/settings', label: 'Préférences' },
+];
 
 export function Layout({ children }: { children: ReactNode }) {
   useSignals();
   const profile = session.value?.profile;
+  const role = roleOf(profile);
+  const signedIn = isAuthenticated.value && !!profile;
 
   return (
     <div className="shell">
@@ -20,11 +31,17 @@ export function Layout({ children }: { children: ReactNode }) {
           <span>Vigie</span>
         </Link>
         <nav aria-label="Navigation principale" className="topnav">
-          {isAuthenticated.value && <Link href="/dashboard">Tableau de bord</Link>}
+          {signedIn &&
+            NAV.filter((item) => !item.roles || item.roles.includes(role)).map((item) => (
+              <Link key={item.href} href={item.href}>
+                {item.label}
+              </Link>
+            ))}
         </nav>
         <div className="account">
-          {isAuthenticated.value && profile ? (
+          {signedIn ? (
             <>
+              <TenantSwitcher />
               <span className="who">{greetingName(profile)}</span>
               <button type="button" className="btn ghost" onClick={() => void logout()}>
                 Se déconnecter
@@ -40,6 +57,16 @@ export function Layout({ children }: { children: ReactNode }) {
       {!online.value && (
         <div className="banner offline" role="status">
           Hors ligne — l’application reste utilisable, les données affichées peuvent dater.
+        </div>
+      )}
+      {online.value && localDataMode.value && (
+        <div className="banner offline" role="status">
+          Serveur injoignable — mode données locales : les informations affichées viennent du cache ou d’exemples.
+        </div>
+      )}
+      {mockApiMode.value && (
+        <div className="banner sample" role="status">
+          Mode API simulée — données d’exemple, aucune donnée réelle.
         </div>
       )}
       {updateAvailable.value && (

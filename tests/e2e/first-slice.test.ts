@@ -64,7 +64,7 @@ describe('first slice in Chromium', () => {
     await signIn(page, 'manager');
     await page.waitForURL('**/dashboard');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Bonjour, Claire Dubois');
-    expect(await page.getByText('Acme Sécurité').first().isVisible()).toBe(true);
+    expect(await page.getByRole('main').getByText('Acme Sécurité', { exact: true }).isVisible()).toBe(true);
     await page.reload();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Bonjour, Claire Dubois');
     expect(errors).toEqual([]);

@@ -170,6 +170,13 @@ export async function notifyServerLogout(tokens: TokenSet | undefined): Promise<
   );
 }
 
+const beforeLogout = new Set<() => Promise<void>>();
+/** Work to finish while the session still exists, just before logout clears it. */
+export function onBeforeLogout(fn: () => Promise<void>): () => void {
+  beforeLogout.add(fn);
+  return () => beforeLogout.delete(fn);
+}
+
 /** What logout does outside this module: tell the service worker to purge, navigate. */
 export interface LogoutEffects {
   purgeOfflineData(): void;
@@ -191,6 +198,11 @@ const browserEffects: LogoutEffects = {
 export async function logout(effects: LogoutEffects = browserEffects): Promise<void> {
   const tokens = session.value?.tokens;
   try {
+    // Last words while still signed in (the audit buffer sends what it holds), bounded so logout never hangs.
+    await Promise.race([
+      Promise.allSettled([...beforeLogout].map((fn) => fn())),
+      new Promise((resolve) => setTimeout(resolve, 1_000)),
+    ]);
     await notifyServerLogout(tokens);
     await clearSession();
     effects.purgeOfflineData();

@@ -1,0 +1,37 @@
+import { apiRequest } from '../lib/api-client.ts';
+import { AuditBuffer, AUDIT_EVENT } from '../features/audit/audit-buffer.ts';
+import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } from '../features/auth/session.ts';
+
+/** The one client audit buffer, wired to the session and the API client. */
+export const audit = new AuditBuffer({
+  send: (events, { endpoint, token }) =>
+    apiRequest(endpoint, { method: 'POST', body: { events }, ...(token ? { token } : { anonymous: true }) }),
+  getToken: () => session.value?.tokens.access_token,
+  getContext: () => {
+    const profile = session.value?.profile;
+    if (!profile) return null;
+    const tenantId = currentTenantId();
+    const tenant = profile.tenants?.find((x) => x.id === tenantId) ?? profile.current_tenant ?? undefined;
+    return {
+      user_id: profile.id,
+      username: profile.username,
+      ...(tenant ? { tenant_id: tenant.id, tenant_name: tenant.name } : {}),
+    };
+  },
+});
+
+export function startAudit(): void {
+  setAuditSink((eventType, details, severity) => {
+    void audit.log(eventType as Parameters<AuditBuffer['log']>[0], details, severity);
+  });
+  onAuthChange((authenticated) => {
+    if (authenticated) void audit.log(AUDIT_EVENT.LOGIN, {});
+  });
+  onBeforeLogout(async () => {
+    await audit.log(AUDIT_EVENT.LOGOUT, {});
+    await audit.flush();
+    // Nothing of this user stays on a shared screen.
+    await audit.clear();
+  });
+  audit.start();
+}

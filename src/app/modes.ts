@@ -1,0 +1,121 @@
+import { signal } from '@preact/signals-react';
+import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS } from '../lib/api-client.ts';
+import { kvGet, kvSet } from '../lib/storage.ts';
+
+/** §1: on when the backend availability check failed; the app then works from cached and sample data. */
+export const localDataMode = signal(false);
+/** §1: mock API mode; the service worker answers the sample areas from sample-data/ when enabled. */
+export const mockApiMode = signal(false);
+/** The base URL of the backend in use ('' = same origin). */
+export const activeBackend = signal('');
+
+export const MOCK_MODE_KEY = 'mock-api-mode';
+export const AVAILABILITY_DELAY_MS = 2_000;
+export const HEALTH_COOLDOWN_MS = 60_000;
+export const HEALTH_MAX_FAILURES = 3;
+export const MAX_BACKENDS = 6;
+
+/** §9: up to six backend base URLs, the same origin first; extra ones come from VITE_BACKEND_URLS. */
+export function backendList(configured: string | undefined): string[] {
+  const extra = (configured ?? '')
+    .split(',')
+    .map((u) => u.trim().replace(/\/+$/, ''))
+    .filter((u) => u !== '');
+  return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
+}
+
+/** §7 probe: GET /current-user/ in 3 s; 200, 401 and 403 all prove a backend is there. */
+export async function probeBackend(base: string): Promise<boolean> {
+  setClientEnvironment({ baseUrl: () => base });
+  try {
+    await apiRequest('/current-user/', { timeoutMs: TIMEOUTS.health, anonymous: true, allowForbidden: true });
+    return true;
+  } catch (err) {
+    return err instanceof ApiError && (err.status === 401 || err.status === 403);
+  }
+}
+
+/**
+ * §1 availability check: the first reachable backend of the list serves the session; when none answers,
+ * local-data mode switches on. An authentication answer (401/403) counts as reachable, so it never does.
+ */
+export async function checkAvailability(
+  backends: string[],
+  probe: (base: string) => Promise<boolean> = probeBackend,
+): Promise<boolean> {
+  for (const base of backends) {
+    if (await probe(base)) {
+      activeBackend.value = base;
+      setClientEnvironment({ baseUrl: () => base });
+      localDataMode.value = false;
+      return true;
+    }
+  }
+  setClientEnvironment({ baseUrl: () => backends[0] ?? '' });
+  localDataMode.value = true;
+  return false;
+}
+
+/** Schedules the availability check 2 s after start. Returns a cancel function. */
+export function scheduleAvailabilityCheck(backends: string[], delayMs = AVAILABILITY_DELAY_MS): () => void {
+  const timer = setTimeout(() => void checkAvailability(backends), delayMs);
+  return () => clearTimeout(timer);
+}
+
+/**
+ * §9 health check: at most one real check per 60 s (the last answer is reused in between); after three
+ * consecutive failures the check is bypassed and reports healthy, so a flaky health endpoint cannot lock
+ * the app in a degraded state.
+ */
+export class HealthMonitor {
+  #lastAt = -Infinity;
+  #last = true;
+  #failures = 0;
+  constructor(
+    private readonly check: () => Promise<boolean>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get consecutiveFailures(): number {
+    return this.#failures;
+  }
+
+  async healthy(): Promise<boolean> {
+    if (this.#failures >= HEALTH_MAX_FAILURES) return true;
+    if (this.now() - this.#lastAt < HEALTH_COOLDOWN_MS) return this.#last;
+    this.#lastAt = this.now();
+    let ok = false;
+    try {
+      ok = await this.check();
+    } catch {
+      ok = false;
+    }
+    this.#failures = ok ? 0 : this.#failures + 1;
+    this.#last = ok;
+    return ok;
+  }
+}
+
+export async function healthCheck(): Promise<boolean> {
+  try {
+    const answer = await apiRequest<{ status?: string }>('/health/', { timeoutMs: TIMEOUTS.health, anonymous: true });
+    return answer?.status === 'ok';
+  } catch {
+    return false;
+  }
+}
+
+export const health = new HealthMonitor(healthCheck);
+
+export async function restoreMockMode(): Promise<void> {
+  mockApiMode.value = (await kvGet<boolean>(MOCK_MODE_KEY).catch(() => false)) === true;
+}
+
+/** Stored where the service worker reads it; the caller shows the returned alert message. */
+export async function setMockMode(enabled: boolean): Promise<string> {
+  await kvSet(MOCK_MODE_KEY, enabled);
+  mockApiMode.value = enabled;
+  return enabled
+    ? 'Mode API simulée activé : les données affichées sont des données d’exemple.'
+    : 'Mode API simulée désactivé : retour aux données du serveur.';
+}
