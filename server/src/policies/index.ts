@@ -32,4 +32,22 @@ export function canWrite(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff || (actor.tenantRole !== null && actor.tenantRole !== 'readonly');
 }
 
+/** Only superusers grant or remove the platform flags (is_superuser, is_staff). */
+export function canChangePlatformFlags(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+/** A tenant admin administers the tenant's members, not the platform's superusers. */
+export function canAdministerAccount(actor: Actor, target: { isSuperuser: boolean }): boolean {
+  return actor.isSuperuser || !target.isSuperuser;
+}
+
+/**
+ * Account fields (email, names, activity) are global: changing them on a staff account, or on one that also
+ * opens another tenant, would let a tenant admin take over access elsewhere (new email, then a reset).
+ */
+export function canEditAccountFields(actor: Actor, target: { isStaff: boolean }, sharedElsewhere: boolean): boolean {
+  return actor.isSuperuser || (!target.isStaff && !sharedElsewhere);
+}
+
 export const FORBIDDEN_MESSAGE = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";

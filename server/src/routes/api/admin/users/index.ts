@@ -2,7 +2,13 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { MembershipRole } from '../../../../db/schema.ts';
 import { hashPassword } from '../../../../lib/password.ts';
 import { ApiError } from '../../../../plugins/app/errors.ts';
-import { canManageUsers, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
+import {
+  canAdministerAccount,
+  canChangePlatformFlags,
+  canEditAccountFields,
+  canManageUsers,
+  FORBIDDEN_MESSAGE,
+} from '../../../../policies/index.ts';
 import { presentAdminUser } from '../../../../presenters/admin-user.ts';
 import {
   PlatformAccounts,
@@ -119,7 +125,7 @@ const adminUsers: FastifyPluginAsync = async (app) => {
     // §6: role admin (or superuser) means both flags; only a superuser hands out platform flags.
     let isSuperuser = false;
     let isStaff = false;
-    if (actor.isSuperuser) {
+    if (canChangePlatformFlags(actor)) {
       isSuperuser = input.isSuperuser ?? input.role === 'admin';
       isStaff = isSuperuser || (input.isStaff ?? input.role === 'admin');
     } else if (input.isSuperuser || input.isStaff) {
@@ -175,14 +181,13 @@ const adminUsers: FastifyPluginAsync = async (app) => {
       const input = validatePatch(request.body);
       const self = target.id === actor.userId;
 
-      // A tenant admin administers the tenant's members, not the platform's superusers.
-      if (!actor.isSuperuser && target.isSuperuser) {
+      if (!canAdministerAccount(actor, target)) {
         await deny(request, `Modification refusée : ${target.username} est superutilisateur`);
       }
 
       let isSuperuser = target.isSuperuser;
       let isStaff = target.isStaff;
-      if (actor.isSuperuser) {
+      if (canChangePlatformFlags(actor)) {
         // §6: a role update sets both flags, true for admin and false otherwise, unless given explicitly.
         if (input.role !== undefined) isSuperuser = isStaff = input.role === 'admin';
         if (input.isSuperuser !== undefined) isSuperuser = input.isSuperuser;
@@ -216,13 +221,14 @@ const adminUsers: FastifyPluginAsync = async (app) => {
       if (input.email !== undefined && input.email !== target.email) changes.email = input.email;
       if (input.isActive !== undefined && input.isActive !== target.isActive) changes.isActive = input.isActive;
 
-      // Account fields are global: a tenant admin may not rewrite (e.g. the email, then reset the
-      // password of) an account that also opens another tenant, nor a staff account.
       if (
-        !actor.isSuperuser &&
         !self &&
         Object.keys(changes).length > 0 &&
-        (target.isStaff || (await accounts.belongsElsewhere(target.id, tenant.id)))
+        !canEditAccountFields(
+          actor,
+          target,
+          !actor.isSuperuser && (await accounts.belongsElsewhere(target.id, tenant.id)),
+        )
       ) {
         await deny(request, `Modification refusée : le compte ${target.username} dépasse l'organisation`);
       }
@@ -271,7 +277,7 @@ const adminUsers: FastifyPluginAsync = async (app) => {
         throw new ApiError(400, 'self_delete', 'Vous ne pouvez pas supprimer votre propre compte.');
       }
       const target = await loadMember(request, request.params.id);
-      if (!actor.isSuperuser && target.isSuperuser) {
+      if (!canAdministerAccount(actor, target)) {
         await deny(request, `Suppression refusée : ${target.username} est superutilisateur`);
       }
       const removed = await request.tenantDb((tx) => members.removeMembership(tx, target.id));
