@@ -4,6 +4,7 @@ import { RequireAuth } from './require-auth.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
 import { LoginPage } from '../features/auth/login-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
+import { SettingsPage } from '../features/settings/settings-page.tsx';
 
 export function App() {
   return (
@@ -14,6 +15,11 @@ export function App() {
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />
+          </RequireAuth>
+        </Route>
+        <Route path="/settings">
+          <RequireAuth>
+            <SettingsPage />
           </RequireAuth>
         </Route>
         <Route>
