@@ -83,11 +83,16 @@ export interface TestApp {
 
 /** The real app on a fresh seeded database, with a tiny fake build as its static dir. */
 export async function createTestApp(
-  opts: { serverOptions?: FastifyServerOptions; withBuild?: boolean } = {},
+  opts: {
+    serverOptions?: FastifyServerOptions;
+    withBuild?: boolean;
+    /** Serve this directory (the real build, for browser tests) instead of a tiny fake one. */
+    appDir?: string;
+  } = {},
 ): Promise<TestApp> {
   const { database, drop } = await freshDatabase();
   const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
-  if (opts.withBuild !== false) {
+  if (opts.withBuild !== false && !opts.appDir) {
     writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><html lang="fr"><title>Vigie</title></html>');
     mkdirSync(path.join(staticDir, 'assets'));
     writeFileSync(path.join(staticDir, 'assets', 'app-abc123.js'), 'console.log(1)');
@@ -95,7 +100,7 @@ export async function createTestApp(
   }
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
-  const app = await buildApp({ database, tokens, secretBox, staticDir }, opts.serverOptions);
+  const app = await buildApp({ database, tokens, secretBox, staticDir: opts.appDir ?? staticDir }, opts.serverOptions);
   return {
     app,
     database,

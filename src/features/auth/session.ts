@@ -22,6 +22,8 @@ export const RETRY_PATH_TOKEN_LIFETIME_S = 1800;
 export const session = signal<Session | null | undefined>(undefined);
 export const isAuthenticated = computed(() => !!session.value && session.value.tokens.expires_at > Date.now());
 export const lastActivity = signal(Date.now());
+/** True once a session was lost (refresh failed, 401 persisted) rather than ended by the user. */
+export const sessionExpired = signal(false);
 
 type AuthListener = (authenticated: boolean) => void;
 const listeners = new Set<AuthListener>();
@@ -62,6 +64,7 @@ async function persist(next: Session): Promise<void> {
 export async function startSession(tokens: TokenSet, profile: UserProfile): Promise<void> {
   const wasIn = isAuthenticated.value;
   await persist({ tokens, profile });
+  sessionExpired.value = false;
   lastActivity.value = Date.now();
   if (!wasIn) notify(true);
 }
@@ -146,6 +149,7 @@ export async function refreshTokens(opts: { retryPath?: boolean } = {}): Promise
     if (latest) await persist({ ...latest, tokens });
     return tokens;
   } catch (err) {
+    sessionExpired.value = true;
     await clearSession();
     throw err instanceof ApiError || err instanceof Error ? err : new Error(REFRESH_MESSAGES.structure);
   }
@@ -228,6 +232,7 @@ setSessionHooks({
   },
   expireSession: async () => {
     const tokens = session.value?.tokens;
+    sessionExpired.value = true;
     await clearSession();
     void notifyServerLogout(tokens);
   },
