@@ -1,0 +1,189 @@
+import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import {
+  memberships,
+  passwordResetTokens,
+  refreshTokens,
+  securityPolicies,
+  users,
+  type MembershipRole,
+} from '../db/schema.ts';
+import type { UserRow } from './users.ts';
+
+export interface AccountPolicy {
+  allowRegistration: boolean;
+  passwordMinLength: number;
+}
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  passwordHash: string;
+  isStaff: boolean;
+  isSuperuser: boolean;
+}
+
+export interface ProfilePatch {
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+}
+
+/** Which unique column a concurrent insert or update collided on, if that is why it failed. */
+export function uniqueViolation(err: unknown): 'email' | 'username' | undefined {
+  for (let e: unknown = err; e instanceof Error || (typeof e === 'object' && e !== null);) {
+    const { code, constraint, message } = e as { code?: unknown; constraint?: unknown; message?: unknown };
+    if (code === '23505') {
+      const text = `${typeof constraint === 'string' ? constraint : ''} ${typeof message === 'string' ? message : ''}`;
+      if (text.includes('users_email_unique')) return 'email';
+      if (text.includes('users_username_unique')) return 'username';
+      return undefined;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Self-service account data: registration, profile, second factor, password and reset tokens.
+ * Accounts are platform data, so this works on the owner connection, never a tenant-scoped one.
+ */
+export class AccountsRepository {
+  constructor(private readonly db: Db) {}
+
+  async policy(): Promise<AccountPolicy> {
+    const [row] = await this.db
+      .select({ allowRegistration: securityPolicies.allowRegistration, min: securityPolicies.passwordMinLength })
+      .from(securityPolicies)
+      .where(eq(securityPolicies.id, 1));
+    return { allowRegistration: row?.allowRegistration ?? true, passwordMinLength: row?.min ?? 8 };
+  }
+
+  /**
+   * Whether another account already answers to this name. Sign-in accepts a username or an email in
+   * either letter case, so both columns are compared case-insensitively: otherwise one login could
+   * match two accounts.
+   */
+  async loginTaken(value: string, exceptUserId?: number): Promise<boolean> {
+    const lowered = value.trim().toLowerCase();
+    const [row] = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        and(
+          or(sql`lower(${users.username}) = ${lowered}`, sql`lower(${users.email}) = ${lowered}`),
+          exceptUserId === undefined ? undefined : ne(users.id, exceptUserId),
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
+  }
+
+  async findActiveByEmail(email: string): Promise<UserRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(users)
+      .where(and(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`, eq(users.isActive, true)))
+      .limit(1);
+    return row;
+  }
+
+  /** Creates the account and, when given, its membership, in one transaction. */
+  async create(account: NewAccount, membership?: { tenantId: string; role: MembershipRole }): Promise<UserRow> {
+    return this.db.transaction(async (tx) => {
+      const [user] = await tx
+        .insert(users)
+        .values({ ...account, defaultTenantId: membership?.tenantId ?? null })
+        .returning();
+      if (membership)
+        await tx.insert(memberships).values({ tenantId: membership.tenantId, userId: user!.id, role: membership.role });
+      return user!;
+    });
+  }
+
+  async updateProfile(userId: number, patch: ProfilePatch): Promise<UserRow> {
+    const [row] = await this.db.update(users).set(patch).where(eq(users.id, userId)).returning();
+    return row!;
+  }
+
+  /** Stores the sealed TOTP secret (null forgets it) and whether sign-in must ask for a code. */
+  async setTotp(userId: number, sealedSecret: string | null, enabled: boolean): Promise<void> {
+    await this.db.update(users).set({ totpSecret: sealedSecret, totpEnabled: enabled }).where(eq(users.id, userId));
+  }
+
+  async addResetToken(userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
+    await this.db.insert(passwordResetTokens).values({ tokenHash, userId, expiresAt });
+  }
+
+  /** The active account a reset token belongs to, while the token is unused and unexpired. */
+  async resetTokenOwner(tokenHash: string): Promise<UserRow | undefined> {
+    const [row] = await this.db
+      .select({ user: users })
+      .from(passwordResetTokens)
+      .innerJoin(users, eq(users.id, passwordResetTokens.userId))
+      .where(
+        and(
+          eq(passwordResetTokens.tokenHash, tokenHash),
+          isNull(passwordResetTokens.usedAt),
+          gt(passwordResetTokens.expiresAt, new Date()),
+          eq(users.isActive, true),
+        ),
+      )
+      .limit(1);
+    return row?.user;
+  }
+
+  /**
+   * Spends the token and sets the password in one transaction; every other pending token of the
+   * account and every sign-in session are invalidated with it. Claiming the token with a conditional
+   * UPDATE makes it single-use even under concurrent requests. Returns false when it was no longer usable.
+   */
+  async resetPassword(tokenHash: string, userId: number, passwordHash: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const now = new Date();
+      const claimed = await tx
+        .update(passwordResetTokens)
+        .set({ usedAt: now })
+        .where(
+          and(
+            eq(passwordResetTokens.tokenHash, tokenHash),
+            eq(passwordResetTokens.userId, userId),
+            isNull(passwordResetTokens.usedAt),
+            gt(passwordResetTokens.expiresAt, now),
+          ),
+        )
+        .returning({ userId: passwordResetTokens.userId });
+      if (claimed.length === 0) return false;
+      await tx
+        .update(passwordResetTokens)
+        .set({ usedAt: now })
+        .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
+      await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+      await tx
+        .update(refreshTokens)
+        .set({ revokedAt: now, revokedReason: 'password_reset' })
+        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+      return true;
+    });
+  }
+
+  /** Sets a new password and signs out every session except the one making the change. */
+  async changePassword(userId: number, passwordHash: string, keepFamilyId: string | undefined): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const now = new Date();
+      await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+      await tx
+        .update(refreshTokens)
+        .set({ revokedAt: now, revokedReason: 'password_change' })
+        .where(
+          and(
+            eq(refreshTokens.userId, userId),
+            isNull(refreshTokens.revokedAt),
+            keepFamilyId === undefined ? undefined : ne(refreshTokens.familyId, keepFamilyId),
+          ),
+        );
+    });
+  }
+}
