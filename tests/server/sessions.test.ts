@@ -112,6 +112,15 @@ describe(`logout (${backend})`, () => {
     ).toBe(401);
   });
 
+  it('kills the access token of a logged-out session at once', async () => {
+    const s = await signIn(t.app, 'manager');
+    const me = () =>
+      t.app.inject({ method: 'GET', url: '/api/users/me/', headers: { authorization: `Bearer ${s.access}` } });
+    expect((await me()).statusCode).toBe(200);
+    await t.app.inject({ method: 'POST', url: '/api/logout/', payload: { refresh: s.refresh } });
+    expect((await me()).statusCode).toBe(401);
+  });
+
   it('leaves other sessions of the same user alive', async () => {
     const phone = await signIn(t.app, 'manager');
     const laptop = await signIn(t.app, 'manager');

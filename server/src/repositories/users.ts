@@ -1,6 +1,6 @@
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { memberships, tenants, users, type MembershipRole } from '../db/schema.ts';
+import { memberships, refreshTokens, tenants, users, type MembershipRole } from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -49,6 +49,16 @@ export class UsersRepository {
       .where(and(eq(tenants.id, id), eq(tenants.status, 'active')))
       .limit(1);
     return row;
+  }
+
+  /** True once the sign-in session (refresh family) was revoked: logout, reuse, password reset. */
+  async sessionRevoked(familyId: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ jti: refreshTokens.jti })
+      .from(refreshTokens)
+      .where(and(eq(refreshTokens.familyId, familyId), isNotNull(refreshTokens.revokedAt)))
+      .limit(1);
+    return row !== undefined;
   }
 
   async touchLastLogin(userId: number): Promise<void> {

@@ -91,6 +91,10 @@ export default fp<{ tokens: TokenService }>(
       // The token only names the user; activity, flags and memberships are read fresh on every call.
       const user = await users.findById(Number(claims.sub));
       if (!user || !user.isActive) throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
+      // An access token dies with its session: logout or a password reset take effect at once, not in an hour.
+      if (claims.sid && (await users.sessionRevoked(claims.sid))) {
+        throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
+      }
       const memberships = await users.membershipsOf(user.id);
 
       const requested = request.headers['x-tenant-id'];
