@@ -3,6 +3,7 @@ import { Layout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
 import { LoginPage } from '../features/auth/login-page.tsx';
+import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
 
@@ -12,6 +13,7 @@ export function App() {
       <Switch>
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
+        <Route path="/reset-password" component={ResetPasswordPage} />
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />

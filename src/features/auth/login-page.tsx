@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
 import { ProfileError } from './api/profile.ts';
 
@@ -99,6 +99,9 @@ export function LoginPage() {
           {busy ? 'Connexion…' : 'Se connecter'}
         </button>
       </form>
+      <p className="aside">
+        <Link href="/reset-password">Mot de passe oublié ?</Link>
+      </p>
     </section>
   );
 }
