@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
 import { registerServiceWorker } from './app/update-prompt.ts';
 import { startAudit } from './app/audit.ts';
-import { backendList, restoreMockMode, scheduleAvailabilityCheck } from './app/modes.ts';
+import { backendList, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './app/modes.ts';
 import { restoreSession } from './features/auth/session.ts';
 import './styles/global.css';
 
@@ -16,6 +16,7 @@ void Promise.allSettled([restoreSession(), restoreMockMode()]).then(() => {
     </StrictMode>,
   );
   startAudit();
+  watchConnection();
   scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));
 });
 registerServiceWorker();

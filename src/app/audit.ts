@@ -4,6 +4,8 @@ import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } 
 
 /** The one client audit buffer, wired to the session and the API client. */
 export const audit = new AuditBuffer({
+  // Configurable for backends that collect client events elsewhere; ours listens on the default.
+  ...(import.meta.env.VITE_AUDIT_URL ? { endpoint: import.meta.env.VITE_AUDIT_URL as string } : {}),
   send: (events, { endpoint, token }) =>
     apiRequest(endpoint, { method: 'POST', body: { events }, ...(token ? { token } : { anonymous: true }) }),
   getToken: () => session.value?.tokens.access_token,

@@ -7,6 +7,7 @@ import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode } from './modes.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
+import { MockModeToggle } from './mock-mode-toggle.tsx';
 
 /** Navigation by role: admin-only areas (§6) appear for administrators only. */
 const NAV: { href: string; label: string; roles?: string[] }[] = [
@@ -80,7 +81,10 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="main" tabIndex={-1}>
         {children}
       </main>
-      <footer className="footer">Vigie — gestion des risques et des vulnérabilités</footer>
+      <footer className="footer">
+        <span>Vigie — gestion des risques et des vulnérabilités</span>
+        <MockModeToggle />
+      </footer>
     </div>
   );
 }

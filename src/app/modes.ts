@@ -107,6 +107,18 @@ export async function healthCheck(): Promise<boolean> {
 
 export const health = new HealthMonitor(healthCheck);
 
+/** §8 "no response": test the backend connection; when it is down, switch to local-data mode. */
+export function watchConnection(onNoResponse: () => void = () => {}): void {
+  setClientEnvironment({
+    onNoResponse: () => {
+      onNoResponse();
+      void health.healthy().then((ok) => {
+        if (!ok) localDataMode.value = true;
+      });
+    },
+  });
+}
+
 export async function restoreMockMode(): Promise<void> {
   mockApiMode.value = (await kvGet<boolean>(MOCK_MODE_KEY).catch(() => false)) === true;
 }

@@ -1,0 +1,26 @@
+import { useState } from 'react';
+import { useSignals } from '@preact/signals-react/runtime';
+import { mockApiMode, setMockMode } from './modes.ts';
+
+/** §1: the mock API mode switch, with its alert message on each change. */
+export function MockModeToggle() {
+  useSignals();
+  const [message, setMessage] = useState<string | null>(null);
+  return (
+    <div className="mock-toggle">
+      <label>
+        <input
+          type="checkbox"
+          checked={mockApiMode.value}
+          onChange={(e) => void setMockMode(e.target.checked).then(setMessage)}
+        />{' '}
+        Mode API simulée
+      </label>
+      {message && (
+        <span role="alert" className="mock-message">
+          {message}
+        </span>
+      )}
+    </div>
+  );
+}
