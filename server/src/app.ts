@@ -4,6 +4,7 @@ import type { TokenService } from './lib/tokens.ts';
 import type { SecretBox } from './lib/secret-box.ts';
 import audit from './plugins/app/audit.ts';
 import rateLimits from './plugins/app/rate-limits.ts';
+import idempotency from './plugins/app/idempotency.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
@@ -39,6 +40,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
+  await fastify.register(idempotency);
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
   fastify.addHook('onSend', async (request, reply) => {
