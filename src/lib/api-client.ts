@@ -171,8 +171,33 @@ function sharedRefresh(): Promise<void> {
   return refreshing;
 }
 
+/** Where an answer came from, as the service worker marked it (no mark: straight from the network). */
+export interface DataOrigin {
+  source: 'network' | 'cache' | 'sample';
+  /** When the cached copy was stored (ms), for cache answers. */
+  storedAt?: number;
+}
+
+export function originOf(headers: Headers): DataOrigin {
+  const source = headers.get('x-vigie-source');
+  const storedAt = Number(headers.get('x-vigie-stored-at'));
+  if (source === 'sample') return { source: 'sample' };
+  if (source === 'cache')
+    return Number.isFinite(storedAt) && storedAt > 0 ? { source: 'cache', storedAt } : { source: 'cache' };
+  return { source: 'network' };
+}
+
 /** The one place the app talks HTTP to the backend; features never call fetch themselves. */
-export async function apiRequest<T>(path: string, opts: RequestOptions = {}, retried = false): Promise<T> {
+export async function apiRequest<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  return (await apiRequestWithOrigin<T>(path, opts)).data;
+}
+
+/** Like apiRequest, with where the data came from, so screens can mark sample or cached data. */
+export async function apiRequestWithOrigin<T>(
+  path: string,
+  opts: RequestOptions = {},
+  retried = false,
+): Promise<{ data: T; origin: DataOrigin }> {
   const method = opts.method ?? 'GET';
   const headers: Record<string, string> = {
     'X-Requested-With': 'XMLHttpRequest',
@@ -211,7 +236,7 @@ export async function apiRequest<T>(path: string, opts: RequestOptions = {}, ret
   }
   const status = response.status;
   const data = response._data;
-  if (status >= 200 && status < 300) return data as T;
+  if (status >= 200 && status < 300) return { data: data as T, origin: originOf(response.headers) };
 
   if (status === 401 && !opts.anonymous) {
     if (!retried && hooks.hasRefreshToken()) {
@@ -221,7 +246,7 @@ export async function apiRequest<T>(path: string, opts: RequestOptions = {}, ret
         redirectToLogin();
         throw new ApiError(401, MESSAGES.tokenExpired, data);
       }
-      const answer = await apiRequest<T>(path, opts, true);
+      const answer = await apiRequestWithOrigin<T>(path, opts, true);
       void hooks.reloadCurrentUser().catch(() => {});
       return answer;
     }

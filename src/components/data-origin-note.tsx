@@ -1,0 +1,33 @@
+import type { DataOrigin } from '../lib/api-client.ts';
+
+const FORMAT = new Intl.DateTimeFormat('fr-FR', {
+  day: '2-digit',
+  month: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** '22/11 à 14:05' */
+export function formatStoredAt(ms: number): string {
+  const parts = Object.fromEntries(FORMAT.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  return `${parts.day}/${parts.month} à ${parts.hour}:${parts.minute}`;
+}
+
+/** The words that tell sample or stored data apart from live data; null for live data. */
+export function originLabel(origin: DataOrigin | undefined, online: boolean): string | null {
+  if (!origin || origin.source === 'network') return null;
+  if (origin.source === 'sample') return 'Données d’exemple';
+  const when = origin.storedAt ? ` du ${formatStoredAt(origin.storedAt)}` : '';
+  return online ? `Données en cache${when}` : `Hors ligne — données${when}`;
+}
+
+/** Shown where the data appears, so nobody takes sample or stale data for live data. */
+export function DataOriginNote({ origin }: { origin: DataOrigin | undefined }) {
+  const label = originLabel(origin, typeof navigator === 'undefined' ? true : navigator.onLine);
+  if (!label) return null;
+  return (
+    <p className={`data-origin ${origin?.source ?? ''}`} role="note">
+      {label}
+    </p>
+  );
+}

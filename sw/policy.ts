@@ -1,0 +1,93 @@
+/**
+ * The service worker's decisions as pure functions, so they are tested without a browser:
+ * which /api requests may be cached, for how long, in which partition, and how answers are marked.
+ */
+
+/** Authentication endpoints always go to the network and are never cached. */
+const AUTH_PATTERNS = [
+  /^\/api\/token(\/|$)/,
+  /^\/api\/auth\//,
+  /^\/api\/logout(\/|$)/,
+  /^\/api\/register(\/|$)/,
+  /^\/api\/accounts\/(2fa|password|me|admin)(\/|$)/,
+  /^\/api\/users\/me(\/|$)/,
+  /^\/api\/user\/profile(\/|$)/,
+  /^\/api\/v1\/(api\/)?users\/me(\/|$)/,
+  /^\/api\/current-user(\/|$)/,
+  /^\/api\/tenants\/user-data(\/|$)/,
+  // Client audit events are owned by the audit buffer, never cached or queued here.
+  /^\/api\/audit\/events(\/|$)/,
+];
+
+/** Collapses doubled slashes and a doubled /api prefix, as the client does. */
+export function normalizePath(pathname: string): string {
+  let p = pathname.replace(/\/{2,}/g, '/');
+  while (p.startsWith('/api/api/')) p = p.slice(4);
+  return p;
+}
+
+export function isApiPath(pathname: string): boolean {
+  const p = normalizePath(pathname);
+  return p === '/api' || p.startsWith('/api/');
+}
+
+export function isAuthEndpoint(pathname: string): boolean {
+  const p = normalizePath(pathname);
+  return AUTH_PATTERNS.some((re) => re.test(p));
+}
+
+/** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
+export function ttlSeconds(pathname: string): number {
+  const p = normalizePath(pathname);
+  if (/^\/api\/notifications(\/|$)/.test(p)) return 60;
+  if (/^\/api\/(admin\/)?tenants(\/|$)/.test(p)) return 300;
+  if (/^\/api\/(system\/)?health(\/|$)/.test(p)) return 60;
+  return 30;
+}
+
+export type Freshness = 'fresh' | 'stale' | 'none';
+
+/** Within its TTL a cached answer is served at once (and revalidated); past it the network goes first. */
+export function freshness(storedAt: number | undefined, now: number, ttl: number): Freshness {
+  if (storedAt === undefined || !Number.isFinite(storedAt)) return 'none';
+  return now - storedAt < ttl * 1000 && now >= storedAt ? 'fresh' : 'stale';
+}
+
+export const API_CACHE_PREFIX = 'vigie-api';
+
+/**
+ * Cached answers are partitioned by signed-in user and tenant, so a shared screen never shows the previous
+ * user's or tenant's data. Signed out: no partition, nothing is cached.
+ */
+export function partitionName(userId: string | number | undefined, tenantId: string | undefined): string | null {
+  if (userId === undefined || userId === null || String(userId) === '') return null;
+  const clean = (v: string) => v.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return `${API_CACHE_PREFIX}:${clean(String(userId))}:${clean(tenantId ?? 'none')}`;
+}
+
+/** The partitions to drop when `userId` is the one signed in now (every other user's). */
+export function foreignPartitions(cacheNames: string[], userId: string | number | undefined): string[] {
+  const own =
+    userId === undefined
+      ? null
+      : `${API_CACHE_PREFIX}:${String(userId)
+          .replace(/[^A-Za-z0-9_-]/g, '_')
+          .slice(0, 64)}:`;
+  return cacheNames.filter((n) => n.startsWith(`${API_CACHE_PREFIX}:`) && (own === null || !n.startsWith(own)));
+}
+
+export type Source = 'network' | 'cache' | 'sample';
+export const SOURCE_HEADER = 'X-Vigie-Source';
+export const STORED_AT_HEADER = 'X-Vigie-Stored-At';
+
+/** Headers that must never be kept in Cache Storage. */
+export const UNCACHEABLE_HEADERS = ['set-cookie', 'authorization'];
+
+/** Only plain successful JSON answers are worth keeping. */
+export function isCacheable(status: number, contentType: string | null, cacheControl: string | null): boolean {
+  if (status !== 200) return false;
+  if (!contentType?.includes('application/json')) return false;
+  // The server says no-store for its own HTTP caches; the SW keeps a partitioned, purgeable copy anyway,
+  // except where the server marks data private to the moment.
+  return !/\bno-cache-sw\b/.test(cacheControl ?? '');
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import {
+  foreignPartitions,
+  freshness,
+  isApiPath,
+  isAuthEndpoint,
+  isCacheable,
+  normalizePath,
+  partitionName,
+  ttlSeconds,
+} from '../../sw/policy.ts';
+
+describe('service-worker routing decisions', () => {
+  it.each([
+    '/api/token/',
+    '/api/token/refresh/',
+    '/api/auth/logout/',
+    '/api/logout/',
+    '/api/register/',
+    '/api/accounts/2fa/status/',
+    '/api/accounts/password/reset/',
+    '/api/accounts/me/',
+    '/api/users/me/',
+    '/api/user/profile/',
+    '/api/v1/api/users/me/',
+    '/api/current-user/',
+    '/api/tenants/user-data/',
+    '/api/audit/events/',
+    '/api/api/token/',
+  ])('%s is an authentication endpoint: network only, never cached', (path) => {
+    expect(isAuthEndpoint(path)).toBe(true);
+  });
+
+  it.each([
+    '/api/vulnerabilities/summary/',
+    '/api/projects/',
+    '/api/admin/users/',
+    '/api/tokens-report/',
+    '/api/audit/results/',
+  ])('%s may be cached', (path) => {
+    expect(isAuthEndpoint(path)).toBe(false);
+  });
+
+  it('recognises /api paths only', () => {
+    expect(isApiPath('/api/projects/')).toBe(true);
+    expect(isApiPath('//api//projects/')).toBe(true);
+    expect(isApiPath('/apiary')).toBe(false);
+    expect(isApiPath('/dashboard')).toBe(false);
+    expect(normalizePath('/api/api//projects/')).toBe('/api/projects/');
+  });
+
+  it('uses the §9 TTLs', () => {
+    expect(ttlSeconds('/api/notifications/notifications/')).toBe(60);
+    expect(ttlSeconds('/api/admin/tenants/')).toBe(300);
+    expect(ttlSeconds('/api/tenants/')).toBe(300);
+    expect(ttlSeconds('/api/health/')).toBe(60);
+    expect(ttlSeconds('/api/system/health/')).toBe(60);
+    expect(ttlSeconds('/api/projects/')).toBe(30);
+  });
+
+  it('is fresh strictly within the TTL, stale after, none without a stored time', () => {
+    expect(freshness(1_000, 1_000 + 29_999, 30)).toBe('fresh');
+    expect(freshness(1_000, 1_000 + 30_000, 30)).toBe('stale');
+    expect(freshness(undefined, 5, 30)).toBe('none');
+    expect(freshness(Number.NaN, 5, 30)).toBe('none');
+    // A stored time in the future (clock moved back) is not trusted as fresh.
+    expect(freshness(10_000, 5_000, 30)).toBe('stale');
+  });
+
+  it('partitions by user and tenant, and caches nothing signed out', () => {
+    expect(partitionName(7, 'acme')).toBe('vigie-api:7:acme');
+    expect(partitionName(7, undefined)).toBe('vigie-api:7:none');
+    expect(partitionName(7, '../../x')).toBe('vigie-api:7:______x');
+    expect(partitionName(undefined, 'acme')).toBeNull();
+    expect(partitionName('', 'acme')).toBeNull();
+    expect(partitionName(7, 'a')).not.toBe(partitionName(7, 'b'));
+    expect(partitionName(7, 'a')).not.toBe(partitionName(8, 'a'));
+  });
+
+  it('finds every other user’s partitions to purge, and all of them when signed out', () => {
+    const names = ['vigie-api:7:a', 'vigie-api:7:b', 'vigie-api:8:a', 'vigie-api:70:a', 'workbox-precache-v2'];
+    expect(foreignPartitions(names, 7)).toEqual(['vigie-api:8:a', 'vigie-api:70:a']);
+    expect(foreignPartitions(names, undefined)).toEqual([
+      'vigie-api:7:a',
+      'vigie-api:7:b',
+      'vigie-api:8:a',
+      'vigie-api:70:a',
+    ]);
+  });
+
+  it('keeps only successful JSON answers', () => {
+    expect(isCacheable(200, 'application/json; charset=utf-8', 'no-store')).toBe(true);
+    expect(isCacheable(404, 'application/json', null)).toBe(false);
+    expect(isCacheable(200, 'text/html', null)).toBe(false);
+    expect(isCacheable(200, 'application/json', 'no-store, no-cache-sw')).toBe(false);
+  });
+});
