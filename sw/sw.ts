@@ -1,12 +1,17 @@
 /// <reference lib="webworker" />
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
+import { clientsClaim } from 'workbox-core';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { handleApiGet, purgeApiCaches } from './api-layer.ts';
+import { isApiPath } from './policy.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
 // The app shell: every built asset, revisioned, so the app opens with the network off.
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();
+// The first visit is served by the fallback layer too, not only the pages loaded after it.
+clientsClaim();
 
 // App routes load index.html from the precache; /api is never answered with HTML.
 registerRoute(
@@ -16,7 +21,16 @@ registerRoute(
   }),
 );
 
-// registerType 'prompt': the page asks before the new version takes over.
+// The /api fallback layer: cached reads within the TTLs, sample data on 404 or failure.
+registerRoute(
+  ({ url, request, sameOrigin }) => sameOrigin && request.method === 'GET' && isApiPath(url.pathname),
+  ({ event }) => handleApiGet(event as FetchEvent),
+);
+
 self.addEventListener('message', (event) => {
-  if ((event.data as { type?: string } | null)?.type === 'SKIP_WAITING') void self.skipWaiting();
+  const type = (event.data as { type?: string } | null)?.type;
+  // registerType 'prompt': the page asks before the new version takes over.
+  if (type === 'SKIP_WAITING') void self.skipWaiting();
+  // Logout or a lost session: nothing of this user stays on the device.
+  if (type === 'LOGOUT') event.waitUntil(purgeApiCaches());
 });

@@ -1,0 +1,163 @@
+/// <reference lib="webworker" />
+import { kvGet } from '../src/lib/storage.ts';
+import {
+  API_CACHE_PREFIX,
+  foreignPartitions,
+  freshness,
+  isAuthEndpoint,
+  isCacheable,
+  normalizePath,
+  partitionName,
+  SOURCE_HEADER,
+  STORED_AT_HEADER,
+  ttlSeconds,
+  type Source,
+} from './policy.ts';
+import { sampleAreaOf, sampleBody } from './samples.ts';
+
+/** What the SW needs to know of the page's session (IndexedDB 'vigie' → kv 'session'); never the tokens. */
+interface SessionView {
+  userId: string | number | undefined;
+  tenantId: string | undefined;
+}
+
+interface StoredSession {
+  profile?: { id?: string | number; current_tenant?: { id?: string } | null };
+  tenantId?: string;
+}
+
+const NETWORK_TIMEOUT_MS = 8_000;
+let lastUserId: string | undefined;
+
+async function currentSession(): Promise<SessionView> {
+  const s = await kvGet<StoredSession>('session').catch(() => undefined);
+  return { userId: s?.profile?.id, tenantId: s?.tenantId ?? s?.profile?.current_tenant?.id ?? undefined };
+}
+
+async function mockModeOn(): Promise<boolean> {
+  return (await kvGet<boolean>('mock-api-mode').catch(() => false)) === true;
+}
+
+/** Drops every API cache partition (logout, failed refresh, another user). */
+export async function purgeApiCaches(keepUserId?: string | number): Promise<void> {
+  const names = await caches.keys();
+  await Promise.all(foreignPartitions(names, keepUserId).map((n) => caches.delete(n)));
+}
+
+function marked(response: Response, source: Source, storedAt?: number): Response {
+  const headers = new Headers(response.headers);
+  headers.set(SOURCE_HEADER, source);
+  if (storedAt !== undefined) headers.set(STORED_AT_HEADER, String(storedAt));
+  else headers.delete(STORED_AT_HEADER);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+function sampleResponse(request: Request, pathname: string, body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      [SOURCE_HEADER]: 'sample',
+      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? '',
+    },
+  });
+}
+
+async function trySample(request: Request, pathname: string): Promise<Response | null> {
+  const area = sampleAreaOf(request.method, pathname);
+  if (!area) return null;
+  let body: unknown;
+  if (request.method !== 'GET')
+    body = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+  return sampleResponse(
+    request,
+    pathname,
+    sampleBody(area, { now: new Date(), pathname, method: request.method, body }),
+  );
+}
+
+async function fetchWithTimeout(request: Request): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), NETWORK_TIMEOUT_MS);
+  try {
+    return await fetch(request, { signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Keeps a copy with its stored-at time and without headers that must never be cached. */
+async function store(cacheName: string, request: Request, response: Response): Promise<number> {
+  const storedAt = Date.now();
+  const headers = new Headers(response.headers);
+  for (const h of ['set-cookie', 'authorization']) headers.delete(h);
+  headers.set(STORED_AT_HEADER, String(storedAt));
+  const cache = await caches.open(cacheName);
+  await cache.put(
+    new Request(request.url),
+    new Response(await response.clone().arrayBuffer(), { status: response.status, headers }),
+  );
+  return storedAt;
+}
+
+/**
+ * GET /api/…: auth endpoints to the network untouched; others fresh from the partitioned cache within their
+ * TTL (revalidated behind), else network first; on failure the newest cached copy, else sample data; on 404
+ * for the §8 areas, sample data. Every answer says where it came from.
+ */
+export async function handleApiGet(event: FetchEvent): Promise<Response> {
+  const request = event.request;
+  const url = new URL(request.url);
+  const pathname = normalizePath(url.pathname);
+  if (isAuthEndpoint(pathname)) return fetch(request);
+
+  if (await mockModeOn()) {
+    const sample = await trySample(request, pathname);
+    if (sample) return sample;
+  }
+
+  const session = await currentSession();
+  if (session.userId !== undefined && String(session.userId) !== lastUserId) {
+    lastUserId = String(session.userId);
+    event.waitUntil(purgeApiCaches(session.userId));
+  }
+  const tenant = request.headers.get('X-Tenant-ID') ?? session.tenantId;
+  const cacheName = partitionName(session.userId, tenant);
+  const cached = cacheName ? await (await caches.open(cacheName)).match(request.url) : undefined;
+  const storedAt = cached ? Number(cached.headers.get(STORED_AT_HEADER)) : undefined;
+  const state = freshness(storedAt, Date.now(), ttlSeconds(pathname));
+
+  const fromNetwork = async (): Promise<Response> => {
+    const response = await fetchWithTimeout(request);
+    if (response.status === 404) {
+      const sample = await trySample(request, pathname);
+      if (sample) return sample;
+    }
+    if (cacheName && isCacheable(response.status, response.headers.get('content-type'), null)) {
+      const at = await store(cacheName, request, response);
+      return marked(response, 'network', at);
+    }
+    return marked(response, 'network');
+  };
+
+  if (cached && state === 'fresh') {
+    event.waitUntil(fromNetwork().catch(() => undefined));
+    return marked(cached, 'cache', storedAt);
+  }
+  try {
+    return await fromNetwork();
+  } catch {
+    if (cached) return marked(cached, 'cache', storedAt);
+    const sample = await trySample(request, pathname);
+    if (sample) return sample;
+    return Response.error();
+  }
+}
+
+export function isApiCacheName(name: string): boolean {
+  return name.startsWith(`${API_CACHE_PREFIX}:`);
+}
