@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
 import { registerServiceWorker } from './app/update-prompt.ts';
 import { startAudit } from './app/audit.ts';
+import { watchWriteQueue } from './app/write-queue-status.ts';
 import { backendList, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './app/modes.ts';
 import { restoreSession } from './features/auth/session.ts';
 import './styles/global.css';
@@ -17,6 +18,7 @@ void Promise.allSettled([restoreSession(), restoreMockMode()]).then(() => {
   );
   startAudit();
   watchConnection();
+  watchWriteQueue();
   scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));
 });
 registerServiceWorker();

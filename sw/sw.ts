@@ -3,6 +3,7 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { clientsClaim } from 'workbox-core';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { handleApiGet, purgeApiCaches } from './api-layer.ts';
+import { clearWriteQueue, handleApiWrite, pendingWrites, replayNow } from './write-queue.ts';
 import { isApiPath } from './policy.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -27,10 +28,26 @@ registerRoute(
   ({ event }) => handleApiGet(event as FetchEvent),
 );
 
+// Offline writes the app marked queueable wait in a Background Sync queue.
+for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+  registerRoute(
+    ({ url, sameOrigin }) => sameOrigin && isApiPath(url.pathname),
+    ({ event }) => handleApiWrite(event as FetchEvent),
+    method,
+  );
+}
+
+// At start-up too: browsers without the Sync API replay only when asked.
+void replayNow();
+
 self.addEventListener('message', (event) => {
   const type = (event.data as { type?: string } | null)?.type;
+  if (type === 'REPLAY') event.waitUntil(replayNow());
+  if (type === 'QUEUE_STATUS') {
+    event.waitUntil(pendingWrites().then((pending) => event.source?.postMessage({ type: 'QUEUE', pending })));
+  }
   // registerType 'prompt': the page asks before the new version takes over.
   if (type === 'SKIP_WAITING') void self.skipWaiting();
   // Logout or a lost session: nothing of this user stays on the device.
-  if (type === 'LOGOUT') event.waitUntil(purgeApiCaches());
+  if (type === 'LOGOUT') event.waitUntil(Promise.all([purgeApiCaches(), clearWriteQueue()]));
 });

@@ -8,6 +8,7 @@ import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode } from './modes.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
+import { pendingWrites, refusedWrite } from './write-queue-status.ts';
 
 /** Navigation by role: admin-only areas (§6) appear for administrators only. */
 const NAV: { href: string; label: string; roles?: string[] }[] = [
@@ -68,6 +69,21 @@ export function Layout({ children }: { children: ReactNode }) {
       {mockApiMode.value && (
         <div className="banner sample" role="status">
           Mode API simulée — données d’exemple, aucune donnée réelle.
+        </div>
+      )}
+      {pendingWrites.value > 0 && (
+        <div className="banner offline" role="status">
+          {pendingWrites.value === 1
+            ? '1 modification en attente d’envoi'
+            : `${pendingWrites.value} modifications en attente d’envoi`}
+        </div>
+      )}
+      {refusedWrite.value && (
+        <div className="banner refused" role="alert">
+          Modification refusée par le serveur : {refusedWrite.value}{' '}
+          <button type="button" className="link" onClick={() => (refusedWrite.value = null)}>
+            Fermer
+          </button>
         </div>
       )}
       {updateAvailable.value && (

@@ -91,6 +91,8 @@ export interface RequestOptions {
   raw?: boolean;
   /** A 403 is an expected answer here (its French message is shown): no redirect. */
   allowForbidden?: boolean;
+  /** A write that may wait for the network: the service worker queues it offline and replays it once. */
+  queueable?: boolean;
   headers?: Record<string, string>;
   responseType?: 'json' | 'blob' | 'text';
 }
@@ -173,7 +175,7 @@ function sharedRefresh(): Promise<void> {
 
 /** Where an answer came from, as the service worker marked it (no mark: straight from the network). */
 export interface DataOrigin {
-  source: 'network' | 'cache' | 'sample';
+  source: 'network' | 'cache' | 'sample' | 'queued';
   /** When the cached copy was stored (ms), for cache answers. */
   storedAt?: number;
 }
@@ -182,6 +184,7 @@ export function originOf(headers: Headers): DataOrigin {
   const source = headers.get('x-vigie-source');
   const storedAt = Number(headers.get('x-vigie-stored-at'));
   if (source === 'sample') return { source: 'sample' };
+  if (source === 'queued') return { source: 'queued' };
   if (source === 'cache')
     return Number.isFinite(storedAt) && storedAt > 0 ? { source: 'cache', storedAt } : { source: 'cache' };
   return { source: 'network' };
@@ -210,6 +213,12 @@ export async function apiRequestWithOrigin<T>(
   if (token) headers.Authorization = `${env.authScheme()} ${token}`;
   const tenant = hooks.tenantId();
   if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
+  if (opts.queueable && method !== 'GET') {
+    headers['X-Vigie-Queueable'] = '1';
+    // One key per logical write, kept across the retry below, so the server applies it once.
+    headers['Idempotency-Key'] ??= crypto.randomUUID();
+    opts = { ...opts, headers: { ...opts.headers, 'Idempotency-Key': headers['Idempotency-Key'] } };
+  }
 
   const url = env.baseUrl().replace(/\/+$/, '') + normalizeApiPath(path, opts.raw);
   const fetchOptions: FetchOptions<'json'> = {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { sql } from 'drizzle-orm';
 import { launchChromium } from './chromium.ts';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
 
@@ -151,6 +152,79 @@ describe('service worker /api layer in Chromium', () => {
     await context.setOffline(true);
     const other = await apiGet(page, '/api/admin/users/');
     expect(other.status).toBe(0);
+    await context.close();
+  });
+});
+
+const countOffline = async () =>
+  Number(
+    (
+      (await t.database.db.execute(sql`select count(*)::int as n from users where username = 'hors.ligne'`)) as {
+        rows: { n: number }[];
+      }
+    ).rows[0]!.n,
+  );
+
+describe('offline writes in Chromium', () => {
+  it('queues a write made offline, shows it waiting, and replays it once back online', async () => {
+    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
+    const page = await signIn(context, 'admin');
+    await context.setOffline(true);
+    const answer = await page.evaluate(async () => {
+      const session = await new Promise<{ tokens: { access_token: string } }>((resolve) => {
+        const open = indexedDB.open('vigie');
+        open.onsuccess = () => {
+          const get = open.result.transaction('kv').objectStore('kv').get('session');
+          get.onsuccess = () => resolve(get.result);
+        };
+      });
+      const res = await fetch('/api/admin/users/', {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${session.tokens.access_token}`,
+          'X-Vigie-Queueable': '1',
+          'Idempotency-Key': crypto.randomUUID(),
+        },
+        body: JSON.stringify({
+          username: 'hors.ligne',
+          email: 'hors.ligne@acme.fr',
+          password: 'un-mot-de-passe-solide',
+        }),
+      });
+      return { status: res.status, source: res.headers.get('x-vigie-source'), body: (await res.json()) as unknown };
+    });
+    expect(answer).toMatchObject({ status: 202, source: 'queued', body: { queued: true } });
+    await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(1);
+
+    // Queued without its token: nothing in the SW's IndexedDB queue holds an Authorization header.
+    const queued = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const open = indexedDB.open('workbox-background-sync');
+          open.onsuccess = () => {
+            const all = open.result.transaction('requests').objectStore('requests').getAll();
+            all.onsuccess = () =>
+              resolve(
+                JSON.stringify(
+                  (all.result as { requestData: { headers: unknown; body?: ArrayBuffer } }[]).map((r) => ({
+                    headers: r.requestData.headers,
+                    body: r.requestData.body ? new TextDecoder().decode(r.requestData.body) : '',
+                  })),
+                ),
+              );
+          };
+        }),
+    );
+    expect(queued).toContain('hors.ligne');
+    expect(queued.toLowerCase()).not.toContain('authorization');
+    expect(queued).not.toContain('Bearer');
+
+    await context.setOffline(false);
+    await expect.poll(countOffline, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await countOffline()).toBe(1);
     await context.close();
   });
 });

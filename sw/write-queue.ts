@@ -1,0 +1,116 @@
+/// <reference lib="webworker" />
+import { Queue } from 'workbox-background-sync';
+import { kvGet } from '../src/lib/storage.ts';
+import { isAuthEndpoint, normalizePath, SOURCE_HEADER } from './policy.ts';
+
+declare const self: ServiceWorkerGlobalScope;
+
+/** Header the app sets on writes that may wait for the network (with an Idempotency-Key). */
+export const QUEUEABLE_HEADER = 'X-Vigie-Queueable';
+
+async function broadcast(message: Record<string, unknown>): Promise<void> {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
+}
+
+async function accessToken(): Promise<string | undefined> {
+  const s = await kvGet<{ tokens?: { access_token?: string } }>('session').catch(() => undefined);
+  return s?.tokens?.access_token;
+}
+
+let replaying: Promise<void> | undefined;
+
+/**
+ * Replays queued writes in order with the current token. A network failure stops the run and keeps the
+ * write first in line; a 4xx is final and reported to the page with the server's message.
+ */
+async function replay(queue: Queue): Promise<void> {
+  let entry;
+  while ((entry = await queue.shiftRequest())) {
+    const token = await accessToken();
+    if (!token) {
+      await queue.unshiftRequest(entry);
+      break;
+    }
+    const headers = new Headers(entry.request.headers);
+    headers.set('Authorization', `Bearer ${token}`);
+    headers.delete(QUEUEABLE_HEADER);
+    let response: Response;
+    try {
+      response = await fetch(new Request(entry.request, { headers }));
+    } catch (err) {
+      await queue.unshiftRequest(entry);
+      throw err;
+    }
+    if (response.status >= 400 && response.status < 500) {
+      const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
+      await broadcast({
+        type: 'WRITE_REFUSED',
+        status: response.status,
+        url: new URL(entry.request.url).pathname,
+        detail: typeof body.detail === 'string' ? body.detail : `Erreur ${response.status}`,
+      });
+    } else if (response.status >= 500) {
+      // The server failed: keep the write for a later attempt (the Idempotency-Key makes that safe).
+      await queue.unshiftRequest(entry);
+      break;
+    }
+  }
+  await broadcast({ type: 'QUEUE', pending: (await queue.getAll()).length });
+}
+
+export const writeQueue = new Queue('vigie-writes', {
+  maxRetentionTime: 24 * 60,
+  onSync: async ({ queue }) => {
+    replaying ??= replay(queue).finally(() => (replaying = undefined));
+    await replaying;
+  },
+});
+
+/** Browsers without the Sync API (Firefox, Safari): the page says when it is back online. */
+export function replayNow(): Promise<void> {
+  replaying ??= replay(writeQueue)
+    .catch(() => undefined)
+    .finally(() => (replaying = undefined));
+  return replaying;
+}
+
+export async function clearWriteQueue(): Promise<void> {
+  while (await writeQueue.shiftRequest()) {
+    /* drop */
+  }
+  await broadcast({ type: 'QUEUE', pending: 0 });
+}
+
+export async function pendingWrites(): Promise<number> {
+  return (await writeQueue.getAll()).length;
+}
+
+/**
+ * POST, PUT, PATCH, DELETE /api/…: straight to the network; when it is down and the app marked the write
+ * queueable, the write is stored (without its Authorization header) and answered 202, marked 'queued'.
+ */
+export async function handleApiWrite(event: FetchEvent): Promise<Response> {
+  const request = event.request;
+  const pathname = normalizePath(new URL(request.url).pathname);
+  const queueable = request.headers.get(QUEUEABLE_HEADER) === '1' && request.headers.has('Idempotency-Key');
+  const body = queueable ? await request.clone().arrayBuffer() : undefined;
+  try {
+    return await fetch(request);
+  } catch (err) {
+    if (!queueable || isAuthEndpoint(pathname)) throw err;
+    const headers = new Headers(request.headers);
+    headers.delete('Authorization');
+    headers.delete('Cookie');
+    await writeQueue.pushRequest({
+      request: new Request(request.url, { method: request.method, headers, body, credentials: 'same-origin' }),
+    });
+    await broadcast({ type: 'QUEUE', pending: await pendingWrites() });
+    return new Response(
+      JSON.stringify({
+        detail: 'Modification enregistrée hors ligne ; elle sera envoyée au retour du réseau.',
+        queued: true,
+      }),
+      { status: 202, headers: { 'Content-Type': 'application/json; charset=utf-8', [SOURCE_HEADER]: 'queued' } },
+    );
+  }
+}
