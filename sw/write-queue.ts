@@ -12,9 +12,14 @@ async function broadcast(message: Record<string, unknown>): Promise<void> {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
-async function accessToken(): Promise<string | undefined> {
-  const s = await kvGet<{ tokens?: { access_token?: string } }>('session').catch(() => undefined);
-  return s?.tokens?.access_token;
+interface SessionRecord {
+  tokens?: { access_token?: string };
+  profile?: { id?: string | number };
+}
+
+async function currentSession(): Promise<{ token: string | undefined; userId: string | undefined }> {
+  const s = await kvGet<SessionRecord>('session').catch(() => undefined);
+  return { token: s?.tokens?.access_token, userId: s?.profile?.id === undefined ? undefined : String(s.profile.id) };
 }
 
 let replaying: Promise<void> | undefined;
@@ -26,11 +31,13 @@ let replaying: Promise<void> | undefined;
 async function replay(queue: Queue): Promise<void> {
   let entry;
   while ((entry = await queue.shiftRequest())) {
-    const token = await accessToken();
+    const { token, userId } = await currentSession();
     if (!token) {
       await queue.unshiftRequest(entry);
       break;
     }
+    // A write belongs to whoever made it: never replay one user's change with another user's token.
+    if ((entry.metadata as { userId?: string } | undefined)?.userId !== userId) continue;
     const headers = new Headers(entry.request.headers);
     headers.set('Authorization', `Bearer ${token}`);
     headers.delete(QUEUEABLE_HEADER);
@@ -103,6 +110,7 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
     headers.delete('Cookie');
     await writeQueue.pushRequest({
       request: new Request(request.url, { method: request.method, headers, body, credentials: 'same-origin' }),
+      metadata: { userId: (await currentSession()).userId },
     });
     await broadcast({ type: 'QUEUE', pending: await pendingWrites() });
     return new Response(

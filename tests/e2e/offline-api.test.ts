@@ -104,6 +104,44 @@ describe('service worker /api layer in Chromium', () => {
     await context.close();
   });
 
+  it('never shows the previous tenant’s cached data after a tenant switch', async () => {
+    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
+    const page = await signIn(context, 'admin');
+    expect((await apiGet(page, '/api/admin/users/')).source).toBe('network');
+    // The switcher changes X-Tenant-ID; offline, the other tenant has no cached answer of its own.
+    await page.getByRole('combobox').selectOption({ label: 'Banque Horizon' });
+    await page.waitForFunction(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const open = indexedDB.open('vigie');
+          open.onsuccess = () => {
+            const get = open.result.transaction('kv').objectStore('kv').get('session');
+            get.onsuccess = () => resolve(Boolean((get.result as { tenantId?: string }).tenantId));
+          };
+        }),
+    );
+    await context.setOffline(true);
+    const other = await page.evaluate(async () => {
+      const session = await new Promise<{ tokens: { access_token: string }; tenantId: string }>((resolve) => {
+        const open = indexedDB.open('vigie');
+        open.onsuccess = () => {
+          const get = open.result.transaction('kv').objectStore('kv').get('session');
+          get.onsuccess = () => resolve(get.result);
+        };
+      });
+      try {
+        const res = await fetch('/api/admin/users/', {
+          headers: { Authorization: `Bearer ${session.tokens.access_token}`, 'X-Tenant-ID': session.tenantId },
+        });
+        return res.status;
+      } catch {
+        return 0;
+      }
+    });
+    expect(other).toBe(0);
+    await context.close();
+  });
+
   it('substitutes marked sample data on a 404 area and when offline without a cache', async () => {
     const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
     const page = await signIn(context, 'manager');

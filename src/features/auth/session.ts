@@ -151,6 +151,7 @@ export async function refreshTokens(opts: { retryPath?: boolean } = {}): Promise
   } catch (err) {
     sessionExpired.value = true;
     await clearSession();
+    browserEffects.purgeOfflineData();
     throw err instanceof ApiError || err instanceof Error ? err : new Error(REFRESH_MESSAGES.structure);
   }
 }
@@ -189,7 +190,9 @@ export interface LogoutEffects {
 }
 
 const browserEffects: LogoutEffects = {
-  purgeOfflineData: () => navigator.serviceWorker?.controller?.postMessage({ type: 'LOGOUT' }),
+  // A lost session purges like a logout: cached API answers and queued writes go.
+  purgeOfflineData: () =>
+    typeof navigator === 'undefined' ? undefined : navigator.serviceWorker?.controller?.postMessage({ type: 'LOGOUT' }),
   navigate: (url) => location.assign(url),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
 };
@@ -234,6 +237,7 @@ setSessionHooks({
     const tokens = session.value?.tokens;
     sessionExpired.value = true;
     await clearSession();
+    browserEffects.purgeOfflineData();
     void notifyServerLogout(tokens);
   },
   touchActivity: async () => {
