@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { initialJsGzipBytes } from '../../server/src/cli/build.ts';
+import { benchServiceWorkerCache } from './sw-cache.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -79,6 +80,8 @@ try {
   }
   console.log(`GET /api/health/ on loopback: median ${median(health).toFixed(2)} ms over 200 requests`);
   await last!.stop();
+
+  console.log(await benchServiceWorkerCache(60, median));
 
   const size = initialJsGzipBytes();
   console.log(
