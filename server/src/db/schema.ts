@@ -152,6 +152,41 @@ export const securityPolicies = pgTable(
   (t) => [check('security_policies_singleton', sql`${t.id} = 1`)],
 );
 
+export const IDEMPOTENCY_STATES = ['in_progress', 'done'] as const;
+export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
+
+/**
+ * Idempotency-Key answers (offline writes replayed by the service worker), kept 24 h. Platform table,
+ * not granted to vigie_app. The caller appears only as a SHA-256 of its credential and the request only
+ * as a keyed hash: no token and no request body is ever stored, only the answer of a finished request.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    /** SHA-256 hex of the Authorization header, else of the access cookie, else of 'anonymous'. */
+    scopeHash: text('scope_hash').notNull(),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    /** URL path without the query string. */
+    path: text('path').notNull(),
+    /** HMAC-SHA-256 (keyed by the caller's credential) of the full URL, X-Tenant-ID and the body. */
+    requestHash: text('request_hash').notNull(),
+    state: text('state').$type<IdempotencyState>().notNull().default('in_progress'),
+    /** Which attempt holds an in_progress row, so a late attempt never finalizes another's claim. */
+    attemptId: uuid('attempt_id').notNull(),
+    statusCode: integer('status_code'),
+    /** The answer as text, or null when it was not kept (too large or not JSON): replayed as JSON null. */
+    responseBody: text('response_body'),
+    contentType: text('content_type'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.scopeHash, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+    check('idempotency_keys_state', sql`${t.state} in ('in_progress', 'done')`),
+  ],
+);
+
 export const schema = {
   tenants,
   users,
@@ -161,4 +196,5 @@ export const schema = {
   mailOutbox,
   auditEvents,
   securityPolicies,
+  idempotencyKeys,
 };

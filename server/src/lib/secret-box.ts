@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** AES-256-GCM for secrets at rest (TOTP seeds). Format: v1.<iv>.<tag>.<ciphertext>, base64url. */
 export class SecretBox {
@@ -14,6 +14,11 @@ export class SecretBox {
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join(
       '.',
     );
+  }
+
+  /** A keyed digest: stable across restarts, unguessable without the key (hashes of bodies holding secrets). */
+  mac(text: string): string {
+    return createHmac('sha256', this.#key).update(text).digest('hex');
   }
 
   open(sealed: string): string {
