@@ -48,6 +48,19 @@ async function replay(queue: Queue): Promise<void> {
       await queue.unshiftRequest(entry);
       throw err;
     }
+    if (
+      response.status === 409 &&
+      (
+        (await response
+          .clone()
+          .json()
+          .catch(() => ({}))) as { code?: unknown }
+      ).code === 'idempotency_in_progress'
+    ) {
+      // The first attempt is still running on the server: ask again later rather than report a refusal.
+      await queue.unshiftRequest(entry);
+      break;
+    }
     if (response.status >= 400 && response.status < 500) {
       const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
       await broadcast({
