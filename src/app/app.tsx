@@ -6,6 +6,8 @@ import { LoginPage } from '../features/auth/login-page.tsx';
 import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
+import { UsersPage } from '../features/users/users-page.tsx';
+import { NotificationsPage } from '../features/notifications/notifications-page.tsx';
 
 export function App() {
   return (
@@ -17,6 +19,16 @@ export function App() {
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />
+          </RequireAuth>
+        </Route>
+        <Route path="/admin/users">
+          <RequireAuth>
+            <UsersPage />
+          </RequireAuth>
+        </Route>
+        <Route path="/notifications">
+          <RequireAuth>
+            <NotificationsPage />
           </RequireAuth>
         </Route>
         <Route path="/settings">
