@@ -48,6 +48,32 @@ describe('screens offline in Chromium', () => {
     await context.close();
   });
 
+  it('mock API mode answers the sample areas without touching the network', async () => {
+    const seen: string[] = [];
+    t.app.server.on('request', (req: { url?: string }) => seen.push(req.url ?? ''));
+    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
+    const page = await context.newPage();
+    await page.goto('/login');
+    await page.getByLabel("Nom d'utilisateur").fill('manager');
+    await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.waitForURL('**/dashboard');
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.getByLabel('Mode API simulée').check();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Mode API simulée activé : les données affichées sont des données d’exemple.');
+    seen.length = 0;
+    await page.getByRole('link', { name: 'Notifications' }).click();
+    await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
+    expect(seen.filter((u) => u.startsWith('/api/notifications'))).toEqual([]);
+    await page.getByLabel('Mode API simulée').uncheck();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Mode API simulée désactivé : retour aux données du serveur.');
+    await context.close();
+  });
+
   it('an area the backend does not serve shows marked sample data', async () => {
     const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
     const page = await context.newPage();
