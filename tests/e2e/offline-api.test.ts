@@ -265,4 +265,44 @@ describe('offline writes in Chromium', () => {
     expect(await countOffline()).toBe(1);
     await context.close();
   });
+
+  it('reports a queued write the server refuses for good, with the server’s message', async () => {
+    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
+    const page = await signIn(context, 'admin');
+    await context.setOffline(true);
+    const status = await page.evaluate(async () => {
+      const session = await new Promise<{ tokens: { access_token: string } }>((resolve) => {
+        const open = indexedDB.open('vigie');
+        open.onsuccess = () => {
+          const get = open.result.transaction('kv').objectStore('kv').get('session');
+          get.onsuccess = () => resolve(get.result);
+        };
+      });
+      const res = await fetch('/api/admin/users/', {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${session.tokens.access_token}`,
+          'X-Vigie-Queueable': '1',
+          'Idempotency-Key': crypto.randomUUID(),
+        },
+        // Taken by the seeded manager: the server will refuse it with a 409.
+        body: JSON.stringify({
+          username: 'doublon',
+          email: 'claire.dubois@acme-securite.fr',
+          password: 'un-mot-de-passe-solide',
+        }),
+      });
+      return res.status;
+    });
+    expect(status).toBe(202);
+    await context.setOffline(false);
+    await expect
+      .poll(() => page.getByRole('alert').filter({ hasText: 'Modification refusée par le serveur' }).textContent(), {
+        timeout: 15_000,
+      })
+      .toContain('Un compte avec cet email existe déjà');
+    await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(0);
+    await context.close();
+  });
 });
