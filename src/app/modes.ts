@@ -125,8 +125,9 @@ export async function restoreMockMode(): Promise<void> {
 
 /** Stored where the service worker reads it; the caller shows the returned alert message. */
 export async function setMockMode(enabled: boolean): Promise<string> {
-  await kvSet(MOCK_MODE_KEY, enabled);
+  // The switch follows the click at once; the service worker reads the stored value on its next request.
   mockApiMode.value = enabled;
+  await kvSet(MOCK_MODE_KEY, enabled);
   return enabled
     ? 'Mode API simulée activé : les données affichées sont des données d’exemple.'
     : 'Mode API simulée désactivé : retour aux données du serveur.';

@@ -1,67 +1,34 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { launchChromium } from './chromium.ts';
-import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
+import type { Page } from 'playwright-core';
+import { queueableWrite, signInThroughForm, storedSession, useServerAndBrowser } from './harness.ts';
 
 /** The service worker's /api fallback layer, seen from a real page. */
-let t: TestApp;
-let baseURL: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  t = await createTestApp({ appDir: path.resolve('dist') });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseURL = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-async function signIn(context: BrowserContext, username: string): Promise<Page> {
-  const page = context.pages()[0] ?? (await context.newPage());
-  await page.goto('/login');
-  await page.getByLabel("Nom d'utilisateur").fill(username);
-  await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
-  await page.waitForURL('**/dashboard');
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-  return page;
-}
+const e2e = useServerAndBrowser();
+const newContext = () => e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
 
 /** A GET the way the app's client makes it (Bearer and tenant from the stored session), with the SW's marks. */
-function apiGet(page: Page, url: string) {
-  return page.evaluate(async (u) => {
-    const session = await new Promise<{
-      tokens: { access_token: string };
-      profile: { current_tenant?: { id: string } };
-    }>((resolve) => {
-      const open = indexedDB.open('vigie');
-      open.onsuccess = () => {
-        const get = open.result.transaction('kv').objectStore('kv').get('session');
-        get.onsuccess = () => resolve(get.result);
-      };
-    });
-    try {
-      const res = await fetch(u, {
-        headers: {
-          Authorization: `Bearer ${session.tokens.access_token}`,
-          ...(session.profile.current_tenant ? { 'X-Tenant-ID': session.profile.current_tenant.id } : {}),
-        },
-      });
-      return {
-        status: res.status,
-        source: res.headers.get('x-vigie-source'),
-        storedAt: res.headers.get('x-vigie-stored-at'),
-        body: (await res.json()) as unknown,
-      };
-    } catch {
-      return { status: 0, source: null, storedAt: null, body: null };
-    }
-  }, url);
+async function apiGet(page: Page, url: string) {
+  const session = (await storedSession(page))!;
+  const tenant = session.tenantId ?? session.profile.current_tenant?.id;
+  return page.evaluate(
+    async ({ url, token, tenant }) => {
+      try {
+        const res = await fetch(url, {
+          headers: { Authorization: `Bearer ${token}`, ...(tenant ? { 'X-Tenant-ID': tenant } : {}) },
+        });
+        return {
+          status: res.status,
+          source: res.headers.get('x-vigie-source'),
+          storedAt: res.headers.get('x-vigie-stored-at'),
+          body: (await res.json()) as unknown,
+        };
+      } catch {
+        return { status: 0, source: null, storedAt: null, body: null };
+      }
+    },
+    { url, token: session.tokens.access_token, tenant },
+  );
 }
 
 const cacheContents = (page: Page) =>
@@ -85,8 +52,8 @@ const cacheContents = (page: Page) =>
 
 describe('service worker /api layer in Chromium', () => {
   it('serves a read from the partitioned cache when offline, marked with its date', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'admin');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'admin');
     const online = await apiGet(page, '/api/admin/users/');
     expect(online).toMatchObject({ status: 200, source: 'network' });
 
@@ -105,46 +72,20 @@ describe('service worker /api layer in Chromium', () => {
   });
 
   it('never shows the previous tenant’s cached data after a tenant switch', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'admin');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'admin');
     expect((await apiGet(page, '/api/admin/users/')).source).toBe('network');
     // The switcher changes X-Tenant-ID; offline, the other tenant has no cached answer of its own.
     await page.getByRole('combobox').selectOption({ label: 'Banque Horizon' });
-    await page.waitForFunction(
-      () =>
-        new Promise<boolean>((resolve) => {
-          const open = indexedDB.open('vigie');
-          open.onsuccess = () => {
-            const get = open.result.transaction('kv').objectStore('kv').get('session');
-            get.onsuccess = () => resolve(Boolean((get.result as { tenantId?: string }).tenantId));
-          };
-        }),
-    );
+    await expect.poll(async () => (await storedSession(page))?.tenantId).toBeTruthy();
     await context.setOffline(true);
-    const other = await page.evaluate(async () => {
-      const session = await new Promise<{ tokens: { access_token: string }; tenantId: string }>((resolve) => {
-        const open = indexedDB.open('vigie');
-        open.onsuccess = () => {
-          const get = open.result.transaction('kv').objectStore('kv').get('session');
-          get.onsuccess = () => resolve(get.result);
-        };
-      });
-      try {
-        const res = await fetch('/api/admin/users/', {
-          headers: { Authorization: `Bearer ${session.tokens.access_token}`, 'X-Tenant-ID': session.tenantId },
-        });
-        return res.status;
-      } catch {
-        return 0;
-      }
-    });
-    expect(other).toBe(0);
+    expect((await apiGet(page, '/api/admin/users/')).status).toBe(0);
     await context.close();
   });
 
   it('substitutes marked sample data on a 404 area and when offline without a cache', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'manager');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'manager');
     const blog = await apiGet(page, '/api/blog/posts/');
     expect(blog.source).toBe('sample');
     expect(JSON.stringify(blog.body)).toContain('slug');
@@ -158,20 +99,11 @@ describe('service worker /api layer in Chromium', () => {
   });
 
   it('never stores authentication answers or tokens, and purges everything at logout', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'admin');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'admin');
     await apiGet(page, '/api/users/me/');
     await apiGet(page, '/api/admin/users/');
-    const access = await page.evaluate(
-      () =>
-        new Promise<string>((resolve) => {
-          const open = indexedDB.open('vigie');
-          open.onsuccess = () => {
-            const get = open.result.transaction('kv').objectStore('kv').get('session');
-            get.onsuccess = () => resolve((get.result as { tokens: { access_token: string } }).tokens.access_token);
-          };
-        }),
-    );
+    const access = (await storedSession(page))!.tokens.access_token;
     const stored = await cacheContents(page);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.some((s) => s.url.startsWith('/api/users/me'))).toBe(false);
@@ -184,20 +116,20 @@ describe('service worker /api layer in Chromium', () => {
     await page.getByRole('button', { name: 'Se déconnecter' }).click();
     await page.waitForURL(/\?logout=/);
     await expect.poll(async () => (await cacheContents(page)).length).toBe(0);
+    expect(await storedSession(page)).toBeNull();
 
     // Another user on the same screen, offline: nothing of the first user's data.
-    await signIn(context, 'manager');
+    await signInThroughForm(context, 'manager');
     await context.setOffline(true);
-    const other = await apiGet(page, '/api/admin/users/');
-    expect(other.status).toBe(0);
+    expect((await apiGet(page, '/api/admin/users/')).status).toBe(0);
     await context.close();
   });
 });
 
-const countOffline = async () =>
+const countUsers = async (username: string) =>
   Number(
     (
-      (await t.database.db.execute(sql`select count(*)::int as n from users where username = 'hors.ligne'`)) as {
+      (await e2e.t.database.db.execute(sql`select count(*)::int as n from users where username = ${username}`)) as {
         rows: { n: number }[];
       }
     ).rows[0]!.n,
@@ -205,32 +137,13 @@ const countOffline = async () =>
 
 describe('offline writes in Chromium', () => {
   it('queues a write made offline, shows it waiting, and replays it once back online', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'admin');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'admin');
     await context.setOffline(true);
-    const answer = await page.evaluate(async () => {
-      const session = await new Promise<{ tokens: { access_token: string } }>((resolve) => {
-        const open = indexedDB.open('vigie');
-        open.onsuccess = () => {
-          const get = open.result.transaction('kv').objectStore('kv').get('session');
-          get.onsuccess = () => resolve(get.result);
-        };
-      });
-      const res = await fetch('/api/admin/users/', {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${session.tokens.access_token}`,
-          'X-Vigie-Queueable': '1',
-          'Idempotency-Key': crypto.randomUUID(),
-        },
-        body: JSON.stringify({
-          username: 'hors.ligne',
-          email: 'hors.ligne@acme.fr',
-          password: 'un-mot-de-passe-solide',
-        }),
-      });
-      return { status: res.status, source: res.headers.get('x-vigie-source'), body: (await res.json()) as unknown };
+    const answer = await queueableWrite(page, '/api/admin/users/', {
+      username: 'hors.ligne',
+      email: 'hors.ligne@acme.fr',
+      password: 'un-mot-de-passe-solide',
     });
     expect(answer).toMatchObject({ status: 202, source: 'queued', body: { queued: true } });
     await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(1);
@@ -259,43 +172,24 @@ describe('offline writes in Chromium', () => {
     expect(queued).not.toContain('Bearer');
 
     await context.setOffline(false);
-    await expect.poll(countOffline, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => countUsers('hors.ligne'), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(0);
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(await countOffline()).toBe(1);
+    expect(await countUsers('hors.ligne')).toBe(1);
     await context.close();
   });
 
   it('reports a queued write the server refuses for good, with the server’s message', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await signIn(context, 'admin');
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'admin');
     await context.setOffline(true);
-    const status = await page.evaluate(async () => {
-      const session = await new Promise<{ tokens: { access_token: string } }>((resolve) => {
-        const open = indexedDB.open('vigie');
-        open.onsuccess = () => {
-          const get = open.result.transaction('kv').objectStore('kv').get('session');
-          get.onsuccess = () => resolve(get.result);
-        };
-      });
-      const res = await fetch('/api/admin/users/', {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${session.tokens.access_token}`,
-          'X-Vigie-Queueable': '1',
-          'Idempotency-Key': crypto.randomUUID(),
-        },
-        // Taken by the seeded manager: the server will refuse it with a 409.
-        body: JSON.stringify({
-          username: 'doublon',
-          email: 'claire.dubois@acme-securite.fr',
-          password: 'un-mot-de-passe-solide',
-        }),
-      });
-      return res.status;
+    // Taken by the seeded manager: the server will refuse it with a 409.
+    const answer = await queueableWrite(page, '/api/admin/users/', {
+      username: 'doublon',
+      email: 'claire.dubois@acme-securite.fr',
+      password: 'un-mot-de-passe-solide',
     });
-    expect(status).toBe(202);
+    expect(answer.status).toBe(202);
     await context.setOffline(false);
     await expect
       .poll(() => page.getByRole('alert').filter({ hasText: 'Modification refusée par le serveur' }).textContent(), {
@@ -303,6 +197,7 @@ describe('offline writes in Chromium', () => {
       })
       .toContain('Un compte avec cet email existe déjà');
     await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(0);
+    expect(await countUsers('doublon')).toBe(0);
     await context.close();
   });
 });

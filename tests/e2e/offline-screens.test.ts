@@ -1,35 +1,17 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium.ts';
-import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { signInThroughForm, useServerAndBrowser } from './harness.ts';
 
 /** What a user sees when the network goes: screens from cache or sample data, always marked. */
-let t: TestApp;
-let baseURL: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  t = await createTestApp({ appDir: path.resolve('dist') });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseURL = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const e2e = useServerAndBrowser();
 
 describe('screens offline in Chromium', () => {
   it('a first visit online, then offline: shell, dashboard and a list render from cache, marked with their date', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR', viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel("Nom d'utilisateur").fill('admin');
-    await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL('**/dashboard');
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    const context = await e2e.browser.newContext({
+      baseURL: e2e.baseURL,
+      locale: 'fr-FR',
+      viewport: { width: 1280, height: 800 },
+    });
+    const page = await signInThroughForm(context, 'admin');
 
     await page.getByRole('link', { name: 'Utilisateurs' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'analyste', exact: true }).count()).toBe(1);
@@ -50,15 +32,9 @@ describe('screens offline in Chromium', () => {
 
   it('mock API mode answers the sample areas without touching the network', async () => {
     const seen: string[] = [];
-    t.app.server.on('request', (req: { url?: string }) => seen.push(req.url ?? ''));
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel("Nom d'utilisateur").fill('manager');
-    await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL('**/dashboard');
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    e2e.t.app.server.on('request', (req: { url?: string }) => seen.push(req.url ?? ''));
+    const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    const page = await signInThroughForm(context, 'manager');
     await page.getByLabel('Mode API simulée').check();
     await expect
       .poll(() => page.getByRole('alert').textContent())
@@ -75,14 +51,8 @@ describe('screens offline in Chromium', () => {
   });
 
   it('an area the backend does not serve shows marked sample data', async () => {
-    const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel("Nom d'utilisateur").fill('manager');
-    await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL('**/dashboard');
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    const page = await signInThroughForm(context, 'manager');
     await page.getByRole('link', { name: 'Notifications' }).click();
     await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
     expect(await page.getByText('Aucune notification.').isVisible()).toBe(true);

@@ -1,55 +1,15 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './chromium.ts';
-import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
+import type { Page } from 'playwright-core';
+import { signInThroughForm, storedSession, useServerAndBrowser } from './harness.ts';
 import { auditEvents } from '../../server/src/db/schema.ts';
 
-/**
- * Session behaviour in Chromium against an in-process server serving the real build, so the test can
- * also look into the database (client audit events).
- */
-let t: TestApp;
-let baseURL: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  t = await createTestApp({ appDir: path.resolve('dist') });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseURL = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+/** Session behaviour in Chromium; the test also looks into the database (client audit events). */
+const e2e = useServerAndBrowser();
 
 async function signedIn(username = 'manager'): Promise<Page> {
-  const context = await browser.newContext({ baseURL, locale: 'fr-FR' });
-  const page = await context.newPage();
-  await page.goto('/login');
-  await page.getByLabel("Nom d'utilisateur").fill(username);
-  await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
-  await page.waitForURL('**/dashboard');
-  return page;
+  return signInThroughForm(await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' }), username);
 }
-
-const storedSession = (page: Page) =>
-  page.evaluate(
-    () =>
-      new Promise<unknown>((resolve) => {
-        const open = indexedDB.open('vigie');
-        open.onsuccess = () => {
-          const get = open.result.transaction('kv').objectStore('kv').get('session');
-          get.onsuccess = () => {
-            resolve(get.result ?? null);
-            open.result.close();
-          };
-        };
-      }),
-  );
 
 describe('session in Chromium', () => {
   it('logout lands on /?logout=<timestamp> with nothing left in IndexedDB', async () => {
@@ -94,13 +54,13 @@ describe('session in Chromium', () => {
   it('audit events buffered before the tab closes reach the server', async () => {
     const page = await signedIn('analyste');
     // The sign-in event sits in the buffer (it flushes at 50 events or every 30 s); closing the tab beacons it.
-    const before = await t.database.db.select().from(auditEvents).where(eq(auditEvents.source, 'frontend'));
+    const before = await e2e.t.database.db.select().from(auditEvents).where(eq(auditEvents.source, 'frontend'));
     expect(before.filter((e) => e.username === 'analyste')).toHaveLength(0);
     await page.close({ runBeforeUnload: true });
     await expect
       .poll(
         async () =>
-          (await t.database.db.select().from(auditEvents).where(eq(auditEvents.source, 'frontend')))
+          (await e2e.t.database.db.select().from(auditEvents).where(eq(auditEvents.source, 'frontend')))
             .filter((e) => e.username === 'analyste')
             .map((e) => e.eventType),
         { timeout: 10_000 },

@@ -6,6 +6,7 @@ import { hashPassword } from '../../../lib/password.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { assertAvailable, insertAccount } from './new-account.ts';
 import {
+  ACCOUNT_FIELD_SCHEMAS,
   addError,
   assertValidBody,
   checkEmail,
@@ -52,12 +53,7 @@ const adminBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    username: { type: 'string', maxLength: 1024 },
-    email: { type: 'string', maxLength: 1024 },
-    password: { type: 'string', maxLength: 1024 },
-    confirm_password: { type: ['string', 'null'], maxLength: 1024 },
-    first_name: { type: ['string', 'null'], maxLength: 150 },
-    last_name: { type: ['string', 'null'], maxLength: 150 },
+    ...ACCOUNT_FIELD_SCHEMAS,
     is_staff: { type: 'boolean' },
     is_superuser: { type: 'boolean' },
     role: { type: ['string', 'null'], maxLength: 32 },

@@ -5,6 +5,7 @@ import { hashPassword } from '../../../lib/password.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { assertAvailable, insertAccount } from './new-account.ts';
 import {
+  ACCOUNT_FIELD_SCHEMAS,
   addError,
   assertValidBody,
   checkEmail,
@@ -32,12 +33,7 @@ const registerBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    username: { type: 'string', maxLength: 1024 },
-    email: { type: 'string', maxLength: 1024 },
-    password: { type: 'string', maxLength: 1024 },
-    confirm_password: { type: ['string', 'null'], maxLength: 1024 },
-    first_name: { type: ['string', 'null'], maxLength: 150 },
-    last_name: { type: ['string', 'null'], maxLength: 150 },
+    ...ACCOUNT_FIELD_SCHEMAS,
     role: { type: ['string', 'null'], maxLength: 32 },
   },
 } as const;

@@ -94,3 +94,13 @@ export function assertValidBody(request: FastifyRequest, detail = 'Données inva
 }
 
 export const duplicateEmail = () => new ApiError(409, 'duplicate_email', MESSAGES.emailTaken);
+
+/** JSON-schema types of the account fields shared by registration and admin creation (messages come from the handlers). */
+export const ACCOUNT_FIELD_SCHEMAS = {
+  username: { type: 'string', maxLength: 1024 },
+  email: { type: 'string', maxLength: 1024 },
+  password: { type: 'string', maxLength: 1024 },
+  confirm_password: { type: ['string', 'null'], maxLength: 1024 },
+  first_name: { type: ['string', 'null'], maxLength: 150 },
+  last_name: { type: ['string', 'null'], maxLength: 150 },
+} as const;
