@@ -16,5 +16,8 @@ export function registerServiceWorker(): void {
 }
 
 export function reloadToUpdate(): void {
+  // Workbox reloads only for an update it found itself; one found by the browser's own check (an external
+  // worker) takes control without a reload. Reload on the switch of controller in every case.
+  navigator.serviceWorker?.addEventListener('controllerchange', () => window.location.reload(), { once: true });
   void applyUpdate?.(true);
 }
