@@ -1,7 +1,6 @@
 /// <reference lib="webworker" />
 import { kvGet } from '../src/lib/storage.ts';
 import {
-  API_CACHE_PREFIX,
   foreignPartitions,
   freshness,
   isAuthEndpoint,
@@ -11,6 +10,7 @@ import {
   SOURCE_HEADER,
   STORED_AT_HEADER,
   ttlSeconds,
+  UNCACHEABLE_HEADERS,
   type Source,
 } from './policy.ts';
 import { sampleAreaOf, sampleBody } from './samples.ts';
@@ -94,7 +94,7 @@ async function fetchWithTimeout(request: Request): Promise<Response> {
 async function store(cacheName: string, request: Request, response: Response): Promise<number> {
   const storedAt = Date.now();
   const headers = new Headers(response.headers);
-  for (const h of ['set-cookie', 'authorization']) headers.delete(h);
+  for (const h of UNCACHEABLE_HEADERS) headers.delete(h);
   headers.set(STORED_AT_HEADER, String(storedAt));
   const cache = await caches.open(cacheName);
   await cache.put(
@@ -137,7 +137,10 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
       const sample = await trySample(request, pathname);
       if (sample) return sample;
     }
-    if (cacheName && isCacheable(response.status, response.headers.get('content-type'), null)) {
+    if (
+      cacheName &&
+      isCacheable(response.status, response.headers.get('content-type'), response.headers.get('cache-control'))
+    ) {
       const at = await store(cacheName, request, response);
       return marked(response, 'network', at);
     }
@@ -156,8 +159,4 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
     if (sample) return sample;
     return Response.error();
   }
-}
-
-export function isApiCacheName(name: string): boolean {
-  return name.startsWith(`${API_CACHE_PREFIX}:`);
 }
