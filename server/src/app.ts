@@ -16,6 +16,14 @@ import userRoutes from './routes/api/users/index.ts';
 import accountRoutes from './routes/api/accounts/index.ts';
 import adminUserRoutes from './routes/api/admin/users/index.ts';
 import auditEventRoutes from './routes/api/audit/events.ts';
+import jobs from './plugins/app/jobs.ts';
+import vulnerabilityRoutes from './routes/api/vulnerabilities/index.ts';
+import cveRoutes from './routes/api/vulnerabilities/cves.ts';
+import scanRoutes from './routes/api/vulnerabilities/scans.ts';
+import assetRoutes from './routes/api/assets/index.ts';
+import threatRoutes from './routes/api/threats/index.ts';
+import celeryRoutes from './routes/api/celery/index.ts';
+import dashboardRoutes from './routes/api/dashboard/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -41,6 +49,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
   await fastify.register(idempotency);
+  await fastify.register(jobs);
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
   fastify.addHook('onSend', async (request, reply) => {
@@ -55,6 +64,13 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(accountRoutes);
   await fastify.register(adminUserRoutes);
   await fastify.register(auditEventRoutes);
+  await fastify.register(vulnerabilityRoutes);
+  await fastify.register(cveRoutes);
+  await fastify.register(scanRoutes);
+  await fastify.register(assetRoutes);
+  await fastify.register(threatRoutes);
+  await fastify.register(celeryRoutes);
+  await fastify.register(dashboardRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

@@ -1,3 +1,4 @@
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { Route, Switch } from 'wouter';
 import { Layout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
@@ -9,10 +10,67 @@ import { SettingsPage } from '../features/settings/settings-page.tsx';
 import { UsersPage } from '../features/users/users-page.tsx';
 import { NotificationsPage } from '../features/notifications/notifications-page.tsx';
 
+// Domain screens are separate chunks: the first paint downloads none of them (nor the chart library).
+const VulnerabilityDashboardPage = lazy(() => import('../features/vulnerabilities/dashboard-page.tsx'));
+const VulnerabilityListPage = lazy(() => import('../features/vulnerabilities/list-page.tsx'));
+const VulnerabilityDetailPage = lazy(() => import('../features/vulnerabilities/detail-page.tsx'));
+const CveSearchPage = lazy(() => import('../features/vulnerabilities/cve-search-page.tsx'));
+const ScansPage = lazy(() => import('../features/scans/scans-page.tsx'));
+const AssetsPage = lazy(() => import('../features/assets/assets-page.tsx'));
+const ThreatsPage = lazy(() => import('../features/threats/threats-page.tsx'));
+const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
+const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
+
+const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
+  ['/vulnerabilities', VulnerabilityDashboardPage],
+  ['/vulnerabilities/list', VulnerabilityListPage],
+  ['/vulnerabilities/:id', VulnerabilityDetailPage],
+  ['/cve', CveSearchPage],
+  ['/cve/:cveId', CveSearchPage],
+  ['/scans', ScansPage],
+  ['/assets', AssetsPage],
+  ['/threats', ThreatsPage],
+  ['/tasks', TasksPage],
+];
+
+function Loading() {
+  return (
+    <p className="page" role="status">
+      Chargement…
+    </p>
+  );
+}
+
 export function App() {
+  return (
+    <Switch>
+      <Route path="/kiosk">
+        <RequireAuth>
+          <Suspense fallback={<Loading />}>
+            <KioskPage />
+          </Suspense>
+        </RequireAuth>
+      </Route>
+      <Route>
+        <MainApp />
+      </Route>
+    </Switch>
+  );
+}
+
+function MainApp() {
   return (
     <Layout>
       <Switch>
+        {PROTECTED_LAZY.map(([path, Page]) => (
+          <Route key={path} path={path}>
+            <RequireAuth>
+              <Suspense fallback={<Loading />}>
+                <Page />
+              </Suspense>
+            </RequireAuth>
+          </Route>
+        ))}
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
         <Route path="/reset-password" component={ResetPasswordPage} />

@@ -13,6 +13,11 @@ import { pendingWrites, refusedWrite } from './write-queue-status.ts';
 /** Navigation by role: admin-only areas (§6) appear for administrators only. */
 const NAV: { href: string; label: string; roles?: string[] }[] = [
   { href: '/dashboard', label: 'Tableau de bord' },
+  { href: '/vulnerabilities', label: 'Vulnérabilités' },
+  { href: '/scans', label: 'Scans' },
+  { href: '/assets', label: 'Actifs' },
+  { href: '/threats', label: 'Menaces' },
+  { href: '/tasks', label: 'Tâches' },
   { href: '/notifications', label: 'Notifications' },
   { href: '/admin/users', label: 'Utilisateurs', roles: ['admin'] },
   { href: '/settings', label: 'Préférences' },

@@ -37,9 +37,14 @@ export async function openDatabase(opts: {
 
 async function openPglite(dataDir: string | undefined, template: Blob | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { drizzle } = await import('drizzle-orm/pglite');
   // undefined dataDir = in-memory, used by tests.
-  const client = new PGlite({ ...(dataDir ? { dataDir } : {}), ...(template ? { loadDataDir: template } : {}) });
+  const client = new PGlite({
+    ...(dataDir ? { dataDir } : {}),
+    ...(template ? { loadDataDir: template } : {}),
+    extensions: { pg_trgm },
+  });
   try {
     await client.waitReady;
   } catch (err) {

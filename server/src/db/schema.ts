@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  date,
+  doublePrecision,
   check,
   index,
   integer,
@@ -11,9 +13,13 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
+  customType,
 } from 'drizzle-orm/pg-core';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /** Organisations. Every tenant-owned table carries tenant_id as the first column of its keys. */
 export const tenants = pgTable('tenants', {
@@ -187,6 +193,283 @@ export const idempotencyKeys = pgTable(
   ],
 );
 
+// ---------------------------------------------------------------------------------------------------------------
+// Vulnerability management (issue 6). The CVE store and the CWE list are public reference data shared by every
+// tenant (platform tables, read-only for vigie_app); assets, vulnerabilities, scans and threats are tenant-owned.
+
+/** CWE weaknesses (MITRE list): id like 'CWE-79'. */
+export const cwes = pgTable('cwes', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+});
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface CveReference {
+  url: string;
+  source?: string;
+  tags?: string[];
+}
+
+/** One row per CVE id: NVD / CVE 5 record, enriched by KEV and EPSS. Upserts keep the newest modified_at. */
+export const cves = pgTable(
+  'cves',
+  {
+    cveId: text('cve_id').primaryKey(),
+    title: text('title').notNull().default(''),
+    description: text('description').notNull().default(''),
+    /** NVD vulnStatus or CVE 5 state (PUBLISHED, REJECTED, Modified, Analyzed…). */
+    status: text('status'),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    modifiedAt: timestamp('modified_at', { withTimezone: true }),
+    cvss3Score: doublePrecision('cvss3_score'),
+    cvss3Vector: text('cvss3_vector'),
+    cvss3Severity: text('cvss3_severity'),
+    cvss4Score: doublePrecision('cvss4_score'),
+    cvss4Vector: text('cvss4_vector'),
+    cvss4Severity: text('cvss4_severity'),
+    cvss2Score: doublePrecision('cvss2_score'),
+    cvss2Vector: text('cvss2_vector'),
+    /** Best available severity (v4, else v3.x, else v2), lower case; 'info' when unscored. */
+    severity: text('severity').$type<Severity>().notNull().default('info'),
+    cweIds: text('cwe_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    references: jsonb('references').$type<CveReference[]>().notNull().default([]),
+    kev: boolean('kev').notNull().default(false),
+    kevDateAdded: date('kev_date_added'),
+    kevDueDate: date('kev_due_date'),
+    kevRequiredAction: text('kev_required_action'),
+    kevVendor: text('kev_vendor'),
+    kevProduct: text('kev_product'),
+    kevName: text('kev_name'),
+    kevKnownRansomware: text('kev_known_ransomware'),
+    epssScore: doublePrecision('epss_score'),
+    epssPercentile: doublePrecision('epss_percentile'),
+    epssDate: date('epss_date'),
+    /** Where the record body came from: nvd, cve5, or kev (a KEV entry seen before its CVE record). */
+    source: text('source').notNull().default('nvd'),
+    /** Full-text document (id, title, description, CWE ids and names), maintained by the importers. */
+    searchVector: tsvector('search_vector'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('cves_search_idx').using('gin', t.searchVector),
+    index('cves_published_idx').on(t.publishedAt),
+    index('cves_kev_idx')
+      .on(t.kev)
+      .where(sql`${t.kev}`),
+  ],
+);
+
+export const ASSET_TYPES = [
+  'server',
+  'workstation',
+  'network',
+  'application',
+  'database',
+  'cloud',
+  'container',
+  'iot',
+  'other',
+] as const;
+export type AssetType = (typeof ASSET_TYPES)[number];
+export const CRITICALITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Criticality = (typeof CRITICALITIES)[number];
+
+export const assets = pgTable(
+  'assets',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    assetType: text('asset_type').$type<AssetType>().notNull().default('server'),
+    hostname: text('hostname'),
+    ipAddress: text('ip_address'),
+    operatingSystem: text('operating_system'),
+    criticality: text('criticality').$type<Criticality>().notNull().default('medium'),
+    owner: text('owner'),
+    description: text('description').notNull().default(''),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('assets_tenant_name_idx').on(t.tenantId, t.name),
+    index('assets_tenant_ip_idx').on(t.tenantId, t.ipAddress),
+    index('assets_tenant_hostname_idx').on(t.tenantId, t.hostname),
+  ],
+);
+
+export const SCAN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type ScanStatus = (typeof SCAN_STATUSES)[number];
+export const SCANNERS = ['trivy', 'nmap', 'openvas', 'manual'] as const;
+export type Scanner = (typeof SCANNERS)[number];
+
+export const scans = pgTable(
+  'scans',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    scanner: text('scanner').$type<Scanner>().notNull().default('manual'),
+    target: text('target').notNull().default(''),
+    assetId: bigint('asset_id', { mode: 'number' }).references(() => assets.id, { onDelete: 'set null' }),
+    status: text('status').$type<ScanStatus>().notNull().default('PENDING'),
+    progress: integer('progress').notNull().default(0),
+    /** The job queue's id of the run in progress, so cancel/ can revoke it. */
+    jobId: text('job_id'),
+    /** The stored scanner report (file name in the data dir, never a client path), its format and size. */
+    reportFile: text('report_file'),
+    reportFormat: text('report_format'),
+    reportSize: bigint('report_size', { mode: 'number' }),
+    /** Counts of the last run: findings, created, updated, by severity, assets created. */
+    summary: jsonb('summary').$type<Record<string, unknown>>().notNull().default({}),
+    error: text('error'),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('scans_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('scans_tenant_status_idx').on(t.tenantId, t.status),
+  ],
+);
+
+/**
+ * Findings: one row per (tenant, asset, finding key). finding_key is the CVE id when there is one, else the
+ * scanner's own stable key (an OpenVAS NVT OID, an Nmap port), so a re-imported report updates instead of
+ * duplicating.
+ */
+export const vulnerabilities = pgTable(
+  'vulnerabilities',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    assetId: bigint('asset_id', { mode: 'number' }).references(() => assets.id, { onDelete: 'cascade' }),
+    scanId: bigint('scan_id', { mode: 'number' }).references(() => scans.id, { onDelete: 'set null' }),
+    cveId: text('cve_id'),
+    findingKey: text('finding_key').notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    severity: text('severity').$type<Severity>().notNull().default('medium'),
+    cvssScore: doublePrecision('cvss_score'),
+    cvssVector: text('cvss_vector'),
+    /** Copied from the CVE store at write time so list filters and the summary need no join. */
+    kev: boolean('kev').notNull().default(false),
+    cweIds: text('cwe_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    port: integer('port'),
+    protocol: text('protocol'),
+    service: text('service'),
+    packageName: text('package_name'),
+    installedVersion: text('installed_version'),
+    fixedVersion: text('fixed_version'),
+    solution: text('solution').notNull().default(''),
+    source: text('source').notNull().default('manual'),
+    isResolved: boolean('is_resolved').notNull().default(false),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    resolvedBy: integer('resolved_by').references(() => users.id, { onDelete: 'set null' }),
+    firstSeen: timestamp('first_seen', { withTimezone: true }).notNull().defaultNow(),
+    lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('vulnerabilities_finding_key').on(t.tenantId, t.assetId, t.findingKey).nullsNotDistinct(),
+    index('vulnerabilities_tenant_id_idx').on(t.tenantId, t.id),
+    index('vulnerabilities_tenant_severity_idx').on(t.tenantId, t.isResolved, t.severity),
+    index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
+    index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId),
+  ],
+);
+
+export const THREAT_STATUSES = ['ACTIVE', 'INVESTIGATING', 'MITIGATED', 'CLOSED'] as const;
+export type ThreatStatus = (typeof THREAT_STATUSES)[number];
+
+export const threats = pgTable(
+  'threats',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    threatType: text('threat_type').notNull().default('other'),
+    severity: text('severity').$type<Severity>().notNull().default('medium'),
+    status: text('status').$type<ThreatStatus>().notNull().default('ACTIVE'),
+    isMitigated: boolean('is_mitigated').notNull().default(false),
+    mitigatedAt: timestamp('mitigated_at', { withTimezone: true }),
+    mitigatedBy: integer('mitigated_by').references(() => users.id, { onDelete: 'set null' }),
+    source: text('source').notNull().default(''),
+    cveId: text('cve_id'),
+    assetId: bigint('asset_id', { mode: 'number' }).references(() => assets.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('threats_tenant_created_idx').on(t.tenantId, t.createdAt)],
+);
+
+export const TASK_STATUSES = ['PENDING', 'STARTED', 'SUCCESS', 'FAILURE', 'REVOKED'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export interface TaskMeta {
+  duration: number | null;
+  new_cves: number;
+  updated_cves: number;
+  error: string | null;
+  attempts: number;
+  start_time: string | null;
+  progress: number;
+  revoked_by: string | null;
+  reason: string | null;
+  [key: string]: unknown;
+}
+
+/**
+ * Background task runs (the spec's celery tasks) as the product reports them. pg-boss (schema pgboss) does
+ * the queuing, locking and retries; this row carries the §4 status and the §3 meta. tenant_id is null for
+ * platform tasks (CVE updates), set for a tenant's own work (a scan report).
+ */
+export const taskRuns = pgTable(
+  'task_runs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
+    taskName: text('task_name').notNull(),
+    status: text('status').$type<TaskStatus>().notNull().default('PENDING'),
+    meta: jsonb('meta').$type<TaskMeta>().notNull(),
+    result: text('result'),
+    args: jsonb('args').$type<Record<string, unknown>>().notNull().default({}),
+    requestedBy: integer('requested_by').references(() => users.id, { onDelete: 'set null' }),
+    /** 'schedule' for cron runs, 'user' for a launch. */
+    trigger: text('trigger').notNull().default('user'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    dateDone: timestamp('date_done', { withTimezone: true }),
+  },
+  (t) => [
+    index('task_runs_created_idx').on(t.createdAt),
+    index('task_runs_tenant_created_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
 export const schema = {
   tenants,
   users,
@@ -197,4 +480,11 @@ export const schema = {
   auditEvents,
   securityPolicies,
   idempotencyKeys,
+  cwes,
+  cves,
+  assets,
+  scans,
+  vulnerabilities,
+  threats,
+  taskRuns,
 };

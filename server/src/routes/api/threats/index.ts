@@ -1,0 +1,6 @@
+import type { FastifyPluginAsync } from 'fastify';
+
+// Not built yet (issue 6).
+const routes: FastifyPluginAsync = async () => {};
+
+export default routes;
