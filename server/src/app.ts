@@ -17,6 +17,8 @@ import accountRoutes from './routes/api/accounts/index.ts';
 import adminUserRoutes from './routes/api/admin/users/index.ts';
 import auditEventRoutes from './routes/api/audit/events.ts';
 import jobs from './plugins/app/jobs.ts';
+import { TASKS } from './tasks/index.ts';
+import type { TaskDefinition } from './tasks/types.ts';
 import vulnerabilityRoutes from './routes/api/vulnerabilities/index.ts';
 import cveRoutes from './routes/api/vulnerabilities/cves.ts';
 import scanRoutes from './routes/api/vulnerabilities/scans.ts';
@@ -31,11 +33,18 @@ export interface AppOptions {
   /** Encrypts secrets at rest (TOTP seeds). */
   secretBox: SecretBox;
   staticDir: string;
+  /** Writable directory for files the app keeps (scanner reports): the data dir, or a temp dir in tests. */
+  filesDir: string;
+  /** Background tasks known to the job queue (default: every product task). */
+  tasks?: readonly TaskDefinition[];
+  /** Run job workers and schedules in this process (default true); false leaves jobs queued. */
+  runJobs?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     secretBox: SecretBox;
+    filesDir: string;
   }
 }
 
@@ -45,11 +54,12 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(securityHeaders);
   await fastify.register(databasePlugin, { database: opts.database });
   fastify.decorate('secretBox', opts.secretBox);
+  fastify.decorate('filesDir', opts.filesDir);
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
   await fastify.register(idempotency);
-  await fastify.register(jobs);
+  await fastify.register(jobs, { tasks: opts.tasks ?? TASKS, runJobs: opts.runJobs ?? true });
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
   fastify.addHook('onSend', async (request, reply) => {

@@ -59,7 +59,7 @@ export async function start(config: Config): Promise<Started> {
     const secretBox = new SecretBox(config.encryptionKey ?? loadOrCreateSecret(config.dataDir, 'encryption.key'));
     const db = database;
     const app = await buildApp(
-      { database, tokens, secretBox, staticDir: config.staticDir },
+      { database, tokens, secretBox, staticDir: config.staticDir, filesDir: config.dataDir },
       {
         logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
         logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),

@@ -9,6 +9,7 @@ import { securityPolicies } from '../../server/src/db/schema.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
+import type { TaskDefinition } from '../../server/src/tasks/types.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -78,6 +79,7 @@ export interface TestApp {
   database: Database;
   tokens: TokenService;
   staticDir: string;
+  filesDir: string;
   close: () => Promise<void>;
 }
 
@@ -88,6 +90,10 @@ export async function createTestApp(
     withBuild?: boolean;
     /** Serve this directory (the real build, for browser tests) instead of a tiny fake one. */
     appDir?: string;
+    /** Background tasks the queue knows (default: the product's). */
+    tasks?: readonly TaskDefinition[];
+    /** Run job workers in this instance (default true). */
+    runJobs?: boolean;
   } = {},
 ): Promise<TestApp> {
   const { database, drop } = await freshDatabase();
@@ -100,16 +106,30 @@ export async function createTestApp(
   }
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
-  const app = await buildApp({ database, tokens, secretBox, staticDir: opts.appDir ?? staticDir }, opts.serverOptions);
+  const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
+  const app = await buildApp(
+    {
+      database,
+      tokens,
+      secretBox,
+      staticDir: opts.appDir ?? staticDir,
+      filesDir,
+      ...(opts.tasks ? { tasks: opts.tasks } : {}),
+      ...(opts.runJobs !== undefined ? { runJobs: opts.runJobs } : {}),
+    },
+    opts.serverOptions,
+  );
   return {
     app,
     database,
     tokens,
     staticDir,
+    filesDir,
     async close() {
       await app.close();
       await drop().catch(() => {});
       rmSync(staticDir, { recursive: true, force: true });
+      rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

@@ -338,6 +338,8 @@ describe(`Idempotency-Key with test routes (${backend})`, () => {
         tokens: new TokenService(TEST_SECRET),
         secretBox: new SecretBox('test-encryption-key'),
         staticDir,
+        filesDir: staticDir,
+        runJobs: false,
       });
       scope.post('/api/test/boom/', async () => {
         calls.boom++;

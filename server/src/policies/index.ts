@@ -32,6 +32,16 @@ export function canWrite(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff || (actor.tenantRole !== null && actor.tenantRole !== 'readonly');
 }
 
+/** Platform background tasks (CVE updates, indexing) touch every tenant's reference data: staff only. */
+export function canRunPlatformTasks(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff;
+}
+
+/** Reading a tenant's data: any member (viewers included), staff and superusers. */
+export function canRead(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole !== null;
+}
+
 /** Only superusers grant or remove the platform flags (is_superuser, is_staff). */
 export function canChangePlatformFlags(actor: Actor): boolean {
   return actor.isSuperuser;

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { JobQueue } from '../../tasks/types.ts';
+import type { JobQueue, TaskDefinition } from '../../tasks/types.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,7 +12,7 @@ const notBuilt = (): never => {
 };
 
 // Not built yet: pg-boss job queue (issue 6, background tasks).
-export default fp(
+export default fp<{ tasks: readonly TaskDefinition[]; runJobs: boolean }>(
   async (app) => {
     app.decorate('jobs', { launch: notBuilt, cancel: notBuilt, get: notBuilt, waitFor: notBuilt } satisfies JobQueue);
   },
