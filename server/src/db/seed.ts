@@ -1,6 +1,8 @@
 import { count } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { memberships, tenants, users, type MembershipRole } from './schema.ts';
+import { seedCveReference } from './seed-cves.ts';
+import { seedVulnerabilityDemo } from './seed-vulnerabilities.ts';
 import { hashPassword, randomPassword } from '../lib/password.ts';
 
 export interface SeededAccount {
@@ -123,6 +125,8 @@ export async function seedDemoData(db: Db, opts: { password?: string | undefined
       }
       accounts.push({ username: u.username, email: u.email, label: u.label, password });
     }
+    await seedCveReference(tx, { mode: 'demo' });
+    await seedVulnerabilityDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
     return accounts;
   });
 }
