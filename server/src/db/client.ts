@@ -18,6 +18,13 @@ export interface Database {
   ping(): Promise<void>;
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Raw SQL for libraries that bring their own queries (the pg-boss job queue): parameterised when `values` is
+   * given, else possibly several statements (the last result is returned).
+   */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /** PostgreSQL only: the connection string, for a library that needs its own connections. */
+  url?: string;
   /** PGlite only: the whole cluster as a tarball (test templates now, backups later). */
   dumpDataDir?: () => Promise<Blob>;
 }
@@ -66,6 +73,11 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
       await client.close();
     },
     dumpDataDir: () => client.dumpDataDir('none'),
+    async executeSql(text, values) {
+      if (values && values.length > 0) return client.query<Record<string, unknown>>(text, values);
+      const results = await client.exec(text);
+      return { rows: results.at(-1)?.rows ?? [] };
+    },
   };
 }
 
@@ -92,6 +104,13 @@ async function openPostgres(url: string): Promise<Database> {
       await db.execute(sql`select 1`);
     },
     migrate: () => migratePg(db, { migrationsFolder }),
+    url,
+    async executeSql(text, values) {
+      const result = await pool.query<Record<string, unknown>>(text, values);
+      // A multi-statement text answers an array of results.
+      const last = Array.isArray(result) ? (result.at(-1) as typeof result | undefined) : result;
+      return { rows: last?.rows ?? [] };
+    },
     async close() {
       if (closed) return;
       closed = true;
