@@ -107,6 +107,12 @@ export function Layout({ children }: { children: ReactNode }) {
       <footer className="footer">
         <span>Vigie — gestion des risques et des vulnérabilités</span>
         <MockModeToggle />
+        <p className="data-notice" lang="en">
+          This product uses data from the NVD API but is not endorsed or certified by the NVD.{' '}
+          <span lang="fr">
+            Données CVE : NVD, programme CVE, catalogue KEV de la CISA, scores EPSS de FIRST, liste CWE de MITRE.
+          </span>
+        </p>
       </footer>
     </div>
   );
