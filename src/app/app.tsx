@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { Component, lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import { Route, Switch } from 'wouter';
 import { Layout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
@@ -33,6 +33,29 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/tasks', TasksPage],
 ];
 
+/**
+ * A screen's chunk can fail to load (offline before it was ever cached, or a deploy removed it): say so in
+ * French and offer a reload instead of a blank page.
+ */
+class ScreenBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+  override render() {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <section className="page narrow" role="alert">
+        <h1>Écran indisponible</h1>
+        <p>Cet écran n’a pas pu être chargé. Vérifiez votre connexion puis rechargez la page.</p>
+        <button type="button" className="btn" onClick={() => window.location.reload()}>
+          Recharger
+        </button>
+      </section>
+    );
+  }
+}
+
 function Loading() {
   return (
     <p className="page" role="status">
@@ -46,9 +69,11 @@ export function App() {
     <Switch>
       <Route path="/kiosk">
         <RequireAuth>
-          <Suspense fallback={<Loading />}>
-            <KioskPage />
-          </Suspense>
+          <ScreenBoundary>
+            <Suspense fallback={<Loading />}>
+              <KioskPage />
+            </Suspense>
+          </ScreenBoundary>
         </RequireAuth>
       </Route>
       <Route>
@@ -65,9 +90,11 @@ function MainApp() {
         {PROTECTED_LAZY.map(([path, Page]) => (
           <Route key={path} path={path}>
             <RequireAuth>
-              <Suspense fallback={<Loading />}>
-                <Page />
-              </Suspense>
+              <ScreenBoundary>
+                <Suspense fallback={<Loading />}>
+                  <Page />
+                </Suspense>
+              </ScreenBoundary>
             </RequireAuth>
           </Route>
         ))}
