@@ -4,6 +4,7 @@ import {
   foreignPartitions,
   freshness,
   isAuthEndpoint,
+  isDownloadPath,
   isCacheable,
   normalizePath,
   partitionName,
@@ -113,7 +114,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;
   const url = new URL(request.url);
   const pathname = normalizePath(url.pathname);
-  if (isAuthEndpoint(pathname)) return fetch(request);
+  if (isAuthEndpoint(pathname) || isDownloadPath(pathname)) return fetch(request);
 
   if (await mockModeOn()) {
     const sample = await trySample(request, pathname);

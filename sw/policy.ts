@@ -37,6 +37,14 @@ export function isAuthEndpoint(pathname: string): boolean {
 }
 
 /** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
+/**
+ * File downloads (exports) go straight to the network: a 100k-row export has no place in Cache Storage, and a
+ * stale copy of one would be a silent lie.
+ */
+export function isDownloadPath(pathname: string): boolean {
+  return /\/export(\/|$)/.test(normalizePath(pathname));
+}
+
 export function ttlSeconds(pathname: string): number {
   const p = normalizePath(pathname);
   if (/^\/api\/notifications(\/|$)/.test(p)) return 60;

@@ -4,6 +4,7 @@ import {
   freshness,
   isApiPath,
   isAuthEndpoint,
+  isDownloadPath,
   isCacheable,
   normalizePath,
   partitionName,
@@ -40,6 +41,22 @@ describe('service-worker routing decisions', () => {
   ])('%s may be cached', (path) => {
     expect(isAuthEndpoint(path)).toBe(false);
   });
+
+  it.each([
+    '/api/vulnerabilities/export/',
+    '/api/audit/export/csv/',
+    '/api/admin/logs/export/',
+    '/api//api/audit/export/json/',
+  ])('%s is a file download: network only, never cached', (path) => {
+    expect(isDownloadPath(path)).toBe(true);
+  });
+
+  it.each(['/api/vulnerabilities/vulnerabilities/', '/api/exports-list/', '/api/vulnerabilities/summary/'])(
+    '%s is not a download',
+    (path) => {
+      expect(isDownloadPath(path)).toBe(false);
+    },
+  );
 
   it('recognises /api paths only', () => {
     expect(isApiPath('/api/projects/')).toBe(true);
