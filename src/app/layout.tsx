@@ -18,6 +18,7 @@ const NAV: { href: string; label: string; roles?: string[] }[] = [
   { href: '/assets', label: 'Actifs' },
   { href: '/threats', label: 'Menaces' },
   { href: '/tasks', label: 'Tâches' },
+  { href: '/cve', label: 'CVE' },
   { href: '/notifications', label: 'Notifications' },
   { href: '/admin/users', label: 'Utilisateurs', roles: ['admin'] },
   { href: '/settings', label: 'Préférences' },

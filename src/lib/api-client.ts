@@ -94,7 +94,10 @@ export interface RequestOptions {
   /** A write that may wait for the network: the service worker queues it offline and replays it once. */
   queueable?: boolean;
   headers?: Record<string, string>;
-  responseType?: 'json' | 'blob' | 'text';
+  /** 'stream' hands the body over unread (a ReadableStream) for downloads with progress. */
+  responseType?: 'json' | 'blob' | 'text' | 'stream';
+  /** Cancels the request (and a streamed body); the caller gets the AbortError back, not a French message. */
+  signal?: AbortSignal;
 }
 
 const PROTECTED_AREAS = /^\/(dashboard|tenants|organizations)(\/|$)/;
@@ -221,11 +224,15 @@ export async function apiRequestWithOrigin<T>(
   }
 
   const url = env.baseUrl().replace(/\/+$/, '') + normalizeApiPath(path, opts.raw);
+  const timeoutMs = opts.timeoutMs ?? TIMEOUTS.default;
   const fetchOptions: FetchOptions<'json'> = {
     method,
     headers,
     credentials: 'include',
-    timeout: opts.timeoutMs ?? TIMEOUTS.default,
+    // ofetch applies its own timeout only without a signal: combine both when the caller can cancel.
+    ...(opts.signal
+      ? { signal: AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) }
+      : { timeout: timeoutMs }),
     retry: 0,
     ignoreResponseError: true,
     responseType: (opts.responseType ?? 'json') as 'json',
@@ -237,6 +244,7 @@ export async function apiRequestWithOrigin<T>(
   try {
     response = await (env.fetch ? createFetch({ fetch: env.fetch }) : ofetch).raw<T>(url, fetchOptions);
   } catch (err) {
+    if (opts.signal?.aborted) throw err;
     const timedOut = err instanceof Error && /aborted|timeout/i.test(`${err.name} ${err.message} ${String(err.cause)}`);
     env.onNoResponse();
     throw timedOut

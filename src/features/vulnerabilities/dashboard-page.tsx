@@ -1,9 +1,233 @@
-// Not built yet (issue 6): placeholder so the route exists while the screen is written.
+import { Link, useSearch } from 'wouter';
+import { useSignals } from '@preact/signals-react/runtime';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import {
+  HorizontalBars,
+  SEVERITIES,
+  SEVERITY_LABELS,
+  SeverityDonut,
+  TrendLine,
+  type SeverityDistribution,
+} from '../../components/charts/index.tsx';
+import { fetchSummary } from './api/vulnerabilities.ts';
+import type { VulnerabilitySummary } from './api/types.ts';
+import { SeverityBadge } from './badges.tsx';
+import { formatDateTime, NUMBER, plural } from './format.ts';
+import { tenantKey } from './permissions.ts';
+import { useLoad } from './use-load.ts';
+import './vulnerabilities.css';
+
+export const PERIODS = [7, 30, 90] as const;
+const DEFAULT_PERIOD = 30;
+
+export function periodOf(search: string): number {
+  const days = Number(new URLSearchParams(search).get('days'));
+  return (PERIODS as readonly number[]).includes(days) ? days : DEFAULT_PERIOD;
+}
+
+const LIST = '/vulnerabilities/list';
+
+function listHref(params: Record<string, string>): string {
+  return `${LIST}?${new URLSearchParams(params).toString()}`;
+}
+
+function assetName(asset: VulnerabilitySummary['recently_added'][number]['asset']): string | null {
+  if (!asset) return null;
+  return typeof asset === 'string' ? asset : asset.name;
+}
+
+/** §3 vulnerability dashboard summary, for the chosen period (7, 30 or 90 days, in the URL). */
 export default function VulnerabilityDashboardPage() {
+  useSignals();
+  const search = useSearch();
+  const days = periodOf(search);
+  const { state, retry } = useLoad(() => fetchSummary(days), `${days}|${tenantKey()}`);
+
   return (
-    <section className="page">
-      <h1>Vulnérabilités</h1>
-      <p>Écran en cours de construction.</p>
+    <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
+      <div className="vuln-head">
+        <h1>Vulnérabilités</h1>
+        <nav className="vuln-actions" aria-label="Écrans des vulnérabilités">
+          <Link href={LIST} className="btn secondary">
+            Toutes les vulnérabilités
+          </Link>
+          <Link href="/cve" className="btn secondary">
+            Rechercher une CVE
+          </Link>
+        </nav>
+      </div>
+
+      <nav className="segmented" aria-label="Période">
+        {PERIODS.map((p) => (
+          <Link key={p} href={`/vulnerabilities?days=${p}`} aria-current={p === days ? 'page' : undefined}>
+            {p} jours
+          </Link>
+        ))}
+      </nav>
+
+      {state.status === 'loading' && <p role="status">Chargement du tableau de bord…</p>}
+      {state.status === 'error' && (
+        <div className="vuln-error">
+          <p className="error" role="alert">
+            {state.message}
+          </p>
+          <button type="button" className="btn secondary" onClick={retry}>
+            Réessayer
+          </button>
+        </div>
+      )}
+      {state.status === 'ready' && (
+        <>
+          <DataOriginNote origin={state.origin} />
+          <SummaryView summary={state.data} days={days} />
+        </>
+      )}
     </section>
+  );
+}
+
+function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: number }) {
+  const dist: SeverityDistribution = {
+    critical: summary.severity_distribution?.critical ?? 0,
+    high: summary.severity_distribution?.high ?? 0,
+    medium: summary.severity_distribution?.medium ?? 0,
+    low: summary.severity_distribution?.low ?? 0,
+    info: summary.severity_distribution?.info ?? 0,
+  };
+  const total = summary.total_vulnerabilities ?? SEVERITIES.reduce((a, s) => a + dist[s], 0);
+  const recent = summary.recently_added ?? [];
+  const assets = (summary.top_affected_assets ?? []).map((a) => ({
+    label: a.name ?? a.asset ?? '—',
+    value: a.count,
+  }));
+  const cwes = (summary.top_cwe_categories ?? []).map((c) => ({
+    label: c.name ? `${c.cwe_id} — ${c.name}` : c.cwe_id,
+    value: c.count,
+  }));
+  const trends = summary.vulnerability_trends ?? [];
+
+  if (total === 0 && recent.length === 0 && (summary.resolved_count ?? 0) === 0) {
+    return (
+      <p className="empty">
+        Aucune vulnérabilité enregistrée pour le moment. Importez un rapport de scan pour commencer.{' '}
+        <Link href="/scans">Aller aux scans</Link>
+      </p>
+    );
+  }
+
+  return (
+    <>
+      <ul className="stat-tiles" aria-label="Chiffres clés">
+        <li>
+          <Link href={listHref({ is_resolved: 'false' })}>
+            <strong data-testid="stat-total">{NUMBER.format(total)}</strong>
+            <span>{total > 1 ? 'vulnérabilités ouvertes' : 'vulnérabilité ouverte'}</span>
+          </Link>
+        </li>
+        <li className="tile-critical">
+          <Link href={listHref({ severity: 'critical', is_resolved: 'false' })}>
+            <strong data-testid="stat-critical">{NUMBER.format(dist.critical)}</strong>
+            <span>{dist.critical > 1 ? 'critiques' : 'critique'}</span>
+          </Link>
+        </li>
+        {summary.kev_count !== undefined && (
+          <li className="tile-kev">
+            <Link href={listHref({ kev: 'true', is_resolved: 'false' })}>
+              <strong data-testid="stat-kev">{NUMBER.format(summary.kev_count)}</strong>
+              <span>activement exploitées (KEV)</span>
+            </Link>
+          </li>
+        )}
+        {summary.open_count !== undefined && (
+          <li>
+            <Link href={listHref({ is_resolved: 'false' })}>
+              <strong data-testid="stat-open">{NUMBER.format(summary.open_count)}</strong>
+              <span>{summary.open_count > 1 ? 'ouvertes' : 'ouverte'}</span>
+            </Link>
+          </li>
+        )}
+        {summary.resolved_count !== undefined && (
+          <li>
+            <Link href={listHref({ is_resolved: 'true' })}>
+              <strong data-testid="stat-resolved">{NUMBER.format(summary.resolved_count)}</strong>
+              <span>{summary.resolved_count > 1 ? 'résolues' : 'résolue'}</span>
+            </Link>
+          </li>
+        )}
+      </ul>
+
+      <div className="vuln-grid">
+        <section className="card" aria-labelledby="sev-title">
+          <h2 id="sev-title">Par gravité</h2>
+          <SeverityDonut distribution={dist} />
+          <ul className="sev-links">
+            {SEVERITIES.map((s) => (
+              <li key={s}>
+                <Link href={listHref({ severity: s, is_resolved: 'false' })}>
+                  <span className={`sev-dot sev-${s}`} aria-hidden="true" />
+                  {SEVERITY_LABELS[s]}
+                  <strong>{NUMBER.format(dist[s])}</strong>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+
+        <section className="card span-2" aria-labelledby="trend-title">
+          <h2 id="trend-title">Tendance sur {days} jours</h2>
+          {trends.length === 0 ? (
+            <p className="muted">Aucune donnée de tendance.</p>
+          ) : (
+            <TrendLine points={trends} label="Nouvelles vulnérabilités par jour" />
+          )}
+        </section>
+
+        <section className="card span-2" aria-labelledby="recent-title">
+          <h2 id="recent-title">Ajoutées récemment</h2>
+          {recent.length === 0 ? (
+            <p className="muted">Aucune vulnérabilité récente.</p>
+          ) : (
+            <ul className="recent-list">
+              {recent.map((v) => (
+                <li key={v.id}>
+                  <SeverityBadge severity={v.severity} />
+                  <Link href={`/vulnerabilities/${encodeURIComponent(String(v.id))}`} className="recent-title">
+                    {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
+                  </Link>
+                  <span className="muted">
+                    {assetName(v.asset) ?? 'Sans actif'} ·{' '}
+                    <time dateTime={v.created_at}>{formatDateTime(v.created_at)}</time>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+
+        <section className="card" aria-labelledby="assets-title">
+          <h2 id="assets-title">Actifs les plus touchés</h2>
+          {assets.length === 0 ? (
+            <p className="muted">Aucun actif touché.</p>
+          ) : (
+            <HorizontalBars items={assets} label="Vulnérabilités ouvertes par actif" />
+          )}
+        </section>
+
+        <section className="card span-2" aria-labelledby="cwe-title">
+          <h2 id="cwe-title">Faiblesses (CWE) les plus fréquentes</h2>
+          {cwes.length === 0 ? (
+            <p className="muted">Aucune faiblesse référencée.</p>
+          ) : (
+            <HorizontalBars items={cwes} label="Vulnérabilités par CWE" />
+          )}
+        </section>
+      </div>
+      {summary.generated_at && (
+        <p className="muted small">
+          Calculé le <time dateTime={summary.generated_at}>{formatDateTime(summary.generated_at)}</time> ·{' '}
+          {plural(total, 'vulnérabilité ouverte', 'vulnérabilités ouvertes')}
+        </p>
+      )}
+    </>
   );
 }

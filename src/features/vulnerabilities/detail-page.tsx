@@ -1,9 +1,202 @@
-// Not built yet (issue 6): placeholder so the route exists while the screen is written.
+import { useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { useSignals } from '@preact/signals-react/runtime';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
+import type { Vulnerability } from './api/types.ts';
+import { KevBadge, SeverityBadge } from './badges.tsx';
+import { CvePanel } from './cve-panel.tsx';
+import { formatDateTime, formatPercent, formatScore } from './format.ts';
+import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
+import { errorMessage, useLoad } from './use-load.ts';
+import './vulnerabilities.css';
+
+/** One finding: its CVE explained, its asset, and resolve / reopen for writers. */
 export default function VulnerabilityDetailPage() {
+  useSignals();
+  const { id = '' } = useParams<{ id: string }>();
+  const canWrite = canWriteVulnerabilities();
+  const { state, retry, update } = useLoad(() => fetchVulnerability(id), `${id}|${tenantKey()}`);
+
   return (
-    <section className="page">
-      <h1>Vulnérabilité</h1>
-      <p>Écran en cours de construction.</p>
+    <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
+      <p>
+        <Link href="/vulnerabilities/list">← Liste des vulnérabilités</Link>
+      </p>
+      {state.status === 'loading' && <p role="status">Chargement de la vulnérabilité…</p>}
+      {state.status === 'error' && (
+        <>
+          <h1>Vulnérabilité</h1>
+          <div className="vuln-error">
+            <p className="error" role="alert">
+              {state.notFound ? 'Cette vulnérabilité n’existe pas ou n’est plus accessible.' : state.message}
+            </p>
+            {!state.notFound && (
+              <button type="button" className="btn secondary" onClick={retry}>
+                Réessayer
+              </button>
+            )}
+          </div>
+        </>
+      )}
+      {state.status === 'ready' && (
+        <>
+          <DataOriginNote origin={state.origin} />
+          <Detail v={state.data} canWrite={canWrite} onChange={(next) => update({ ...state.data, ...next })} />
+        </>
+      )}
     </section>
+  );
+}
+
+function Detail({
+  v,
+  canWrite,
+  onChange,
+}: {
+  v: Vulnerability;
+  canWrite: boolean;
+  onChange: (v: Vulnerability) => void;
+}) {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const toggle = () => {
+    const next = !v.is_resolved;
+    setPending(true);
+    setError(null);
+    setDone(null);
+    markResolved(v.id, next).then(
+      (updated) => {
+        setPending(false);
+        onChange({ ...v, ...updated, cve: updated?.cve ?? v.cve, is_resolved: updated?.is_resolved ?? next });
+        setDone(next ? 'Vulnérabilité marquée comme résolue.' : 'Vulnérabilité rouverte.');
+      },
+      (err: unknown) => {
+        setPending(false);
+        setError(
+          `${next ? 'Impossible de marquer la vulnérabilité comme résolue' : 'Impossible de rouvrir la vulnérabilité'} : ${errorMessage(err)}`,
+        );
+      },
+    );
+  };
+
+  return (
+    <>
+      <div className="detail-head">
+        <h1>
+          {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
+        </h1>
+      </div>
+      <p className="detail-head">
+        <SeverityBadge severity={v.severity} />
+        <KevBadge kev={v.kev} />
+        <span>
+          CVSS <strong>{formatScore(v.cvss_score)}</strong>
+        </span>
+        <span>
+          EPSS <strong>{formatPercent(v.epss_score)}</strong>
+        </span>
+        <span className={v.is_resolved ? 'status resolved' : 'status open'}>
+          {v.is_resolved ? 'Résolue' : 'Ouverte'}
+        </span>
+      </p>
+      {canWrite && (
+        <p>
+          <button type="button" className="btn primary" disabled={pending} onClick={toggle} aria-busy={pending}>
+            {pending ? 'Enregistrement…' : v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}
+          </button>
+        </p>
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p className="muted" role="status">
+        {done ?? ''}
+      </p>
+
+      <div className="detail-grid">
+        <section className="card" aria-labelledby="finding-title">
+          <h2 id="finding-title">Constat</h2>
+          {v.description && <p className="description">{v.description}</p>}
+          <dl className="facts">
+            <dt>Actif</dt>
+            <dd>
+              {v.asset ? (
+                <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(v.asset.id))}`}>
+                  {v.asset.name}
+                </Link>
+              ) : (
+                'Aucun'
+              )}
+            </dd>
+            {(v.port || v.protocol || v.service) && (
+              <>
+                <dt>Service</dt>
+                <dd>{[v.service, v.port ? `port ${v.port}` : null, v.protocol].filter(Boolean).join(' · ')}</dd>
+              </>
+            )}
+            {v.package_name && (
+              <>
+                <dt>Paquet</dt>
+                <dd>
+                  <span className="mono">{v.package_name}</span> {v.installed_version ?? ''}
+                  {v.fixed_version ? ` → corrigé en ${v.fixed_version}` : ''}
+                </dd>
+              </>
+            )}
+            {v.cvss_vector && (
+              <>
+                <dt>Vecteur CVSS</dt>
+                <dd className="vector mono">{v.cvss_vector}</dd>
+              </>
+            )}
+            <dt>Détectée le</dt>
+            <dd>{formatDateTime(v.first_seen ?? v.created_at)}</dd>
+            {v.last_seen && (
+              <>
+                <dt>Vue pour la dernière fois</dt>
+                <dd>{formatDateTime(v.last_seen)}</dd>
+              </>
+            )}
+            {v.is_resolved && (
+              <>
+                <dt>Résolue le</dt>
+                <dd>{formatDateTime(v.resolved_at)}</dd>
+              </>
+            )}
+            {v.source && (
+              <>
+                <dt>Source</dt>
+                <dd>{v.source}</dd>
+              </>
+            )}
+          </dl>
+          {v.solution && (
+            <>
+              <h3>Correctif</h3>
+              <p className="description">{v.solution}</p>
+            </>
+          )}
+        </section>
+      </div>
+
+      {v.cve ? (
+        <>
+          <h2 className="section-title">Fiche CVE</h2>
+          <CvePanel cve={v.cve} headingLevel={3} />
+        </>
+      ) : (
+        v.cve_id && (
+          <p className="muted">
+            La fiche de {v.cve_id} n’est pas dans la base locale.{' '}
+            <Link href={`/cve/${encodeURIComponent(v.cve_id)}`}>Rechercher la CVE</Link>
+          </p>
+        )
+      )}
+    </>
   );
 }

@@ -1,9 +1,396 @@
-// Not built yet (issue 6): placeholder so the route exists while the screen is written.
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { useSignals } from '@preact/signals-react/runtime';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { SEVERITIES, SEVERITY_LABELS } from '../../components/charts/index.tsx';
+import { fetchAssetOptions } from './api/vulnerabilities.ts';
+import type { AssetOption, Vulnerability } from './api/types.ts';
+import { KevBadge, SeverityBadge } from './badges.tsx';
+import { ExportControls } from './export-controls.tsx';
+import { formatDate, formatPercent, formatScore, plural } from './format.ts';
+import {
+  filtersToApi,
+  filtersToSearch,
+  hasFilters,
+  ORDERINGS,
+  parseFilters,
+  type ListFilters,
+} from './list-filters.ts';
+import { tenantKey } from './permissions.ts';
+import { usePagedRows } from './use-paged-rows.ts';
+import './vulnerabilities.css';
+
+export const ROW_HEIGHT = 44;
+const TEXT_DEBOUNCE_MS = 400;
+const LIST_PATH = '/vulnerabilities/list';
+
+/** Sortable columns: header → API ordering field. */
+const SORTABLE: Record<string, string> = {
+  cve: 'cve_id',
+  title: 'title',
+  severity: 'severity',
+  cvss: 'cvss_score',
+  date: 'created_at',
+};
+
+/** The filtered vulnerability list: filters and ordering in the URL, rows virtualised and fetched by page. */
 export default function VulnerabilityListPage() {
+  useSignals();
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const filters = parseFilters(search);
+  const canonical = filtersToSearch(filters);
+  const apiQuery = filtersToApi(filters);
+  const key = `${canonical}|${filters.ordering}|${tenantKey()}`;
+  const rows = usePagedRows(key, apiQuery);
+
+  const setFilters = (next: ListFilters) => {
+    const qs = filtersToSearch(next);
+    if (qs !== canonical) navigate(qs ? `${LIST_PATH}?${qs}` : LIST_PATH);
+  };
+
   return (
-    <section className="page">
-      <h1>Liste des vulnérabilités</h1>
-      <p>Écran en cours de construction.</p>
+    <section className="page page-wide vuln-page">
+      <div className="vuln-head">
+        <h1>Liste des vulnérabilités</h1>
+        <nav className="vuln-actions" aria-label="Écrans des vulnérabilités">
+          <Link href="/vulnerabilities" className="btn secondary">
+            Tableau de bord
+          </Link>
+          <Link href="/cve" className="btn secondary">
+            Rechercher une CVE
+          </Link>
+        </nav>
+      </div>
+
+      <FilterForm filters={filters} onChange={setFilters} />
+
+      <div className="list-bar">
+        <p className="count" role="status" aria-live="polite">
+          {rows.total === null
+            ? rows.error
+              ? ''
+              : 'Chargement…'
+            : plural(rows.total, 'vulnérabilité', 'vulnérabilités')}
+        </p>
+        <ExportControls query={apiQuery} expectedRows={rows.total} />
+      </div>
+      <DataOriginNote origin={rows.origin} />
+      {rows.error && (
+        <div className="vuln-error">
+          <p className="error" role="alert">
+            {rows.error}
+          </p>
+          <button type="button" className="btn secondary" onClick={rows.retry}>
+            Réessayer
+          </button>
+        </div>
+      )}
+      {rows.total === 0 && (
+        <p className="empty">
+          {hasFilters(filters)
+            ? 'Aucune vulnérabilité ne correspond à ces filtres.'
+            : 'Aucune vulnérabilité enregistrée pour le moment.'}{' '}
+          {hasFilters(filters) && (
+            <button type="button" className="link" onClick={() => setFilters(parseFilters(''))}>
+              Effacer les filtres
+            </button>
+          )}
+        </p>
+      )}
+      {rows.total !== null && rows.total > 0 && (
+        <VirtualTable
+          key={key}
+          total={rows.total}
+          rowAt={rows.rowAt}
+          ensureRange={rows.ensureRange}
+          ordering={filters.ordering}
+          onSort={(ordering) => setFilters({ ...filters, ordering })}
+          onOpen={(v) => navigate(`/vulnerabilities/${encodeURIComponent(String(v.id))}`)}
+        />
+      )}
     </section>
+  );
+}
+
+function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f: ListFilters) => void }) {
+  const [assets, setAssets] = useState<AssetOption[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    void fetchAssetOptions().then((list) => live && setAssets(list));
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  // The text field: typed freely, written to the URL after a pause; a URL change from elsewhere (back) wins.
+  const [draft, setDraft] = useState(filters.text);
+  const [seen, setSeen] = useState(filters.text);
+  const [pushed, setPushed] = useState(filters.text);
+  if (filters.text !== seen) {
+    setSeen(filters.text);
+    if (filters.text !== pushed) setDraft(filters.text);
+  }
+  const latest = useRef({ filters, onChange });
+  useEffect(() => {
+    latest.current = { filters, onChange };
+  });
+  useEffect(() => {
+    if (draft.trim() === latest.current.filters.text.trim()) return;
+    const t = setTimeout(() => {
+      setPushed(draft.trim());
+      latest.current.onChange({ ...latest.current.filters, text: draft });
+    }, TEXT_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [draft]);
+
+  const toggleSeverity = (s: string, on: boolean) =>
+    onChange({ ...filters, severity: on ? [...filters.severity, s] : filters.severity.filter((x) => x !== s) });
+  const assetKnown = !filters.asset || assets?.some((a) => String(a.id) === filters.asset);
+
+  return (
+    <form
+      className="card vuln-filters"
+      role="search"
+      aria-label="Filtrer les vulnérabilités"
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <div>
+        <label htmlFor="vf-text">Recherche</label>
+        <input
+          id="vf-text"
+          type="search"
+          value={draft}
+          placeholder="CVE, titre, description…"
+          onChange={(e) => setDraft(e.target.value)}
+        />
+      </div>
+      <fieldset>
+        <legend>Gravité</legend>
+        <div className="checks">
+          {SEVERITIES.map((s) => (
+            <label key={s}>
+              <input
+                type="checkbox"
+                name="severity"
+                value={s}
+                checked={filters.severity.includes(s)}
+                onChange={(e) => toggleSeverity(s, e.target.checked)}
+              />
+              {SEVERITY_LABELS[s]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div>
+        <label htmlFor="vf-status">Statut</label>
+        <select
+          id="vf-status"
+          value={filters.is_resolved}
+          onChange={(e) => onChange({ ...filters, is_resolved: e.target.value as ListFilters['is_resolved'] })}
+        >
+          <option value="">Tous</option>
+          <option value="false">Ouvertes</option>
+          <option value="true">Résolues</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="vf-kev">KEV (exploitées)</label>
+        <select
+          id="vf-kev"
+          value={filters.kev}
+          onChange={(e) => onChange({ ...filters, kev: e.target.value as ListFilters['kev'] })}
+        >
+          <option value="">Toutes</option>
+          <option value="true">KEV uniquement</option>
+          <option value="false">Hors KEV</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="vf-asset">Actif</label>
+        <select id="vf-asset" value={filters.asset} onChange={(e) => onChange({ ...filters, asset: e.target.value })}>
+          <option value="">Tous les actifs</option>
+          {!assetKnown && <option value={filters.asset}>Actif n° {filters.asset}</option>}
+          {(assets ?? []).map((a) => (
+            <option key={a.id} value={String(a.id)}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="vf-ordering">Trier par</label>
+        <select
+          id="vf-ordering"
+          value={filters.ordering}
+          onChange={(e) => onChange({ ...filters, ordering: e.target.value })}
+        >
+          {ORDERINGS.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+          {!ORDERINGS.some((o) => o.value === filters.ordering) && (
+            <option value={filters.ordering}>{filters.ordering}</option>
+          )}
+        </select>
+      </div>
+      {(filters.cve || hasFilters(filters)) && (
+        <div className="span-all">
+          {filters.cve && (
+            <span className="filter-chip">
+              CVE : <span className="mono">{filters.cve}</span>
+              <button
+                type="button"
+                className="link"
+                aria-label={`Retirer le filtre ${filters.cve}`}
+                onClick={() => onChange({ ...filters, cve: '' })}
+              >
+                ×
+              </button>
+            </span>
+          )}{' '}
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setDraft('');
+              onChange({ ...parseFilters(''), ordering: filters.ordering });
+            }}
+          >
+            Effacer les filtres
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}
+
+interface VirtualTableProps {
+  total: number;
+  rowAt: (index: number) => Vulnerability | undefined;
+  ensureRange: (first: number, last: number) => void;
+  ordering: string;
+  onSort: (ordering: string) => void;
+  onOpen: (v: Vulnerability) => void;
+}
+
+function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: VirtualTableProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read during render by design
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items.at(-1)?.index ?? -1;
+
+  useEffect(() => {
+    ensureRange(first, last);
+  }, [first, last, ensureRange]);
+
+  const padTop = items[0]?.start ?? 0;
+  const padBottom = items.length ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : 0;
+
+  const field = ordering.replace(/^-/, '');
+  const desc = ordering.startsWith('-');
+  const header = (col: keyof typeof SORTABLE, label: string, className: string) => {
+    const f = SORTABLE[col]!;
+    const active = field === f;
+    const next = active ? (desc ? f : `-${f}`) : col === 'cvss' || col === 'severity' || col === 'date' ? `-${f}` : f;
+    return (
+      <th scope="col" className={className} aria-sort={active ? (desc ? 'descending' : 'ascending') : undefined}>
+        <button type="button" onClick={() => onSort(next)}>
+          {label}
+          {active ? (desc ? ' ↓' : ' ↑') : ''}
+        </button>
+      </th>
+    );
+  };
+
+  return (
+    <div
+      className="vuln-scroller"
+      ref={scroller}
+      tabIndex={0}
+      role="region"
+      aria-label="Vulnérabilités (liste défilante)"
+    >
+      <table className="vuln-table" aria-rowcount={total + 1}>
+        <thead>
+          <tr aria-rowindex={1}>
+            {header('cve', 'CVE', 'col-cve')}
+            {header('title', 'Titre', 'col-title')}
+            {header('severity', 'Gravité', 'col-sev')}
+            {header('cvss', 'CVSS', 'col-num opt-sm')}
+            <th scope="col" className="col-asset opt-md">
+              Actif
+            </th>
+            <th scope="col" className="col-kev opt-md">
+              KEV
+            </th>
+            <th scope="col" className="col-num opt-md">
+              EPSS
+            </th>
+            {header('date', 'Détectée le', 'col-date opt-sm')}
+            <th scope="col" className="col-status">
+              Statut
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {padTop > 0 && (
+            <tr className="spacer" aria-hidden="true">
+              <td colSpan={9} style={{ height: padTop }} />
+            </tr>
+          )}
+          {items.map((item) => {
+            const v = rowAt(item.index);
+            if (!v)
+              return (
+                <tr key={item.key} className="row loading" aria-rowindex={item.index + 2} aria-busy="true">
+                  <td colSpan={9}>
+                    <span className="placeholder" />
+                    <span className="visually-hidden">Chargement…</span>
+                  </td>
+                </tr>
+              );
+            return (
+              <tr key={item.key} className="row" aria-rowindex={item.index + 2} onClick={() => onOpen(v)}>
+                <td className="mono">
+                  <Link
+                    href={`/vulnerabilities/${encodeURIComponent(String(v.id))}`}
+                    onClick={(e) => e.stopPropagation()}
+                  >
+                    {v.cve_id ?? `n° ${v.id}`}
+                  </Link>
+                </td>
+                <td title={v.title}>{v.title}</td>
+                <td>
+                  <SeverityBadge severity={v.severity} />
+                </td>
+                <td className="num opt-sm">{formatScore(v.cvss_score)}</td>
+                <td className="opt-md" title={v.asset?.name}>
+                  {v.asset?.name ?? '—'}
+                </td>
+                <td className="opt-md">{v.kev ? <KevBadge kev /> : <span className="muted">—</span>}</td>
+                <td className="num opt-md">{formatPercent(v.epss_score)}</td>
+                <td className="opt-sm">{formatDate(v.first_seen ?? v.created_at)}</td>
+                <td>{v.is_resolved ? 'Résolue' : 'Ouverte'}</td>
+              </tr>
+            );
+          })}
+          {padBottom > 0 && (
+            <tr className="spacer" aria-hidden="true">
+              <td colSpan={9} style={{ height: padBottom }} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,0 +1,366 @@
+/**
+ * Shared charts (vulnerability dashboard, kiosk, other dashboards).
+ *
+ * - chart.js is loaded on first draw by a dynamic import (its own chunk), with only the pieces used registered.
+ * - Every chart renders a <canvas> (hidden from assistive technologies) and a table with the same numbers: visually
+ *   hidden when the canvas is drawn, shown instead of it where canvas is unavailable (e.g. happy-dom in tests).
+ * - Colours come from CSS variables read on the chart's <figure>: `--sev-critical`, `--sev-high`, `--sev-medium`,
+ *   `--sev-low`, `--sev-info`, `--chart-accent`, `--chart-ink`, `--chart-grid`, `--chart-surface`. charts.css
+ *   defines them for the light theme on :root and for a dark theme on `[data-theme='dark']` and `.theme-dark`
+ *   (put either on a container, e.g. the kiosk root, or pass `theme="dark"` to a chart). Values are read when the
+ *   chart is drawn and whenever its props change.
+ * - `size="large"` is for wall screens: taller canvas, bigger fonts, thicker lines.
+ * - prefers-reduced-motion: reduce → no animation. Instances are destroyed on unmount and updated in place.
+ */
+import type { ReactNode, RefObject } from 'react';
+import type { ChartConfiguration } from 'chart.js';
+import { NUMBER, SEVERITIES, SEVERITY_LABELS, type ChartPalette, type ChartTheme, type Severity } from './palette.ts';
+import { useChart } from './use-chart.ts';
+import './charts.css';
+
+export { SEVERITIES, SEVERITY_LABELS, PALETTES, type ChartTheme, type Severity } from './palette.ts';
+
+export type ChartSize = 'normal' | 'large';
+export type SeverityDistribution = Record<Severity, number>;
+
+interface Metrics {
+  font: number;
+  line: number;
+  point: number;
+}
+
+function metricsOf(size: ChartSize): Metrics {
+  return size === 'large' ? { font: 20, line: 4, point: 4 } : { font: 12, line: 2, point: 2 };
+}
+
+function commonOptions(palette: ChartPalette, reducedMotion: boolean, m: Metrics) {
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: reducedMotion ? (false as const) : { duration: 400 },
+    color: palette.ink,
+    font: { size: m.font },
+    plugins: {
+      legend: { display: false },
+      tooltip: { bodyFont: { size: m.font }, titleFont: { size: m.font } },
+    },
+  };
+}
+
+const SHORT_DATE = new Intl.DateTimeFormat('fr-FR', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+const LONG_DATE = new Intl.DateTimeFormat('fr-FR', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
+function parseDay(date: string): Date | null {
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** '12 nov.' for a 'YYYY-MM-DD' day (read as a calendar day, whatever the time zone). */
+export function formatDayShort(date: string): string {
+  const d = parseDay(date);
+  return d ? SHORT_DATE.format(d) : date;
+}
+
+/** '12 nov. 2026' */
+export function formatDayLong(date: string): string {
+  const d = parseDay(date);
+  return d ? LONG_DATE.format(d) : date;
+}
+
+/** '#1f6feb' → '#1f6feb2e'; other colour syntaxes are returned unchanged. */
+function withAlpha(color: string, alpha: number): string {
+  if (!/^#[0-9a-f]{6}$/i.test(color)) return color;
+  return (
+    color +
+    Math.round(alpha * 255)
+      .toString(16)
+      .padStart(2, '0')
+  );
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+interface FrameProps {
+  className: string;
+  size: ChartSize;
+  theme: ChartTheme | undefined;
+  title: string | undefined;
+  figureRef: RefObject<HTMLElement | null>;
+  canvasRef: RefObject<HTMLCanvasElement | null>;
+  supported: boolean;
+  overlay?: ReactNode;
+  /** Canvas height in px when it depends on the data (bars); else set by CSS from the size. */
+  height?: number;
+  /** The accessible table: caption, head and body. */
+  table: ReactNode;
+}
+
+function ChartFrame(props: FrameProps) {
+  const { className, size, theme, title, figureRef, canvasRef, supported, overlay, height, table } = props;
+  return (
+    <figure
+      ref={figureRef}
+      className={`chart ${className} chart-${size}${supported ? '' : ' chart-no-canvas'}`}
+      data-theme={theme}
+    >
+      {title && <figcaption className="chart-title">{title}</figcaption>}
+      {supported && (
+        <div className="chart-canvas" style={height ? { height } : undefined}>
+          <canvas ref={canvasRef} aria-hidden="true" />
+          {overlay}
+        </div>
+      )}
+      <div className={supported ? 'visually-hidden' : 'chart-fallback'}>
+        <table className="chart-table">{table}</table>
+      </div>
+    </figure>
+  );
+}
+
+export interface SeverityDonutProps {
+  distribution: SeverityDistribution;
+  size?: ChartSize;
+  title?: string;
+  theme?: ChartTheme;
+}
+
+/** Findings by severity, with the total in the middle. */
+export function SeverityDonut({ distribution, size = 'normal', title, theme }: SeverityDonutProps) {
+  const values = SEVERITIES.map((s) => distribution[s] ?? 0);
+  const total = values.reduce((a, b) => a + b, 0);
+  const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
+    const m = metricsOf(size);
+    const config: ChartConfiguration<'doughnut'> = {
+      type: 'doughnut',
+      data: {
+        labels: SEVERITIES.map((s) => SEVERITY_LABELS[s]),
+        datasets: [
+          {
+            data: values,
+            backgroundColor: SEVERITIES.map((s) => palette.severity[s]),
+            borderColor: palette.surface,
+            borderWidth: m.line,
+          },
+        ],
+      },
+      options: { ...commonOptions(palette, reducedMotion, m), cutout: '62%' },
+    };
+    return config;
+  };
+  const { figureRef, canvasRef, supported } = useChart(build, `${size}|${values.join(',')}`, theme ?? 'light');
+  const caption = title ?? 'Répartition par gravité';
+  return (
+    <ChartFrame
+      className="chart-donut"
+      size={size}
+      theme={theme}
+      title={title}
+      figureRef={figureRef}
+      canvasRef={canvasRef}
+      supported={supported}
+      overlay={
+        <p className="chart-center" aria-hidden="true">
+          <strong>{NUMBER.format(total)}</strong>
+          <span>{total === 0 ? 'aucune' : 'au total'}</span>
+        </p>
+      }
+      table={
+        <>
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Gravité</th>
+              <th scope="col">Nombre</th>
+            </tr>
+          </thead>
+          <tbody>
+            {SEVERITIES.map((s, i) => (
+              <tr key={s} data-severity={s}>
+                <th scope="row">
+                  <span className={`sev-dot sev-${s}`} aria-hidden="true" />
+                  {SEVERITY_LABELS[s]}
+                </th>
+                <td>{NUMBER.format(values[i] ?? 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total</th>
+              <td>{NUMBER.format(total)}</td>
+            </tr>
+          </tfoot>
+        </>
+      }
+    />
+  );
+}
+
+export interface TrendLineProps {
+  points: { date: string; count: number }[];
+  label: string;
+  size?: ChartSize;
+  theme?: ChartTheme;
+}
+
+/** A count per day ('YYYY-MM-DD'), oldest first. */
+export function TrendLine({ points, label, size = 'normal', theme }: TrendLineProps) {
+  const key = `${size}|${label}|${points.map((p) => `${p.date}:${p.count}`).join(',')}`;
+  const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
+    const m = metricsOf(size);
+    return {
+      type: 'line',
+      data: {
+        labels: points.map((p) => formatDayShort(p.date)),
+        datasets: [
+          {
+            label,
+            data: points.map((p) => p.count),
+            borderColor: palette.accent,
+            backgroundColor: withAlpha(palette.accent, 0.18),
+            fill: true,
+            borderWidth: m.line,
+            pointRadius: points.length > 45 ? 0 : m.point,
+            tension: 0.25,
+          },
+        ],
+      },
+      options: {
+        ...commonOptions(palette, reducedMotion, m),
+        scales: {
+          x: {
+            ticks: { color: palette.ink, font: { size: m.font }, maxRotation: 0, autoSkip: true },
+            grid: { display: false },
+          },
+          y: {
+            beginAtZero: true,
+            ticks: { color: palette.ink, font: { size: m.font }, precision: 0 },
+            grid: { color: palette.grid },
+          },
+        },
+      },
+    };
+  };
+  const { figureRef, canvasRef, supported } = useChart(build, key, theme ?? 'light');
+  return (
+    <ChartFrame
+      className="chart-line"
+      size={size}
+      theme={theme}
+      title={label}
+      figureRef={figureRef}
+      canvasRef={canvasRef}
+      supported={supported}
+      table={
+        <>
+          <caption>{label}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Date</th>
+              <th scope="col">Nombre</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((p) => (
+              <tr key={p.date}>
+                <th scope="row">
+                  <time dateTime={p.date}>{formatDayLong(p.date)}</time>
+                </th>
+                <td>{NUMBER.format(p.count)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </>
+      }
+    />
+  );
+}
+
+export interface HorizontalBarsProps {
+  items: { label: string; value: number }[];
+  label: string;
+  size?: ChartSize;
+  theme?: ChartTheme;
+}
+
+/** Ranked values (top assets, top CWE…), largest first as given. */
+export function HorizontalBars({ items, label, size = 'normal', theme }: HorizontalBarsProps) {
+  const key = `${size}|${label}|${items.map((i) => `${i.label}:${i.value}`).join('\u0000')}`;
+  const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
+    const m = metricsOf(size);
+    const labels = items.map((i) => i.label);
+    return {
+      type: 'bar',
+      data: {
+        labels,
+        datasets: [
+          {
+            label,
+            data: items.map((i) => i.value),
+            backgroundColor: palette.accent,
+            borderRadius: 4,
+            maxBarThickness: size === 'large' ? 40 : 22,
+          },
+        ],
+      },
+      options: {
+        ...commonOptions(palette, reducedMotion, m),
+        indexAxis: 'y',
+        scales: {
+          x: {
+            beginAtZero: true,
+            ticks: { color: palette.ink, font: { size: m.font }, precision: 0 },
+            grid: { color: palette.grid },
+          },
+          y: {
+            ticks: {
+              color: palette.ink,
+              font: { size: m.font },
+              callback: (value) => truncate(labels[Number(value)] ?? String(value), size === 'large' ? 32 : 24),
+            },
+            grid: { display: false },
+          },
+        },
+      },
+    };
+  };
+  const { figureRef, canvasRef, supported } = useChart(build, key, theme ?? 'light');
+  return (
+    <ChartFrame
+      className="chart-bars"
+      size={size}
+      height={Math.max(items.length, 3) * (size === 'large' ? 52 : 32) + 40}
+      theme={theme}
+      title={label}
+      figureRef={figureRef}
+      canvasRef={canvasRef}
+      supported={supported}
+      table={
+        <>
+          <caption>{label}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Libellé</th>
+              <th scope="col">Nombre</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((i, n) => (
+              <tr key={`${n}-${i.label}`}>
+                <th scope="row">{i.label}</th>
+                <td>{NUMBER.format(i.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </>
+      }
+    />
+  );
+}

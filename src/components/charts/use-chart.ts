@@ -1,0 +1,93 @@
+import { useEffect, useRef, useState } from 'react';
+import type { Chart, ChartConfiguration } from 'chart.js';
+import type * as ChartSetup from './chart-setup.ts';
+import { readPalette, type ChartPalette, type ChartTheme } from './palette.ts';
+
+export type BuildConfig = (palette: ChartPalette, reducedMotion: boolean) => ChartConfiguration;
+
+let loader: Promise<typeof ChartSetup> | undefined;
+
+/** chart.js is fetched the first time a chart is drawn, never with the first paint. */
+function loadChartJs(): Promise<typeof ChartSetup> {
+  loader ??= import('./chart-setup.ts').catch((err: unknown) => {
+    loader = undefined; // offline without the chunk: try again next time
+    throw err;
+  });
+  return loader;
+}
+
+let canvasSupport: boolean | undefined;
+
+/** False where no 2D context exists (old engines, happy-dom): the charts then show their table only. */
+export function canvasSupported(): boolean {
+  if (canvasSupport === undefined) {
+    try {
+      canvasSupport = typeof document !== 'undefined' && !!document.createElement('canvas').getContext('2d');
+    } catch {
+      canvasSupport = false;
+    }
+  }
+  return canvasSupport;
+}
+
+function prefersReducedMotion(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+/**
+ * Draws a chart.js chart in `canvasRef` once chart.js is loaded, updates it in place when `key` changes (the
+ * serialised inputs), destroys it on unmount. `drawn` is false until then, and stays false without canvas support.
+ */
+export function useChart(build: BuildConfig, key: string, theme: ChartTheme) {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const figureRef = useRef<HTMLElement>(null);
+  const chartRef = useRef<Chart | null>(null);
+  const buildRef = useRef(build);
+  const themeRef = useRef(theme);
+  const [supported] = useState(canvasSupported);
+  const [drawn, setDrawn] = useState(false);
+
+  useEffect(() => {
+    buildRef.current = build;
+    themeRef.current = theme;
+  });
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!supported || !canvas) return;
+    let cancelled = false;
+    loadChartJs().then(
+      ({ Chart }) => {
+        if (cancelled) return;
+        const config = buildRef.current(readPalette(figureRef.current, themeRef.current), prefersReducedMotion());
+        chartRef.current = new Chart(canvas, config);
+        setDrawn(true);
+      },
+      () => {
+        /* the table stays the only rendering */
+      },
+    );
+    return () => {
+      cancelled = true;
+      chartRef.current?.destroy();
+      chartRef.current = null;
+    };
+  }, [supported]);
+
+  useEffect(() => {
+    const chart = chartRef.current;
+    if (!chart) return;
+    const next = buildRef.current(readPalette(figureRef.current, theme), prefersReducedMotion());
+    chart.data.labels = next.data.labels ?? [];
+    next.data.datasets.forEach((ds, i) => {
+      const current = chart.data.datasets[i];
+      if (current) Object.assign(current, ds);
+      else chart.data.datasets.push(ds);
+    });
+    chart.data.datasets.length = next.data.datasets.length;
+    chart.options = next.options ?? {};
+    chart.update();
+  }, [key, theme]);
+
+  return { canvasRef, figureRef, supported, drawn };
+}

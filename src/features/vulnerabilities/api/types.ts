@@ -1,0 +1,116 @@
+export interface CvssMetric {
+  key: string;
+  name: string;
+  value: string;
+  value_label: string;
+}
+
+export interface CvssBlock {
+  score: number;
+  vector: string;
+  severity: string;
+  metrics?: CvssMetric[];
+}
+
+export interface Cve {
+  cve_id: string;
+  title: string;
+  description: string;
+  status?: string;
+  published_at: string | null;
+  modified_at: string | null;
+  severity: string | null;
+  cvss_v31: CvssBlock | null;
+  cvss_v4: CvssBlock | null;
+  cvss_v2: Omit<CvssBlock, 'metrics'> | null;
+  cwes: { id: string; name: string }[];
+  references: { url: string; source?: string; tags?: string[] }[];
+  kev: {
+    date_added: string;
+    due_date: string | null;
+    required_action: string | null;
+    vendor?: string;
+    product?: string;
+    name?: string;
+    known_ransomware?: string | boolean | null;
+  } | null;
+  epss: { score: number; percentile: number; date?: string } | null;
+  affected_assets?: number;
+}
+
+export interface CveHit {
+  cve_id: string;
+  title: string;
+  description: string;
+  severity: string | null;
+  cvss_score: number | null;
+  published_at: string | null;
+  kev: boolean;
+  epss_score: number | null;
+  rank?: number;
+}
+
+export interface Vulnerability {
+  id: number | string;
+  title: string;
+  description?: string | null;
+  cve_id: string | null;
+  severity: string;
+  cvss_score: number | null;
+  cvss_vector?: string | null;
+  kev: boolean;
+  epss_score: number | null;
+  cwe_ids?: string[];
+  asset: { id: number | string; name: string } | null;
+  asset_id?: number | string | null;
+  scan_id?: number | string | null;
+  port?: number | null;
+  protocol?: string | null;
+  service?: string | null;
+  package_name?: string | null;
+  installed_version?: string | null;
+  fixed_version?: string | null;
+  solution?: string | null;
+  source?: string | null;
+  is_resolved: boolean;
+  resolved_at?: string | null;
+  resolved_by?: string | number | null;
+  first_seen?: string | null;
+  last_seen?: string | null;
+  created_at: string;
+  updated_at?: string;
+  cve?: Cve | null;
+}
+
+export interface Paged<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+/** §3 summary. The sample (§8) lacks kev/open/resolved counts and names assets differently: all optional here. */
+export interface VulnerabilitySummary {
+  total_vulnerabilities: number;
+  severity_distribution: Partial<Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>>;
+  recently_added: {
+    id: number | string;
+    cve_id: string | null;
+    title: string;
+    severity: string;
+    asset: string | { id: number | string; name: string } | null;
+    created_at: string;
+  }[];
+  top_affected_assets: { id?: number | string; name?: string; asset?: string; count: number; critical?: number }[];
+  top_cwe_categories: { cwe_id: string; name?: string; count: number }[];
+  vulnerability_trends: { date: string; count: number }[];
+  kev_count?: number;
+  open_count?: number;
+  resolved_count?: number;
+  generated_at?: string;
+}
+
+export interface AssetOption {
+  id: number | string;
+  name: string;
+}

@@ -1,0 +1,83 @@
+import { SEVERITIES } from '../../components/charts/index.tsx';
+import type { ListQuery } from './api/vulnerabilities.ts';
+import { isSeverity } from './format.ts';
+
+/** The list's filters and ordering, as kept in the URL query (same names as the API's). */
+export interface ListFilters {
+  severity: string[];
+  is_resolved: '' | 'true' | 'false';
+  kev: '' | 'true' | 'false';
+  asset: string;
+  cve: string;
+  text: string;
+  ordering: string;
+}
+
+export const ORDERINGS: { value: string; label: string }[] = [
+  { value: '-created_at', label: 'Plus récentes d’abord' },
+  { value: 'created_at', label: 'Plus anciennes d’abord' },
+  { value: '-severity', label: 'Gravité décroissante' },
+  { value: 'severity', label: 'Gravité croissante' },
+  { value: '-cvss_score', label: 'CVSS décroissant' },
+  { value: 'cvss_score', label: 'CVSS croissant' },
+  { value: 'cve_id', label: 'CVE (A → Z)' },
+  { value: '-cve_id', label: 'CVE (Z → A)' },
+  { value: 'title', label: 'Titre (A → Z)' },
+  { value: '-title', label: 'Titre (Z → A)' },
+  { value: '-last_seen', label: 'Vues récemment' },
+  { value: '-updated_at', label: 'Modifiées récemment' },
+];
+export const DEFAULT_ORDERING = '-created_at';
+const ORDERING_VALUES = new Set(ORDERINGS.map((o) => o.value).concat(['last_seen', 'updated_at']));
+
+function triState(v: string | null): '' | 'true' | 'false' {
+  return v === 'true' || v === 'false' ? v : '';
+}
+
+export function parseFilters(search: string): ListFilters {
+  const p = new URLSearchParams(search);
+  const severity = (p.get('severity') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(isSeverity);
+  const ordering = p.get('ordering') ?? '';
+  return {
+    // Canonical order and no duplicates, so equal filters give equal URLs.
+    severity: SEVERITIES.filter((s) => severity.includes(s)),
+    is_resolved: triState(p.get('is_resolved')),
+    kev: triState(p.get('kev')),
+    asset: p.get('asset') ?? '',
+    cve: p.get('cve') ?? '',
+    text: p.get('text') ?? '',
+    ordering: ORDERING_VALUES.has(ordering) ? ordering : DEFAULT_ORDERING,
+  };
+}
+
+/** The URL query (without '?'): defaults left out. */
+export function filtersToSearch(f: ListFilters): string {
+  const p = new URLSearchParams();
+  if (f.severity.length) p.set('severity', f.severity.join(','));
+  if (f.is_resolved) p.set('is_resolved', f.is_resolved);
+  if (f.kev) p.set('kev', f.kev);
+  if (f.asset) p.set('asset', f.asset);
+  if (f.cve) p.set('cve', f.cve);
+  if (f.text.trim()) p.set('text', f.text.trim());
+  if (f.ordering !== DEFAULT_ORDERING) p.set('ordering', f.ordering);
+  return p.toString();
+}
+
+/** The API query for the list and the export. */
+export function filtersToApi(f: ListFilters): ListQuery {
+  const q: ListQuery = { ordering: f.ordering };
+  if (f.severity.length) q.severity = f.severity.join(',');
+  if (f.is_resolved) q.is_resolved = f.is_resolved;
+  if (f.kev) q.kev = f.kev;
+  if (f.asset) q.asset = f.asset;
+  if (f.cve) q.cve = f.cve;
+  if (f.text.trim()) q.text = f.text.trim();
+  return q;
+}
+
+export function hasFilters(f: ListFilters): boolean {
+  return !!(f.severity.length || f.is_resolved || f.kev || f.asset || f.cve || f.text.trim());
+}

@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import sample from '../../sample-data/vulnerability-summary.json';
+import VulnerabilityDashboardPage from '../../src/features/vulnerabilities/dashboard-page.tsx';
+import { fr, mockApi, setup, tableRows, text, until, type Call } from './vulnerabilities-helpers.tsx';
+
+const full = {
+  total_vulnerabilities: 1254,
+  severity_distribution: { critical: 31, high: 402, medium: 600, low: 200, info: 21 },
+  recently_added: [
+    {
+      id: 7,
+      cve_id: 'CVE-2024-3400',
+      title: 'PAN-OS',
+      severity: 'critical',
+      asset: { id: 1, name: 'fw-01' },
+      created_at: '2026-11-12T14:05:00Z',
+    },
+  ],
+  top_affected_assets: [{ id: 1, name: 'fw-01', count: 40, critical: 3 }],
+  top_cwe_categories: [{ cwe_id: 'CWE-79', name: 'Cross-site scripting', count: 12 }],
+  vulnerability_trends: [
+    { date: '2026-11-11', count: 4 },
+    { date: '2026-11-12', count: 9 },
+  ],
+  kev_count: 17,
+  open_count: 1254,
+  resolved_count: 3020,
+  generated_at: '2026-11-12T14:05:00Z',
+};
+
+let page: ReturnType<typeof setup>;
+beforeEach(() => {
+  page = setup();
+});
+afterEach(() => page.cleanup());
+
+describe('vulnerability dashboard', () => {
+  it('shows the summary numbers, with links to the filtered list', async () => {
+    const calls = mockApi(() => ({ body: full }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
+    const c = page.container;
+    expect(calls[0]).toMatchObject({ path: '/api/vulnerabilities/summary/', query: { days: '30' } });
+    expect(text(c.querySelector('[data-testid="stat-total"]'))).toBe(fr(1254));
+    expect(text(c.querySelector('[data-testid="stat-kev"]'))).toBe('17');
+    expect(text(c.querySelector('[data-testid="stat-resolved"]'))).toBe(fr(3020));
+    expect(c.querySelector('[data-testid="stat-critical"]')!.closest('a')!.getAttribute('href')).toBe(
+      '/vulnerabilities/list?severity=critical&is_resolved=false',
+    );
+    // The donut's table and the severity links
+    expect(tableRows(c.querySelector('.chart-donut tbody'))).toContain('Élevée | 402');
+    const high = [...c.querySelectorAll('.sev-links a')].find((a) => text(a).startsWith('Élevée'))!;
+    expect(high.getAttribute('href')).toBe('/vulnerabilities/list?severity=high&is_resolved=false');
+    // Recent list links to the detail
+    expect(c.querySelector('.recent-list a')!.getAttribute('href')).toBe('/vulnerabilities/7');
+    expect(text(c.querySelector('.recent-list'))).toContain('fw-01');
+    // Bars: assets and CWE names
+    expect(tableRows(c.querySelector('.card:has(#cwe-title) tbody'))).toEqual(['CWE-79 — Cross-site scripting | 12']);
+    expect(tableRows(c.querySelector('.chart-line tbody'))).toEqual(['11 nov. 2026 | 4', '12 nov. 2026 | 9']);
+    expect(c.querySelector('.data-origin')).toBeNull();
+  });
+
+  it('renders the §8 sample shape (no KEV or resolved counts, assets by name) and marks it as sample data', async () => {
+    mockApi(() => ({ body: sample, headers: { 'X-Vigie-Source': 'sample' } }));
+    page.render('/vulnerabilities?days=7', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
+    const c = page.container;
+    expect(text(c.querySelector('[data-testid="stat-total"]'))).toBe('248');
+    expect(text(c.querySelector('[data-testid="stat-critical"]'))).toBe('14');
+    expect(c.querySelector('[data-testid="stat-kev"]')).toBeNull();
+    expect(text(c.querySelector('.data-origin'))).toBe('Données d’exemple');
+    expect(tableRows(c.querySelector('.card:has(#assets-title) tbody'))[0]).toBe('srv-app-erp-02 | 23');
+    expect(c.querySelectorAll('.recent-list li')).toHaveLength(5);
+    expect(c.querySelector('.segmented [aria-current="page"]')!.textContent).toBe('7 jours');
+  });
+
+  it('asks for the period in the URL and shows a French error on failure', async () => {
+    let calls: Call[] = mockApi(() => ({ status: 503, body: {} }));
+    page.render('/vulnerabilities?days=90', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[role="alert"]')).not.toBeNull());
+    expect(calls[0]!.query.days).toBe('90');
+    expect(text(page.container.querySelector('[role="alert"]'))).toBe('Backend connection failed');
+    calls = mockApi(() => ({
+      body: { ...full, total_vulnerabilities: 0, severity_distribution: {}, recently_added: [], resolved_count: 0 },
+    }));
+    (page.container.querySelector('.vuln-error button') as HTMLButtonElement).click();
+    await until(() => expect(text(page.container.querySelector('.empty'))).toContain('Aucune vulnérabilité'));
+  });
+});
