@@ -1,9 +1,412 @@
-// Not built yet (issue 6): placeholder so the route exists while the screen is written.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { deleteScan, listScans, runScanAction, type Paged, type Scan, type ScanAction } from './scans-api.ts';
+import {
+  ACTION_LABELS,
+  allowedActions,
+  isActive,
+  SCAN_STATUS_LABELS,
+  SCAN_STATUS_TONE,
+  SCANNER_LABELS,
+} from './scan-rules.ts';
+import { usePolling } from './use-polling.ts';
+import { useCanWrite } from './can-write.ts';
+import { ScanCreateForm } from './scan-create-form.tsx';
+import { ScanImportForm } from './scan-import-form.tsx';
+import './scans.css';
+
+export const PAGE_SIZE = 25;
+/** While a scan is PENDING or RUNNING the list is read again this often (ms). */
+export const SCAN_POLL_MS = 4_000;
+
+const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const NUMBER = new Intl.NumberFormat('fr-FR');
+const SEVERITY_SHORT: [keyof NonNullable<NonNullable<Scan['summary']>['by_severity']>, string][] = [
+  ['critical', 'critiques'],
+  ['high', 'élevées'],
+  ['medium', 'moyennes'],
+  ['low', 'faibles'],
+  ['info', 'info'],
+];
+
+function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
+}
+
+function ScanProgress({ scan }: { scan: Scan }) {
+  const value = Math.max(0, Math.min(100, Math.round(scan.progress ?? (scan.status === 'COMPLETED' ? 100 : 0))));
+  return (
+    <div className="vm-progress">
+      <div
+        className="vm-progress-track"
+        role="progressbar"
+        aria-label={`Progression du scan ${scan.name}`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={value}
+      >
+        <span className="vm-progress-fill" style={{ width: `${value}%` }} />
+      </div>
+      <span>{NUMBER.format(value)} %</span>
+    </div>
+  );
+}
+
+function ScanResults({ scan }: { scan: Scan }) {
+  if (scan.status === 'FAILED' && scan.error) return <span className="error">{scan.error}</span>;
+  const s = scan.summary;
+  if (!s || s.findings === undefined) return <span className="muted">—</span>;
+  const severities = SEVERITY_SHORT.filter(([key]) => (s.by_severity?.[key] ?? 0) > 0)
+    .map(([key, label]) => `${NUMBER.format(s.by_severity?.[key] ?? 0)} ${label}`)
+    .join(', ');
+  return (
+    <span className="scan-results">
+      <span>
+        {s.findings === 1 ? '1 constat' : `${NUMBER.format(s.findings)} constats`}
+        {s.created !== undefined &&
+          ` (${NUMBER.format(s.created)} nouveaux, ${NUMBER.format(s.updated ?? 0)} mis à jour)`}
+      </span>
+      {severities && <span className="muted">{severities}</span>}
+    </span>
+  );
+}
+
+interface ListState {
+  page: Paged<Scan>;
+  origin: DataOrigin;
+}
+
+/** Scans: paged list with filters, creation, report import, lifecycle actions, live progress. */
 export default function ScansPage() {
+  const canWrite = useCanWrite();
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState('');
+  const [scanner, setScanner] = useState('');
+  const [list, setList] = useState<ListState | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState<Scan['id'] | null>(null);
+  const [confirming, setConfirming] = useState<Scan['id'] | null>(null);
+  const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
+  const [reloadKey, setReloadKey] = useState(0);
+  const requestSeq = useRef(0);
+
+  const load = useCallback(() => {
+    const seq = ++requestSeq.current;
+    return listScans({ page, page_size: PAGE_SIZE, status, scanner }).then(
+      ({ data, origin }) => {
+        if (seq !== requestSeq.current) return;
+        setList({ page: { ...data, results: data.results ?? [] }, origin });
+        setLoadError(null);
+      },
+      (err: unknown) => {
+        if (seq !== requestSeq.current) return;
+        setLoadError(messageOf(err));
+      },
+    );
+  }, [page, status, scanner]);
+
+  useEffect(() => {
+    void load();
+  }, [load, reloadKey]);
+
+  const active = !!list?.page.results.some((s) => isActive(s.status));
+  usePolling(active, SCAN_POLL_MS, load);
+
+  const reload = () => setReloadKey((k) => k + 1);
+
+  async function runAction(scan: Scan, action: ScanAction) {
+    setBusy(scan.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      const updated = await runScanAction(scan.id, action);
+      setList((prev) =>
+        prev
+          ? {
+              ...prev,
+              page: { ...prev.page, results: prev.page.results.map((s) => (s.id === scan.id ? updated : s)) },
+            }
+          : prev,
+      );
+      setNotice(
+        action === 'cancel'
+          ? `Scan « ${scan.name} » annulé.`
+          : action === 'start'
+            ? `Scan « ${scan.name} » démarré.`
+            : `Scan « ${scan.name} » relancé.`,
+      );
+    } catch (err) {
+      setActionError(messageOf(err));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function remove(scan: Scan) {
+    setBusy(scan.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      await deleteScan(scan.id);
+      setConfirming(null);
+      setNotice(`Scan « ${scan.name} » supprimé. Ses vulnérabilités sont conservées.`);
+      reload();
+    } catch (err) {
+      setActionError(messageOf(err));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const onCreated = (scan: Scan, message: string) => {
+    setPanel('none');
+    setNotice(message.replace('{name}', scan.name));
+    setPage(1);
+    reload();
+  };
+
+  const data = list?.page;
+  const pages = data ? Math.max(1, Math.ceil(data.count / PAGE_SIZE)) : 1;
+
   return (
     <section className="page">
-      <h1>Scans</h1>
-      <p>Écran en cours de construction.</p>
+      <div className="vm-head">
+        <h1>Scans</h1>
+        {canWrite && (
+          <div className="vm-actions">
+            <button
+              type="button"
+              className="btn primary"
+              aria-expanded={panel === 'import'}
+              onClick={() => setPanel(panel === 'import' ? 'none' : 'import')}
+            >
+              Importer un rapport
+            </button>
+            <button
+              type="button"
+              className="btn secondary"
+              aria-expanded={panel === 'create'}
+              onClick={() => setPanel(panel === 'create' ? 'none' : 'create')}
+            >
+              Nouveau scan
+            </button>
+          </div>
+        )}
+      </div>
+      <p className="muted">
+        Vigie n’exécute pas les scanners : importez le rapport de Trivy (JSON), Nmap (XML) ou OpenVAS (XML), son
+        traitement crée ou met à jour les vulnérabilités.
+      </p>
+
+      {canWrite && panel !== 'none' && (
+        <div className="scan-panels">
+          {panel === 'import' && (
+            <ScanImportForm
+              onDone={(scan) => onCreated(scan, 'Rapport importé : scan « {name} » créé.')}
+              onClose={() => setPanel('none')}
+            />
+          )}
+          {panel === 'create' && (
+            <ScanCreateForm
+              onDone={(scan) => onCreated(scan, 'Scan « {name} » créé.')}
+              onClose={() => setPanel('none')}
+            />
+          )}
+        </div>
+      )}
+
+      <div className="vm-toolbar" role="search" aria-label="Filtrer les scans">
+        <label>
+          Statut
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">Tous</option>
+            {Object.entries(SCAN_STATUS_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Scanner
+          <select
+            value={scanner}
+            onChange={(e) => {
+              setScanner(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">Tous</option>
+            {Object.entries(SCANNER_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" className="btn secondary" onClick={reload}>
+          Actualiser
+        </button>
+      </div>
+
+      {notice && (
+        <p className="vm-success" role="status">
+          {notice}
+        </p>
+      )}
+      {actionError && (
+        <p className="error" role="alert">
+          {actionError}
+        </p>
+      )}
+      {loadError && (
+        <p className="error" role="alert">
+          Impossible de charger les scans : {loadError}
+        </p>
+      )}
+      {!list && !loadError && <p role="status">Chargement…</p>}
+
+      {data && list && (
+        <>
+          <DataOriginNote origin={list.origin} />
+          <p className="muted" aria-live="polite">
+            {data.count === 1 ? '1 scan' : `${NUMBER.format(data.count)} scans`}
+            {active && ' — actualisation automatique pendant les scans en cours'}
+          </p>
+          {data.results.length === 0 ? (
+            <p className="vm-empty card">
+              {status || scanner ? 'Aucun scan ne correspond à ces filtres.' : 'Aucun scan pour l’instant.'}
+            </p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table">
+                <caption className="muted">Scans, les plus récents d’abord</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Nom</th>
+                    <th scope="col">Scanner</th>
+                    <th scope="col">Cible</th>
+                    <th scope="col">Statut</th>
+                    <th scope="col">Progression</th>
+                    <th scope="col">Résultats</th>
+                    <th scope="col">Créé le</th>
+                    <th scope="col">Démarré le</th>
+                    <th scope="col">Terminé le</th>
+                    {canWrite && <th scope="col">Actions</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.results.map((scan) => (
+                    <tr key={scan.id} data-scan-id={scan.id}>
+                      <th scope="row">{scan.name}</th>
+                      <td>{SCANNER_LABELS[scan.scanner] ?? scan.scanner}</td>
+                      <td>{scan.target || '—'}</td>
+                      <td>
+                        <span className={`vm-badge ${SCAN_STATUS_TONE[scan.status] ?? ''}`}>
+                          {SCAN_STATUS_LABELS[scan.status] ?? scan.status}
+                        </span>
+                      </td>
+                      <td>
+                        <ScanProgress scan={scan} />
+                      </td>
+                      <td className="vm-wrap">
+                        <ScanResults scan={scan} />
+                      </td>
+                      <td>{formatDate(scan.created_at)}</td>
+                      <td>{formatDate(scan.started_at)}</td>
+                      <td>{formatDate(scan.completed_at)}</td>
+                      {canWrite && (
+                        <td>
+                          {confirming === scan.id ? (
+                            <div className="vm-actions" role="group" aria-label={`Supprimer ${scan.name}`}>
+                              <span>Supprimer ce scan ?</span>
+                              <button
+                                type="button"
+                                className="btn danger small"
+                                disabled={busy === scan.id}
+                                onClick={() => void remove(scan)}
+                              >
+                                Oui, supprimer
+                              </button>
+                              <button type="button" className="btn secondary small" onClick={() => setConfirming(null)}>
+                                Non
+                              </button>
+                            </div>
+                          ) : (
+                            <div className="vm-actions">
+                              {allowedActions(scan.status).map((action) => (
+                                <button
+                                  key={action}
+                                  type="button"
+                                  className="btn secondary small"
+                                  data-action={action}
+                                  disabled={busy === scan.id}
+                                  aria-label={`${ACTION_LABELS[action]} : ${scan.name}`}
+                                  onClick={() => void runAction(scan, action)}
+                                >
+                                  {ACTION_LABELS[action]}
+                                </button>
+                              ))}
+                              <button
+                                type="button"
+                                className="btn secondary small"
+                                data-action="delete"
+                                disabled={busy === scan.id}
+                                aria-label={`Supprimer : ${scan.name}`}
+                                onClick={() => setConfirming(scan.id)}
+                              >
+                                Supprimer
+                              </button>
+                            </div>
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {pages > 1 && (
+            <nav className="vm-pager" aria-label="Pages des scans">
+              <button
+                type="button"
+                className="btn secondary small"
+                disabled={page <= 1}
+                onClick={() => setPage(page - 1)}
+              >
+                Précédente
+              </button>
+              <span>
+                Page {NUMBER.format(page)} sur {NUMBER.format(pages)}
+              </span>
+              <button
+                type="button"
+                className="btn secondary small"
+                disabled={page >= pages}
+                onClick={() => setPage(page + 1)}
+              >
+                Suivante
+              </button>
+            </nav>
+          )}
+        </>
+      )}
     </section>
   );
 }

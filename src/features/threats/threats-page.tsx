@@ -1,9 +1,471 @@
-// Not built yet (issue 6): placeholder so the route exists while the screen is written.
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'wouter';
+import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { SeverityDonut } from '../../components/charts/index.tsx';
+import {
+  deleteThreat,
+  fetchThreats,
+  fetchThreatSummary,
+  markMitigated,
+  type Threat,
+  type ThreatPage,
+  type ThreatSummary,
+} from './threats-api.ts';
+import {
+  label,
+  SEVERITIES,
+  SEVERITY_LABELS,
+  THREAT_STATUS_LABELS,
+  THREAT_STATUS_TONE,
+  THREAT_TYPES,
+} from './threat-rules.ts';
+import { ThreatForm } from './threat-form.tsx';
+import { useCanWrite } from './can-write.ts';
+import './threats.css';
+
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+const DEFAULT_SIZE = 10;
+
+const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const NUMBER = new Intl.NumberFormat('fr-FR');
+
+function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
+}
+
+function positiveInt(value: string | null, fallback: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The list's filters live in the URL (?page=&size=&severity=&status=&text=), so a filtered view can be shared. */
+function useThreatQuery() {
+  const [params, setParams] = useSearchParams();
+  const size = positiveInt(params.get('size'), DEFAULT_SIZE);
+  const query = {
+    page: positiveInt(params.get('page'), 1),
+    size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_SIZE,
+    severity: params.get('severity') ?? '',
+    status: params.get('status') ?? '',
+    text: params.get('text') ?? '',
+  };
+  const update = (changes: Partial<Record<'page' | 'size' | 'severity' | 'status' | 'text', string | number>>) => {
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        // A new filter starts over at page 1.
+        if (!('page' in changes)) next.delete('page');
+        for (const [key, value] of Object.entries(changes)) {
+          const text = String(value ?? '');
+          if (text === '' || (key === 'page' && text === '1') || (key === 'size' && text === String(DEFAULT_SIZE)))
+            next.delete(key);
+          else next.set(key, text);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+  };
+  return [query, update] as const;
+}
+
+function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: DataOrigin }) {
+  const distribution = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+  for (const s of summary.by_severity) {
+    if (s.severity in distribution) distribution[s.severity as keyof typeof distribution] = s.count;
+  }
+  return (
+    <section className="threat-summary" aria-labelledby="threat-summary-title">
+      <h2 id="threat-summary-title" className="visually-hidden">
+        Synthèse des menaces
+      </h2>
+      <DataOriginNote origin={origin} />
+      <div className="threat-cards">
+        <div className="card threat-total">
+          <span className="muted">Menaces</span>
+          <strong>{NUMBER.format(summary.threats_count)}</strong>
+        </div>
+        <div className="card">
+          <SeverityDonut distribution={distribution} title="Menaces par gravité" />
+        </div>
+        <div className="card">
+          <h3>Par statut</h3>
+          {summary.by_status.length === 0 ? (
+            <p className="muted">Aucune menace.</p>
+          ) : (
+            <ul className="threat-status-list">
+              {summary.by_status.map((s) => (
+                <li key={s.status}>
+                  <span className={`vm-badge ${label(THREAT_STATUS_TONE, s.status)}`}>
+                    {label(THREAT_STATUS_LABELS, s.status)}
+                  </span>
+                  <strong>{NUMBER.format(s.count)}</strong>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div className="card">
+          <h3>Menaces récentes</h3>
+          {summary.recent_threats.length === 0 ? (
+            <p className="muted">Aucune menace récente.</p>
+          ) : (
+            <ul className="threat-recent">
+              {summary.recent_threats.map((t) => (
+                <li key={t.id}>
+                  <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>{' '}
+                  <span>{t.title}</span> <time dateTime={t.created_at}>{formatDate(t.created_at)}</time>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function SearchBox({ value, onSearch }: { value: string; onSearch: (text: string) => void }) {
+  const id = useId();
+  const [text, setText] = useState(value);
+  const [prevValue, setPrevValue] = useState(value);
+  if (value !== prevValue) {
+    setPrevValue(value);
+    setText(value);
+  }
+  return (
+    <form
+      role="search"
+      className="threat-search"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <label htmlFor={`${id}-q`}>
+        Recherche
+        <input id={`${id}-q`} type="search" value={text} onChange={(e) => setText(e.target.value)} />
+      </label>
+      <button type="submit" className="btn secondary">
+        Rechercher
+      </button>
+    </form>
+  );
+}
+
+/** Threats: §3 summary, list with URL filters, create/edit, mark as mitigated, delete. */
 export default function ThreatsPage() {
+  const canWrite = useCanWrite();
+  const [query, update] = useThreatQuery();
+  const [summary, setSummary] = useState<{ data: ThreatSummary; origin: DataOrigin } | null>(null);
+  const [summaryError, setSummaryError] = useState<string | null>(null);
+  const [list, setList] = useState<{ data: ThreatPage; origin: DataOrigin } | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Threat | 'new' | null>(null);
+  const [confirming, setConfirming] = useState<Threat['id'] | null>(null);
+  const [busy, setBusy] = useState<Threat['id'] | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [reloadKey, setReloadKey] = useState(0);
+  const seq = useRef(0);
+
+  useEffect(() => {
+    let live = true;
+    fetchThreatSummary().then(
+      (answer) => {
+        if (!live) return;
+        setSummary(answer);
+        setSummaryError(null);
+      },
+      (err: unknown) => live && setSummaryError(messageOf(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [reloadKey]);
+
+  const { page, size, severity, status, text } = query;
+  useEffect(() => {
+    const mine = ++seq.current;
+    fetchThreats({ page, size, severity, status, text }).then(
+      (answer) => {
+        if (mine !== seq.current) return;
+        setList(answer);
+        setListError(null);
+      },
+      (err: unknown) => mine === seq.current && setListError(messageOf(err)),
+    );
+  }, [page, size, severity, status, text, reloadKey]);
+
+  const reload = () => setReloadKey((k) => k + 1);
+
+  async function mitigate(threat: Threat) {
+    setBusy(threat.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      const updated = await markMitigated(threat.id);
+      setList((prev) =>
+        prev
+          ? {
+              ...prev,
+              data: { ...prev.data, results: prev.data.results.map((t) => (t.id === threat.id ? updated : t)) },
+            }
+          : prev,
+      );
+      setNotice(`Menace « ${threat.title} » marquée comme atténuée.`);
+      reload();
+    } catch (err) {
+      setActionError(messageOf(err));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function remove(threat: Threat) {
+    setBusy(threat.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      await deleteThreat(threat.id);
+      setConfirming(null);
+      setNotice(`Menace « ${threat.title} » supprimée.`);
+      reload();
+    } catch (err) {
+      setActionError(messageOf(err));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const data = list?.data;
+  const pages = data ? Math.max(1, data.pages) : 1;
+  const filtered = !!(severity || status || text);
+
   return (
     <section className="page">
-      <h1>Menaces</h1>
-      <p>Écran en cours de construction.</p>
+      <div className="vm-head">
+        <h1>Menaces</h1>
+        {canWrite && (
+          <button type="button" className="btn primary" onClick={() => setEditing('new')}>
+            Nouvelle menace
+          </button>
+        )}
+      </div>
+
+      {summaryError && (
+        <p className="error" role="alert">
+          Impossible de charger la synthèse : {summaryError}
+        </p>
+      )}
+      {!summary && !summaryError && <p role="status">Chargement de la synthèse…</p>}
+      {summary && <SummaryPanel summary={summary.data} origin={summary.origin} />}
+
+      {canWrite && editing && (
+        <ThreatForm
+          key={editing === 'new' ? 'new' : editing.id}
+          threat={editing === 'new' ? undefined : editing}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            setNotice(
+              editing === 'new' ? `Menace « ${saved.title} » créée.` : `Menace « ${saved.title} » enregistrée.`,
+            );
+            setEditing(null);
+            reload();
+          }}
+        />
+      )}
+
+      <h2>Liste des menaces</h2>
+      <div className="vm-toolbar" aria-label="Filtrer les menaces" role="group">
+        <label>
+          Gravité
+          <select value={severity} onChange={(e) => update({ severity: e.target.value })}>
+            <option value="">Toutes</option>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                {SEVERITY_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Statut
+          <select value={status} onChange={(e) => update({ status: e.target.value })}>
+            <option value="">Tous</option>
+            {Object.entries(THREAT_STATUS_LABELS).map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Par page
+          <select value={size} onChange={(e) => update({ size: e.target.value })}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <SearchBox value={text} onSearch={(t) => update({ text: t })} />
+      </div>
+
+      {notice && (
+        <p className="vm-success" role="status">
+          {notice}
+        </p>
+      )}
+      {actionError && (
+        <p className="error" role="alert">
+          {actionError}
+        </p>
+      )}
+      {listError && (
+        <p className="error" role="alert">
+          Impossible de charger les menaces : {listError}
+        </p>
+      )}
+      {!list && !listError && <p role="status">Chargement…</p>}
+
+      {list && data && (
+        <>
+          <DataOriginNote origin={list.origin} />
+          <p className="muted">{data.total === 1 ? '1 menace' : `${NUMBER.format(data.total)} menaces`}</p>
+          {data.results.length === 0 ? (
+            <p className="vm-empty card">
+              {filtered ? 'Aucune menace ne correspond à ces filtres.' : 'Aucune menace enregistrée.'}
+            </p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Titre</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Gravité</th>
+                    <th scope="col">Statut</th>
+                    <th scope="col">CVE</th>
+                    <th scope="col">Actif</th>
+                    <th scope="col">Créée le</th>
+                    {canWrite && <th scope="col">Actions</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.results.map((t) => (
+                    <tr key={t.id} data-threat-id={t.id}>
+                      <th scope="row" className="vm-wrap">
+                        {t.title}
+                        {t.source && <span className="muted"> — {t.source}</span>}
+                      </th>
+                      <td>{label(THREAT_TYPES, t.threat_type)}</td>
+                      <td>
+                        <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>
+                      </td>
+                      <td>
+                        <span className={`vm-badge ${label(THREAT_STATUS_TONE, t.status)}`}>
+                          {label(THREAT_STATUS_LABELS, t.status)}
+                        </span>
+                        {t.is_mitigated && t.mitigated_at && (
+                          <span className="muted"> le {formatDate(t.mitigated_at)}</span>
+                        )}
+                      </td>
+                      <td>{t.cve_id ? <a href={`/cve/${encodeURIComponent(t.cve_id)}`}>{t.cve_id}</a> : '—'}</td>
+                      <td>{t.asset?.name ?? '—'}</td>
+                      <td>{formatDate(t.created_at)}</td>
+                      {canWrite && (
+                        <td>
+                          {confirming === t.id ? (
+                            <div className="vm-actions" role="group" aria-label={`Supprimer ${t.title}`}>
+                              <span>Supprimer cette menace ?</span>
+                              <button
+                                type="button"
+                                className="btn danger small"
+                                disabled={busy === t.id}
+                                onClick={() => void remove(t)}
+                              >
+                                Oui, supprimer
+                              </button>
+                              <button type="button" className="btn secondary small" onClick={() => setConfirming(null)}>
+                                Non
+                              </button>
+                            </div>
+                          ) : (
+                            <div className="vm-actions">
+                              {!t.is_mitigated && (
+                                <button
+                                  type="button"
+                                  className="btn secondary small"
+                                  data-action="mitigate"
+                                  disabled={busy === t.id}
+                                  aria-label={`Marquer comme atténuée : ${t.title}`}
+                                  onClick={() => void mitigate(t)}
+                                >
+                                  Marquer comme atténuée
+                                </button>
+                              )}
+                              <button
+                                type="button"
+                                className="btn secondary small"
+                                data-action="edit"
+                                aria-label={`Modifier : ${t.title}`}
+                                onClick={() => setEditing(t)}
+                              >
+                                Modifier
+                              </button>
+                              <button
+                                type="button"
+                                className="btn secondary small"
+                                data-action="delete"
+                                aria-label={`Supprimer : ${t.title}`}
+                                onClick={() => setConfirming(t.id)}
+                              >
+                                Supprimer
+                              </button>
+                            </div>
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {pages > 1 && (
+            <nav className="vm-pager" aria-label="Pages des menaces">
+              <button
+                type="button"
+                className="btn secondary small"
+                disabled={page <= 1}
+                onClick={() => update({ page: page - 1 })}
+              >
+                Précédente
+              </button>
+              <span>
+                Page {NUMBER.format(page)} sur {NUMBER.format(pages)}
+              </span>
+              <button
+                type="button"
+                className="btn secondary small"
+                disabled={page >= pages}
+                onClick={() => update({ page: page + 1 })}
+              >
+                Suivante
+              </button>
+            </nav>
+          )}
+        </>
+      )}
     </section>
   );
 }

@@ -1,0 +1,251 @@
+import type { ReactNode } from 'react';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
+import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
+import { isRunning, taskStatusLabel } from '../../features/tasks/task-rules.ts';
+import type { ThreatSummary } from '../../features/threats/threats-api.ts';
+import type { PanelId } from './kiosk-config.ts';
+import type { DashboardSummary, SeverityCounts, VulnerabilitySummary } from './kiosk-data.ts';
+import type { PanelState } from './kiosk-hooks.ts';
+
+const NUMBER = new Intl.NumberFormat('fr-FR');
+const TIME = new Intl.DateTimeFormat('fr-FR', { hour: '2-digit', minute: '2-digit' });
+const DAY_TIME = new Intl.DateTimeFormat('fr-FR', {
+  day: '2-digit',
+  month: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+const RELATIVE = new Intl.RelativeTimeFormat('fr-FR', { style: 'short' });
+
+/** {stamp: 'de 14:05' (or 'du 02/06 14:05' another day), ago: 'il y a 3 min'} */
+export function timeAgo(at: number, now: number): { stamp: string; ago: string } {
+  const when = new Date(at);
+  const sameDay = new Date(now).toDateString() === when.toDateString();
+  const stamp = sameDay ? `de ${TIME.format(when)}` : `du ${DAY_TIME.format(when)}`;
+  const minutes = Math.max(0, Math.floor((now - at) / 60_000));
+  let ago: string;
+  if (minutes < 1) ago = 'à l’instant';
+  else if (minutes < 60) ago = RELATIVE.format(-minutes, 'minute');
+  else if (minutes < 48 * 60) ago = RELATIVE.format(-Math.floor(minutes / 60), 'hour');
+  else ago = RELATIVE.format(-Math.floor(minutes / 1440), 'day');
+  return { stamp, ago };
+}
+
+/** 'Données de 14:05, il y a 3 min' */
+export function dataAge(at: number, now: number): string {
+  const { stamp, ago } = timeAgo(at, now);
+  return `Données ${stamp}, ${ago}`;
+}
+
+function since(prefix: string, at: number, now: number): string {
+  const { stamp, ago } = timeAgo(at, now);
+  return `${prefix} ${stamp.replace(/^d[eu] /, stamp.startsWith('du') ? 'le ' : 'à ')} (${ago})`;
+}
+
+function Figure({ label, value, tone }: { label: string; value: number | undefined; tone?: string }) {
+  return (
+    <div className={`kiosk-figure${tone ? ` ${tone}` : ''}`}>
+      <span className="kiosk-figure-value">{value === undefined ? '—' : NUMBER.format(value)}</span>
+      <span className="kiosk-figure-label">{label}</span>
+    </div>
+  );
+}
+
+function VulnerabilitiesPanel({ data }: { data: VulnerabilitySummary }) {
+  const d = data.severity_distribution;
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures">
+        <Figure label="Vulnérabilités ouvertes" value={data.open_count ?? data.total_vulnerabilities} />
+        <Figure label="Critiques" value={d.critical} tone="critical" />
+        <Figure label="Élevées" value={d.high} tone="high" />
+        <Figure label="Exploitées (KEV)" value={data.kev_count} tone="kev" />
+      </div>
+      <div className="kiosk-chart">
+        <SeverityDonut distribution={d} size="large" theme="dark" title="Par gravité" />
+      </div>
+      <div className="kiosk-chart kiosk-wide">
+        <TrendLine
+          points={data.vulnerability_trends}
+          label="Nouvelles vulnérabilités par jour"
+          size="large"
+          theme="dark"
+        />
+      </div>
+    </div>
+  );
+}
+
+const THREAT_STATUS: Record<string, string> = {
+  ACTIVE: 'Actives',
+  INVESTIGATING: 'En investigation',
+  MITIGATED: 'Atténuées',
+  CLOSED: 'Clôturées',
+};
+
+function ThreatsPanel({ data }: { data: ThreatSummary }) {
+  const distribution: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+  for (const s of data.by_severity)
+    if (s.severity in distribution) distribution[s.severity as keyof SeverityCounts] = s.count;
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures">
+        <Figure label="Menaces" value={data.threats_count} />
+        {data.by_status.map((s) => (
+          <Figure
+            key={s.status}
+            label={THREAT_STATUS[s.status] ?? s.status}
+            value={s.count}
+            tone={s.status === 'ACTIVE' ? 'critical' : undefined}
+          />
+        ))}
+      </div>
+      <div className="kiosk-chart">
+        <SeverityDonut distribution={distribution} size="large" theme="dark" title="Par gravité" />
+      </div>
+      <div className="kiosk-list kiosk-wide">
+        <h2>Menaces récentes</h2>
+        {data.recent_threats.length === 0 ? (
+          <p className="kiosk-muted">Aucune menace récente.</p>
+        ) : (
+          <ul>
+            {data.recent_threats.map((t) => (
+              <li key={t.id}>
+                <span className={`kiosk-sev ${t.severity}`}>{t.severity}</span>
+                <span>{t.title}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TasksPanel({ data }: { data: BackgroundTask[] }) {
+  const running = data.filter((t) => isRunning(t.status));
+  const failed = data.filter((t) => t.status === 'FAILURE');
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures">
+        <Figure label="En cours ou en attente" value={running.length} tone="running" />
+        <Figure label="En échec (récentes)" value={failed.length} tone={failed.length > 0 ? 'critical' : undefined} />
+      </div>
+      <div className="kiosk-list kiosk-wide">
+        <h2>En cours</h2>
+        {running.length === 0 ? (
+          <p className="kiosk-muted">Aucune tâche en cours.</p>
+        ) : (
+          <ul>
+            {running.map((t) => {
+              const value = Math.max(0, Math.min(100, Math.round(t.meta?.progress ?? 0)));
+              return (
+                <li key={t.id} className="kiosk-task">
+                  <span>{t.name}</span>
+                  <span className="kiosk-muted">{taskStatusLabel(t.status)}</span>
+                  <span
+                    className="kiosk-bar"
+                    role="progressbar"
+                    aria-label={`Progression : ${t.name}`}
+                    aria-valuemin={0}
+                    aria-valuemax={100}
+                    aria-valuenow={value}
+                  >
+                    <span style={{ width: `${value}%` }} />
+                  </span>
+                  <strong>{NUMBER.format(value)} %</strong>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </div>
+      <div className="kiosk-list kiosk-wide">
+        <h2>Échecs récents</h2>
+        {failed.length === 0 ? (
+          <p className="kiosk-muted">Aucun échec récent.</p>
+        ) : (
+          <ul>
+            {failed.map((t) => (
+              <li key={t.id}>
+                <span className="kiosk-sev critical">Échec</span>
+                <span>
+                  {t.name}
+                  {t.meta?.error && <span className="kiosk-muted"> — {t.meta.error}</span>}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function OverviewPanel({ data, now }: { data: DashboardSummary; now: number }) {
+  const v = data.vulnerabilities ?? {};
+  const lastScan = data.scans?.last_completed_at ? Date.parse(data.scans.last_completed_at) : NaN;
+  const lastCve = data.last_cve_update ? Date.parse(data.last_cve_update) : NaN;
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures kiosk-wide">
+        <Figure label="Vulnérabilités ouvertes" value={v.open} />
+        <Figure label="Critiques" value={v.critical} tone="critical" />
+        <Figure label="Élevées" value={v.high} tone="high" />
+        <Figure label="Exploitées (KEV)" value={v.kev} tone="kev" />
+        <Figure label="Actifs" value={data.assets?.total} />
+        <Figure label="Actifs critiques" value={data.assets?.critical} />
+        <Figure label="Menaces actives" value={data.threats?.active} tone="critical" />
+        <Figure label="Scans en cours" value={data.scans?.running} tone="running" />
+        <Figure label="Tâches en cours" value={data.tasks?.running} tone="running" />
+        <Figure
+          label="Tâches en échec (24 h)"
+          value={data.tasks?.failed_24h}
+          tone={(data.tasks?.failed_24h ?? 0) > 0 ? 'critical' : undefined}
+        />
+      </div>
+      <p className="kiosk-muted kiosk-wide">
+        {Number.isNaN(lastScan) ? 'Aucun scan terminé' : since('Dernier scan terminé', lastScan, now)}
+        {' · '}
+        {Number.isNaN(lastCve) ? 'Base CVE jamais mise à jour' : since('Base CVE mise à jour', lastCve, now)}
+      </p>
+    </div>
+  );
+}
+
+function renderPanel(id: PanelId, state: PanelState, now: number): ReactNode {
+  switch (id) {
+    case 'vulnerabilities':
+      return <VulnerabilitiesPanel data={state.data as VulnerabilitySummary} />;
+    case 'threats':
+      return <ThreatsPanel data={state.data as ThreatSummary} />;
+    case 'tasks':
+      return <TasksPanel data={state.data as BackgroundTask[]} />;
+    case 'overview':
+      return <OverviewPanel data={state.data as DashboardSummary} now={now} />;
+  }
+}
+
+/** One panel: its data (the last good answer), its age, its origin, and a note when the last refresh failed. */
+export function KioskPanel({ id, state, now }: { id: PanelId; state: PanelState | undefined; now: number }) {
+  const at = state?.origin?.source === 'cache' && state.origin.storedAt ? state.origin.storedAt : state?.fetchedAt;
+  return (
+    <div className="kiosk-panel-body" data-panel={id}>
+      <div className="kiosk-meta">
+        {at !== undefined && <span className="kiosk-age">{dataAge(at, now)}</span>}
+        <DataOriginNote origin={state?.origin} />
+        {state?.error && state.data !== undefined && (
+          <span className="kiosk-stale">Mise à jour impossible ({state.error}) — dernières données affichées</span>
+        )}
+      </div>
+      {state?.data !== undefined ? (
+        renderPanel(id, state, now)
+      ) : state?.error ? (
+        <p className="kiosk-unavailable">Données indisponibles ({state.error}). Nouvelle tentative automatique.</p>
+      ) : (
+        <p className="kiosk-unavailable">Chargement…</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import type { AssetInput } from './assets-api.ts';
+
+export const ASSET_TYPE_LABELS: Record<string, string> = {
+  server: 'Serveur',
+  workstation: 'Poste de travail',
+  network: 'Équipement réseau',
+  application: 'Application',
+  database: 'Base de données',
+  cloud: 'Ressource cloud',
+  container: 'Conteneur',
+  iot: 'Objet connecté',
+  other: 'Autre',
+};
+
+export const CRITICALITY_LABELS: Record<string, string> = {
+  critical: 'Critique',
+  high: 'Élevée',
+  medium: 'Moyenne',
+  low: 'Faible',
+};
+
+export const NAME_MAX = 200;
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 100;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** An IPv4 address (dotted decimal) or an IPv6 address. */
+export function isIpAddress(value: string): boolean {
+  if (IPV4.test(value)) return true;
+  if (!value.includes(':') || !/^[0-9a-f:.]+$/i.test(value)) return false;
+  try {
+    return new URL(`http://[${value}]/`).hostname.length > 2;
+  } catch {
+    return false;
+  }
+}
+
+/** 'web, dmz ,,prod' → ['web', 'dmz', 'prod'] (trimmed, no empties, no duplicates). */
+export function parseTags(text: string): string[] {
+  const tags = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  return tags.filter((t, i) => tags.indexOf(t) === i);
+}
+
+export interface AssetDraft {
+  name: string;
+  asset_type: string;
+  hostname: string;
+  ip_address: string;
+  operating_system: string;
+  criticality: string;
+  owner: string;
+  description: string;
+  tags: string;
+}
+
+export type AssetFieldErrors = Partial<Record<keyof AssetDraft, string>>;
+
+/** The server's rules (server/src/routes/api/assets), checked before sending: a name, an IP address, tags. */
+export function validateAsset(draft: AssetDraft): AssetFieldErrors {
+  const errors: AssetFieldErrors = {};
+  const name = draft.name.trim();
+  if (name === '') errors.name = 'Le nom de l’actif est requis.';
+  else if (name.length > NAME_MAX) errors.name = `Le nom ne doit pas dépasser ${NAME_MAX} caractères.`;
+  const ip = draft.ip_address.trim();
+  if (ip !== '' && !isIpAddress(ip)) errors.ip_address = 'Adresse IP invalide (IPv4 ou IPv6 attendue).';
+  const tags = parseTags(draft.tags);
+  if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG_LENGTH))
+    errors.tags = `Au plus ${MAX_TAGS} étiquettes de ${MAX_TAG_LENGTH} caractères chacune.`;
+  if (!(draft.asset_type in ASSET_TYPE_LABELS)) errors.asset_type = 'Type d’actif inconnu.';
+  if (!(draft.criticality in CRITICALITY_LABELS)) errors.criticality = 'Criticité inconnue.';
+  return errors;
+}
+
+export function toInput(draft: AssetDraft): AssetInput {
+  const orNull = (v: string) => (v.trim() === '' ? null : v.trim());
+  return {
+    name: draft.name.trim(),
+    asset_type: draft.asset_type,
+    hostname: orNull(draft.hostname),
+    ip_address: orNull(draft.ip_address),
+    operating_system: orNull(draft.operating_system),
+    criticality: draft.criticality,
+    owner: orNull(draft.owner),
+    description: draft.description.trim(),
+    tags: parseTags(draft.tags),
+  };
+}

@@ -1,0 +1,81 @@
+import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+
+export interface Asset {
+  id: number | string;
+  name: string;
+  asset_type: string;
+  hostname: string | null;
+  ip_address: string | null;
+  operating_system: string | null;
+  criticality: string;
+  owner: string | null;
+  description: string;
+  tags: string[];
+  vulnerability_count: number;
+  open_vulnerability_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Paged<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface AssetQuery {
+  page: number;
+  page_size: number;
+  asset_type?: string;
+  criticality?: string;
+  text?: string;
+}
+
+export interface AssetInput {
+  name: string;
+  asset_type: string;
+  hostname: string | null;
+  ip_address: string | null;
+  operating_system: string | null;
+  criticality: string;
+  owner: string | null;
+  description: string;
+  tags: string[];
+}
+
+const BASE = '/assets/';
+
+export async function listAssets(query: AssetQuery): Promise<{ data: Paged<Asset>; origin: DataOrigin }> {
+  const q: Record<string, string | number> = { page: query.page, page_size: query.page_size, ordering: 'name' };
+  if (query.asset_type) q.asset_type = query.asset_type;
+  if (query.criticality) q.criticality = query.criticality;
+  if (query.text) q.text = query.text;
+  const { data, origin } = await apiRequestWithOrigin<Partial<Paged<Asset>> | Asset[]>(BASE, {
+    query: q,
+    allowForbidden: true,
+  });
+  // §3: some lists may be a plain array.
+  if (Array.isArray(data)) return { data: { count: data.length, next: null, previous: null, results: data }, origin };
+  return {
+    data: {
+      count: data?.count ?? 0,
+      next: data?.next ?? null,
+      previous: data?.previous ?? null,
+      results: data?.results ?? [],
+    },
+    origin,
+  };
+}
+
+export function createAsset(body: AssetInput): Promise<Asset> {
+  return apiRequest<Asset>(BASE, { method: 'POST', body: { ...body }, allowForbidden: true });
+}
+
+export function updateAsset(id: Asset['id'], body: AssetInput): Promise<Asset> {
+  return apiRequest<Asset>(`${BASE}${id}/`, { method: 'PUT', body: { ...body }, allowForbidden: true });
+}
+
+export function deleteAsset(id: Asset['id']): Promise<unknown> {
+  return apiRequest<unknown>(`${BASE}${id}/`, { method: 'DELETE', allowForbidden: true });
+}

@@ -1,0 +1,101 @@
+import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
+import { currentTenantId, refreshTokens, session } from '../auth/session.ts';
+
+export type ScanStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type Scanner = 'trivy' | 'nmap' | 'openvas' | 'manual';
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+export type ScanAction = 'start' | 'restart' | 'cancel';
+export type ReportFormat = 'auto' | 'trivy' | 'nmap' | 'openvas';
+
+export interface ScanSummary {
+  findings?: number;
+  created?: number;
+  updated?: number;
+  assets_created?: number;
+  by_severity?: Partial<Record<Severity, number>>;
+}
+
+export interface Scan {
+  id: number | string;
+  name: string;
+  scanner: string;
+  target: string | null;
+  asset_id: number | string | null;
+  status: ScanStatus;
+  progress: number | null;
+  task_id: string | null;
+  report_format: string | null;
+  report_size: number | null;
+  summary: ScanSummary | null;
+  error: string | null;
+  created_by?: unknown;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at?: string;
+}
+
+export interface Paged<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface ScanQuery {
+  page: number;
+  page_size: number;
+  status?: string | undefined;
+  scanner?: string | undefined;
+}
+
+export const SCANS_PATH = '/vulnerabilities/scans/';
+
+export function listScans(query: ScanQuery): Promise<{ data: Paged<Scan>; origin: DataOrigin }> {
+  const q: Record<string, string | number> = { page: query.page, page_size: query.page_size };
+  if (query.status) q.status = query.status;
+  if (query.scanner) q.scanner = query.scanner;
+  return apiRequestWithOrigin<Paged<Scan>>(SCANS_PATH, { query: q, allowForbidden: true });
+}
+
+export function createScan(body: { name: string; scanner: string; target?: string; asset_id?: number }): Promise<Scan> {
+  return apiRequest<Scan>(SCANS_PATH, { method: 'POST', body, allowForbidden: true });
+}
+
+export function runScanAction(id: Scan['id'], action: ScanAction): Promise<Scan> {
+  return apiRequest<Scan>(`${SCANS_PATH}${id}/${action}/`, { method: 'POST', allowForbidden: true });
+}
+
+export function deleteScan(id: Scan['id']): Promise<unknown> {
+  return apiRequest<unknown>(`${SCANS_PATH}${id}/`, { method: 'DELETE', allowForbidden: true });
+}
+
+export interface ImportRequest {
+  file: File;
+  name?: string | undefined;
+  format: ReportFormat;
+  start: boolean;
+  asset_id?: number | undefined;
+}
+
+/** Multipart POST of a scanner report, with upload progress; same session headers as api-client. */
+export async function importReport(
+  req: ImportRequest,
+  opts: { onProgress?: (p: UploadProgress) => void; signal?: AbortSignal } = {},
+): Promise<Scan> {
+  const form = new FormData();
+  if (req.name) form.append('name', req.name);
+  form.append('format', req.format);
+  form.append('start', String(req.start));
+  if (req.asset_id !== undefined) form.append('asset_id', String(req.asset_id));
+  // The file last: multipart parsers read the small fields before the large part.
+  form.append('file', req.file, req.file.name);
+  const { data } = await uploadForm<Scan>(`${SCANS_PATH}import/`, form, {
+    ...opts,
+    timeoutMs: 10 * 60_000,
+    auth: () => ({ token: session.value?.tokens.access_token, tenantId: currentTenantId() }),
+    refresh: () => refreshTokens({ retryPath: true }),
+  });
+  return data;
+}

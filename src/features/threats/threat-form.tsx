@@ -1,0 +1,170 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ApiError } from '../../lib/api-client.ts';
+import { createThreat, updateThreat, type Severity, type Threat, type ThreatStatus } from './threats-api.ts';
+import {
+  SEVERITIES,
+  SEVERITY_LABELS,
+  THREAT_STATUS_LABELS,
+  THREAT_TYPES,
+  validateThreat,
+  type ThreatFieldErrors,
+} from './threat-rules.ts';
+
+/** Create (no `threat`) or edit a threat. */
+export function ThreatForm({
+  threat,
+  onSaved,
+  onClose,
+}: {
+  threat?: Threat | undefined;
+  onSaved: (threat: Threat) => void;
+  onClose: () => void;
+}) {
+  const id = useId();
+  const [title, setTitle] = useState(threat?.title ?? '');
+  const [description, setDescription] = useState(threat?.description ?? '');
+  const [threatType, setThreatType] = useState(threat?.threat_type ?? 'other');
+  const [severity, setSeverity] = useState<Severity>(threat?.severity ?? 'medium');
+  const [status, setStatus] = useState<ThreatStatus>(threat?.status ?? 'ACTIVE');
+  const [source, setSource] = useState(threat?.source ?? '');
+  const [cveId, setCveId] = useState(threat?.cve_id ?? '');
+  const [assetId, setAssetId] = useState(
+    threat?.asset_id === null || threat?.asset_id === undefined ? '' : String(threat.asset_id),
+  );
+  const [errors, setErrors] = useState<ThreatFieldErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const found = validateThreat({ title, cve_id: cveId, asset_id: assetId });
+    setErrors(found);
+    setError(null);
+    if (Object.keys(found).length > 0) return;
+    setSending(true);
+    const body = {
+      title: title.trim(),
+      description: description.trim(),
+      threat_type: threatType,
+      severity,
+      status,
+      source: source.trim(),
+      cve_id: cveId.trim() ? cveId.trim().toUpperCase() : null,
+      asset_id: assetId.trim() ? Number(assetId.trim()) : null,
+    };
+    try {
+      onSaved(threat ? await updateThreat(threat.id, body) : await createThreat(body));
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const fields = err.fields;
+        const mapped: ThreatFieldErrors = {};
+        for (const key of ['title', 'cve_id', 'asset_id'] as const) {
+          const first = fields[key]?.[0];
+          if (first) mapped[key] = first;
+        }
+        setErrors(mapped);
+        setError(err.message);
+      } else setError('Erreur inattendue.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const field = (name: keyof ThreatFieldErrors) => ({
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+  });
+  const fieldError = (name: keyof ThreatFieldErrors) =>
+    errors[name] ? (
+      <span id={`${id}-${name}-error`} className="vm-field-error">
+        {errors[name]}
+      </span>
+    ) : null;
+
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{threat ? `Modifier « ${threat.title} »` : 'Nouvelle menace'}</h2>
+      <div className="vm-form">
+        <div className="vm-field vm-wide">
+          <label htmlFor={`${id}-t`}>Titre *</label>
+          <input id={`${id}-t`} value={title} required onChange={(e) => setTitle(e.target.value)} {...field('title')} />
+          {fieldError('title')}
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-type`}>Type</label>
+          <select id={`${id}-type`} value={threatType} onChange={(e) => setThreatType(e.target.value)}>
+            {!(threatType in THREAT_TYPES) && <option value={threatType}>{threatType}</option>}
+            {Object.entries(THREAT_TYPES).map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-sev`}>Gravité</label>
+          <select id={`${id}-sev`} value={severity} onChange={(e) => setSeverity(e.target.value as Severity)}>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                {SEVERITY_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-st`}>Statut</label>
+          <select id={`${id}-st`} value={status} onChange={(e) => setStatus(e.target.value as ThreatStatus)}>
+            {Object.entries(THREAT_STATUS_LABELS).map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-src`}>Source</label>
+          <input id={`${id}-src`} value={source} onChange={(e) => setSource(e.target.value)} />
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-cve`}>CVE liée</label>
+          <input
+            id={`${id}-cve`}
+            value={cveId}
+            placeholder="CVE-2024-3094"
+            onChange={(e) => setCveId(e.target.value)}
+            {...field('cve_id')}
+          />
+          {fieldError('cve_id')}
+        </div>
+        <div className="vm-field">
+          <label htmlFor={`${id}-asset`}>Identifiant de l’actif</label>
+          <input
+            id={`${id}-asset`}
+            value={assetId}
+            inputMode="numeric"
+            onChange={(e) => setAssetId(e.target.value)}
+            {...field('asset_id')}
+          />
+          {fieldError('asset_id')}
+        </div>
+        <div className="vm-field vm-wide">
+          <label htmlFor={`${id}-desc`}>Description</label>
+          <textarea id={`${id}-desc`} value={description} onChange={(e) => setDescription(e.target.value)} />
+        </div>
+        {error && (
+          <p className="error vm-wide" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="vm-form-actions">
+          <button type="submit" className="btn primary" disabled={sending}>
+            {sending ? 'Enregistrement…' : threat ? 'Enregistrer' : 'Créer la menace'}
+          </button>
+          <button type="button" className="btn secondary" onClick={onClose}>
+            Annuler
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

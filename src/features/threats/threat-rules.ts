@@ -1,0 +1,57 @@
+import type { Severity, ThreatInput, ThreatStatus } from './threats-api.ts';
+
+export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+export const SEVERITY_LABELS: Record<Severity, string> = {
+  critical: 'Critique',
+  high: 'Élevée',
+  medium: 'Moyenne',
+  low: 'Faible',
+  info: 'Information',
+};
+
+export const THREAT_STATUS_LABELS: Record<ThreatStatus, string> = {
+  ACTIVE: 'Active',
+  INVESTIGATING: 'En investigation',
+  MITIGATED: 'Atténuée',
+  CLOSED: 'Clôturée',
+};
+
+export const THREAT_STATUS_TONE: Record<ThreatStatus, string> = {
+  ACTIVE: 'failed',
+  INVESTIGATING: 'running',
+  MITIGATED: 'ok',
+  CLOSED: 'pending',
+};
+
+export const THREAT_TYPES: Record<string, string> = {
+  malware: 'Logiciel malveillant',
+  ransomware: 'Rançongiciel',
+  phishing: 'Hameçonnage',
+  intrusion: 'Intrusion',
+  exploit: 'Exploitation de vulnérabilité',
+  ddos: 'Déni de service',
+  insider: 'Menace interne',
+  data_leak: 'Fuite de données',
+  other: 'Autre',
+};
+
+export function label<T extends string>(labels: Record<T, string>, value: string): string {
+  return (labels as Record<string, string>)[value] ?? value;
+}
+
+export const CVE_ID = /^CVE-\d{4}-\d{4,}$/i;
+
+export type ThreatFieldErrors = Partial<Record<keyof ThreatInput, string>>;
+
+/** The server's rules, checked before sending: a title, a well-formed CVE id, a positive asset id. */
+export function validateThreat(input: { title: string; cve_id: string; asset_id: string }): ThreatFieldErrors {
+  const errors: ThreatFieldErrors = {};
+  if (input.title.trim() === '') errors.title = 'Le titre est obligatoire.';
+  else if (input.title.trim().length > 300) errors.title = 'Le titre ne doit pas dépasser 300 caractères.';
+  if (input.cve_id.trim() !== '' && !CVE_ID.test(input.cve_id.trim()))
+    errors.cve_id = 'Identifiant CVE invalide (format CVE-AAAA-NNNN).';
+  if (input.asset_id.trim() !== '' && !/^\d+$/.test(input.asset_id.trim()))
+    errors.asset_id = 'L’identifiant d’actif doit être un nombre entier.';
+  return errors;
+}

@@ -1,0 +1,291 @@
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
+import { online } from '../../src/app/connectivity.ts';
+import KioskPage from '../../src/app/kiosk/kiosk-page.tsx';
+import { nextRefreshDelay, parseKioskConfig } from '../../src/app/kiosk/kiosk-config.ts';
+import { dataAge } from '../../src/app/kiosk/kiosk-panels.tsx';
+import vulnerabilitySample from '../../sample-data/vulnerability-summary.json';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let container: HTMLDivElement;
+let root: Root;
+let calls: { url: URL }[];
+let down: boolean;
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+const DASHBOARD = {
+  vulnerabilities: { total: 300, open: 248, critical: 14, high: 52, kev: 9, resolved: 52 },
+  assets: { total: 40, critical: 6 },
+  threats: { total: 12, active: 5 },
+  scans: { total: 20, running: 1, last_completed_at: '2025-06-02T07:00:00Z' },
+  tasks: { running: 2, failed_24h: 1 },
+  last_cve_update: '2025-06-02T02:07:41Z',
+  generated_at: '2025-06-02T08:00:00Z',
+};
+
+const TASKS = {
+  recent_tasks: [
+    {
+      id: 'a',
+      name: 'Indexation des CVE',
+      full_name: 'vulnerabilities.tasks.index_cves_5_years',
+      status: 'STARTED',
+      date_done: null,
+      result: null,
+      meta: { progress: 63 },
+    },
+    {
+      id: 'b',
+      name: 'Synchronisation KEV',
+      full_name: 'vulnerabilities.tasks.sync_cisa_kev',
+      status: 'FAILURE',
+      date_done: '2025-06-02T06:01:32Z',
+      result: 'Échec',
+      meta: { error: 'Délai dépassé' },
+    },
+  ],
+};
+
+function answer(url: URL): Response {
+  switch (url.pathname) {
+    case '/api/dashboard/summary/':
+      return json(DASHBOARD);
+    case '/api/celery/tasks/recent/':
+      return json(TASKS);
+    case '/api/vulnerabilities/summary/':
+      return json(vulnerabilitySample, 200, { 'x-vigie-source': 'sample' });
+    case '/api/threats/summary/':
+      return json({
+        threats_count: 2,
+        by_severity: [],
+        by_status: [{ status: 'ACTIVE', count: 2 }],
+        recent_threats: [],
+      });
+    default:
+      return json({ detail: 'introuvable' }, 404);
+  }
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) {
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1);
+    });
+  }
+}
+
+async function advance(ms: number) {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+  await settle();
+}
+
+function setHidden(hidden: boolean) {
+  Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
+  act(() => {
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(new Date('2025-06-02T08:05:00Z'));
+  calls = [];
+  down = false;
+  online.value = true;
+  setClientEnvironment({
+    fetch: async (input: RequestInfo | URL) => {
+      const url = new URL(
+        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+        'http://localhost',
+      );
+      calls.push({ url });
+      if (down) throw new TypeError('Failed to fetch');
+      return answer(url);
+    },
+  });
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+});
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+  resetApiClient();
+  vi.useRealTimers();
+  online.value = true;
+  Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+});
+
+async function render(url: string) {
+  window.history.replaceState(null, '', url);
+  act(() => root.render(<KioskPage />));
+  await settle();
+}
+
+const title = () => container.querySelector('.kiosk-title')!.textContent;
+
+describe('kiosk configuration', () => {
+  it('reads panels and interval from the URL, with defaults', () => {
+    expect(parseKioskConfig('')).toEqual({
+      panels: ['vulnerabilities', 'threats', 'tasks', 'overview'],
+      intervalS: 30,
+    });
+    expect(parseKioskConfig('?panels=tasks,bogus,overview,tasks&interval=12')).toEqual({
+      panels: ['tasks', 'overview'],
+      intervalS: 12,
+    });
+    expect(parseKioskConfig('?panels=&interval=1').intervalS).toBe(5);
+    expect(parseKioskConfig('?interval=abc').intervalS).toBe(30);
+  });
+
+  it('refreshes every minute when visible, every 5 minutes when hidden, with backoff after failures', () => {
+    expect(nextRefreshDelay(0, false)).toBe(60_000);
+    expect(nextRefreshDelay(0, true)).toBe(300_000);
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => nextRefreshDelay(n, false))).toEqual([
+      5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 120_000,
+    ]);
+  });
+
+  it('tells the age of the data', () => {
+    const now = Date.parse('2025-06-02T14:08:00');
+    const age = (at: string) => dataAge(Date.parse(at), now).replace(/\s/g, ' ');
+    expect(age('2025-06-02T14:05:00')).toBe('Données de 14:05, il y a 3 min');
+    expect(age('2025-06-02T14:07:40')).toBe('Données de 14:07, à l’instant');
+    expect(age('2025-06-02T11:00:00')).toBe('Données de 11:00, il y a 3 h');
+  });
+});
+
+describe('KioskPage', () => {
+  it('renders without the layout chrome, dark, and rotates panels on the interval', async () => {
+    await render('/kiosk?panels=overview,tasks,vulnerabilities&interval=10');
+    const kiosk = container.querySelector('.kiosk')!;
+    expect(kiosk.classList.contains('theme-dark')).toBe(true);
+    expect(container.querySelector('nav')).toBeNull();
+    expect(title()).toBe('Vue d’ensemble');
+    expect(container.querySelector('[data-panel="overview"]')!.textContent).toContain('248');
+    await advance(10_000);
+    expect(title()).toBe('Tâches de fond');
+    const tasks = container.querySelector('[data-panel="tasks"]')!;
+    expect(tasks.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('63');
+    expect(tasks.textContent).toContain('Délai dépassé');
+    await advance(10_000);
+    expect(title()).toBe('Vulnérabilités');
+    const vulns = container.querySelector('[data-panel="vulnerabilities"]')!;
+    expect(vulns.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
+    expect(vulns.querySelector('[data-severity="critical"]')!.textContent).toContain('14');
+    await advance(10_000);
+    expect(title()).toBe('Vue d’ensemble');
+    expect(container.querySelector('.kiosk-steps [aria-current="step"]')!.textContent).toBe('Vue d’ensemble');
+  });
+
+  it('loads every panel once up front and shows the age of the last good data', async () => {
+    await render('/kiosk');
+    const paths = calls.map((c) => c.url.pathname).sort();
+    expect(paths).toEqual([
+      '/api/celery/tasks/recent/',
+      '/api/dashboard/summary/',
+      '/api/threats/summary/',
+      '/api/vulnerabilities/summary/',
+    ]);
+    const age = () => container.querySelector('.kiosk-age')!.textContent.replace(/\s/g, ' ');
+    expect(age()).toMatch(/^Données de \d\d:\d\d, à l’instant$/);
+    down = true;
+    await advance(3 * 60_000);
+    expect(age()).toMatch(/^Données de \d\d:\d\d, il y a 3 min$/);
+  });
+
+  it('keeps the last data and shows the offline banner when the backend fails, then recovers by itself', async () => {
+    await render('/kiosk?panels=overview');
+    expect(container.querySelector('.kiosk-banner')).toBeNull();
+    down = true;
+    await advance(60_000);
+    expect(container.querySelector('.kiosk-banner')!.textContent).toContain('Serveur injoignable');
+    const panel = container.querySelector('[data-panel="overview"]')!;
+    expect(panel.textContent).toContain('248');
+    expect(panel.querySelector('.kiosk-stale')!.textContent).toContain('dernières données affichées');
+    // Backoff: 5 s, then 10 s.
+    const before = calls.length;
+    await advance(5_000);
+    expect(calls.length).toBe(before + 1);
+    await advance(5_000);
+    expect(calls.length).toBe(before + 1);
+    down = false;
+    await advance(5_000);
+    expect(calls.length).toBe(before + 2);
+    expect(container.querySelector('.kiosk-banner')).toBeNull();
+    expect(container.querySelector('.kiosk-stale')).toBeNull();
+  });
+
+  it('shows the offline banner when the browser is offline, and refreshes when it comes back', async () => {
+    await render('/kiosk?panels=overview');
+    act(() => {
+      online.value = false;
+    });
+    expect(container.querySelector('.kiosk-banner')!.textContent).toContain('Hors ligne');
+    const before = calls.length;
+    act(() => {
+      online.value = true;
+      window.dispatchEvent(new Event('online'));
+    });
+    await settle();
+    expect(container.querySelector('.kiosk-banner')).toBeNull();
+    expect(calls.length).toBe(before + 1);
+  });
+
+  it('never shows a blank panel when the first load fails', async () => {
+    down = true;
+    await render('/kiosk?panels=threats');
+    expect(container.querySelector('.kiosk-unavailable')!.textContent).toContain('Données indisponibles');
+    expect(container.querySelector('.kiosk-banner')).not.toBeNull();
+  });
+
+  it('slows its refresh while the page is hidden, and refreshes at once when visible again', async () => {
+    await render('/kiosk?panels=overview');
+    expect(calls).toHaveLength(1);
+    await advance(60_000);
+    expect(calls).toHaveLength(2);
+    setHidden(true);
+    await advance(4 * 60_000);
+    expect(calls).toHaveLength(2);
+    await advance(60_000);
+    expect(calls).toHaveLength(3);
+    setHidden(false);
+    await settle();
+    expect(calls).toHaveLength(4);
+  });
+
+  it('hides the cursor after inactivity and shows it again on movement', async () => {
+    await render('/kiosk?panels=overview');
+    const kiosk = container.querySelector('.kiosk')!;
+    expect(kiosk.classList.contains('kiosk-idle')).toBe(false);
+    await advance(3_000);
+    expect(kiosk.classList.contains('kiosk-idle')).toBe(true);
+    act(() => {
+      window.dispatchEvent(new Event('pointermove'));
+    });
+    expect(kiosk.classList.contains('kiosk-idle')).toBe(false);
+  });
+
+  it('asks for a screen wake lock when the browser offers one', async () => {
+    const release = vi.fn(() => Promise.resolve());
+    const request = vi.fn(() => Promise.resolve({ released: false, release }));
+    Object.defineProperty(navigator, 'wakeLock', { configurable: true, value: { request } });
+    try {
+      await render('/kiosk?panels=overview');
+      expect(request).toHaveBeenCalledWith('screen');
+      act(() => root.unmount());
+      root = createRoot(container);
+      expect(release).toHaveBeenCalled();
+    } finally {
+      delete (navigator as { wakeLock?: unknown }).wakeLock;
+    }
+  });
+});
