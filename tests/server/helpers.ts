@@ -9,7 +9,8 @@ import { securityPolicies } from '../../server/src/db/schema.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
-import type { TaskDefinition } from '../../server/src/tasks/types.ts';
+import type { JobQueue, TaskDefinition } from '../../server/src/tasks/types.ts';
+import { jobQueueOf } from '../../server/src/services/task-queue.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -80,6 +81,8 @@ export interface TestApp {
   tokens: TokenService;
   staticDir: string;
   filesDir: string;
+  /** The app's job queue (app.jobs stays inside the encapsulated app plugin). */
+  jobs: JobQueue;
   close: () => Promise<void>;
 }
 
@@ -125,6 +128,7 @@ export async function createTestApp(
     tokens,
     staticDir,
     filesDir,
+    jobs: jobQueueOf(database)!,
     async close() {
       await app.close();
       await drop().catch(() => {});

@@ -11,6 +11,8 @@ export interface TaskContext {
   requestedBy: number | null;
   /** Owner connection; tenant work must go through withTenant(database.db, tenantId, …). */
   database: Database;
+  /** Writable directory of the app's files (scanner reports live below it). */
+  filesDir: string;
   log: FastifyBaseLogger;
   /** Aborted when the run is revoked (cancel): long loops check it and stop. */
   signal: AbortSignal;
@@ -36,8 +38,10 @@ export interface TaskDefinition {
   schedule?: { cron: string; label: string };
   /** Extra attempts after a failure (default 2). */
   retryLimit?: number;
-  /** Seconds before a run is considered lost and retried (default 3600). */
+  /** Seconds before a run is considered lost and retried (default 3600; pg-boss caps it below 24 h). */
   expireInSeconds?: number;
+  /** Runs of this task one process may execute at the same time (default 1). */
+  concurrency?: number;
   run(ctx: TaskContext): Promise<TaskOutcome>;
 }
 
@@ -55,6 +59,7 @@ export interface TaskRunView {
 }
 
 export interface LaunchOptions {
+  /** Required (non-null) for tenant-scoped tasks, null for platform tasks. */
   tenantId: string | null;
   requestedBy: number | null;
   trigger?: 'user' | 'schedule' | 'system';
@@ -67,6 +72,19 @@ export interface JobQueue {
   /** Revokes a PENDING or STARTED run (REVOKED, meta.revoked_by, meta.reason); null when unknown or finished. */
   cancel(taskId: string, opts: { by: string; reason?: string | undefined }): Promise<TaskRunView | null>;
   get(taskId: string): Promise<TaskRunView | null>;
-  /** Resolves when the run reaches SUCCESS, FAILURE or REVOKED (tests and CLI). */
+  /** Resolves when the run reaches SUCCESS, FAILURE or REVOKED (tests and CLI); rejects after timeoutMs (default 30 s). */
   waitFor(taskId: string, timeoutMs?: number): Promise<TaskRunView>;
+  /** The task definitions this queue knows (routes list them and check a name before launching). */
+  readonly tasks: readonly TaskDefinition[];
+  find(taskName: string): TaskDefinition | undefined;
 }
+
+/** launch() of a name the queue does not know. */
+export class UnknownTaskError extends Error {
+  constructor(readonly taskName: string) {
+    super(`unknown task: ${taskName}`);
+  }
+}
+
+/** The statuses after which a run never changes again. */
+export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['SUCCESS', 'FAILURE', 'REVOKED'];

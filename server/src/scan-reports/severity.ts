@@ -1,0 +1,35 @@
+import type { Severity } from '../db/schema.ts';
+
+/** CVSS score → severity (CVSS v3 ratings; 0 or less is informational). */
+export function severityFromScore(score: number | undefined): Severity {
+  if (score === undefined || !Number.isFinite(score) || score <= 0) return 'info';
+  if (score >= 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  return 'low';
+}
+
+const NAMED: Record<string, Severity> = {
+  critical: 'critical',
+  high: 'high',
+  medium: 'medium',
+  moderate: 'medium',
+  low: 'low',
+  info: 'info',
+  informational: 'info',
+  negligible: 'info',
+  unknown: 'info',
+  log: 'info',
+  none: 'info',
+};
+
+export function severityFromName(name: string | undefined): Severity | undefined {
+  return name === undefined ? undefined : NAMED[name.trim().toLowerCase()];
+}
+
+export function parseScore(raw: unknown): number | undefined {
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 10 ? n : undefined;
+}
+
+export const CVE_RE = /^CVE-\d{4}-\d{4,}$/;
