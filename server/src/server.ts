@@ -8,6 +8,7 @@ import { ensureWritableDir, loadOrCreateSecret, lockDataDir } from './lib/data-d
 import { TokenService } from './lib/tokens.ts';
 import { SecretBox } from './lib/secret-box.ts';
 import { buildApp } from './build-app.ts';
+import { jobQueueOf } from './services/task-queue.ts';
 import { VERSION } from './version.ts';
 
 function fail(message: string): never {
@@ -51,7 +52,8 @@ export async function start(config: Config): Promise<Started> {
       dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
     });
     await database.migrate();
-    if (!(await isSeeded(database.db))) {
+    const firstStart = !(await isSeeded(database.db));
+    if (firstStart) {
       const accounts = await seedDemoData(database.db, { password: config.demoPassword });
       console.log(formatAccounts(accounts, config.demoPassword !== undefined));
     }
@@ -71,6 +73,16 @@ export async function start(config: Config): Promise<Started> {
       },
     );
     await app.listen({ host: config.host, port: config.port });
+    if (firstStart) {
+      // The seed holds the CVEs the demo points at; the rest of the shipped catalogue loads as a background task,
+      // so the first start stays quick and the task manager shows the run.
+      const run = await jobQueueOf(database)?.launch(
+        'vulnerabilities.tasks.update_cve_database',
+        {},
+        { tenantId: null, requestedBy: null, trigger: 'system' },
+      );
+      if (run) console.log(`Importing the shipped CVE catalogue in the background (task ${run.id}).`);
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host}:${port}`;

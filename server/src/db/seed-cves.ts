@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { importSources, SEED_DATA_DIR } from '../importers/index.ts';
 import type { Db } from './client.ts';
 
 /**
@@ -63,11 +65,28 @@ export const DEMO_CVE_IDS: readonly string[] = [
   'CVE-2023-3746',
 ];
 
+/** The shipped files the demo records come from (the 2003 NVD feed holds none of them). */
+const DEMO_FILES = [
+  'cwe/cwe_ids_names_v4.20.csv',
+  'nvd/nvd-api-2.0-page-2023.json',
+  'cve5/vulnrichment_sample.jsonl',
+  'kev/known_exploited_vulnerabilities.json',
+  'epss/epss_sample.csv',
+];
+
 /**
- * Loads the CVE reference data shipped in seed-data/: 'demo' is the small set the demo findings point at
- * (fast enough for every test database), 'full' is every shipped record.
+ * Loads the CVE reference data shipped in seed-data/: 'demo' is the CWE names plus the DEMO_CVE_IDS records with
+ * their KEV and EPSS enrichment (fast enough for every test database), 'full' is every shipped record.
+ * `db` may be a transaction (seedDemoData runs inside one).
  */
-// Not built yet (issue 6, importers): loads nothing.
-export async function seedCveReference(_db: Db, _opts: { mode: 'demo' | 'full' }): Promise<{ cves: number }> {
-  return { cves: 0 };
+export async function seedCveReference(db: Db, opts: { mode: 'demo' | 'full' }): Promise<{ cves: number }> {
+  const counts =
+    opts.mode === 'demo'
+      ? await importSources(
+          db,
+          DEMO_FILES.map((f) => path.join(SEED_DATA_DIR, f)),
+          { only: new Set(DEMO_CVE_IDS) },
+        )
+      : await importSources(db, [SEED_DATA_DIR]);
+  return { cves: counts.new_cves };
 }
