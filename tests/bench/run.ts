@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { initialJsGzipBytes } from '../../server/src/cli/build.ts';
 import { benchServiceWorkerCache } from './sw-cache.ts';
+import { benchCveImport } from './cve-import.ts';
+import { benchVulnerabilities } from './vulnerabilities.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -90,3 +92,6 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+await benchCveImport();
+await benchVulnerabilities();

@@ -394,10 +394,61 @@ export const vulnerabilities = pgTable(
     unique('vulnerabilities_finding_key').on(t.tenantId, t.assetId, t.findingKey).nullsNotDistinct(),
     index('vulnerabilities_tenant_id_idx').on(t.tenantId, t.id),
     index('vulnerabilities_tenant_severity_idx').on(t.tenantId, t.isResolved, t.severity),
-    index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // The id tiebreak makes the default ordering (newest first) and keyset paging an index walk.
+    index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
     index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId),
+    // The list's text filter, reached through vulnerability_text_matches() (migration 0008).
+    index('vulnerabilities_text_trgm_idx').using(
+      'gin',
+      sql`(coalesce(${t.cveId}, '') || ' ' || ${t.title} || ' ' || ${t.description}) gin_trgm_ops`,
+    ),
   ],
+);
+
+/**
+ * Per-tenant finding counters, maintained by statement-level triggers on vulnerabilities (migration 0008), so the
+ * summary and the list's count do not count a million rows. asset_id 0 stands for "no asset".
+ */
+export const vulnerabilityCounts = pgTable(
+  'vulnerability_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    assetId: bigint('asset_id', { mode: 'number' }).notNull().default(0),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.assetId, t.severity, t.isResolved, t.kev] })],
+);
+
+/** New findings per UTC day of created_at (trends), same maintenance. */
+export const vulnerabilityDailyCounts = pgTable(
+  'vulnerability_daily_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    day: date('day').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.day, t.severity, t.isResolved, t.kev] })],
+);
+
+/** Findings per CWE (a finding with several CWEs counts once for each), same maintenance. */
+export const vulnerabilityCweCounts = pgTable(
+  'vulnerability_cwe_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    cweId: text('cwe_id').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.cweId, t.severity, t.isResolved, t.kev] })],
 );
 
 export const THREAT_STATUSES = ['ACTIVE', 'INVESTIGATING', 'MITIGATED', 'CLOSED'] as const;
@@ -485,6 +536,9 @@ export const schema = {
   assets,
   scans,
   vulnerabilities,
+  vulnerabilityCounts,
+  vulnerabilityDailyCounts,
+  vulnerabilityCweCounts,
   threats,
   taskRuns,
 };

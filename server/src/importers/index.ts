@@ -30,8 +30,8 @@ export { ImportError } from './types.ts';
 export { isUrl } from './sources.ts';
 export type { ImportCounts, ImportOptions, FileReport, SourceKind } from './types.ts';
 
-const DEFAULT_BATCH = 500;
-const DEFAULT_CONCURRENCY = 2;
+const DEFAULT_BATCH = 1000;
+const DEFAULT_CONCURRENCY = 3;
 const MAX_ERROR_SAMPLES = 20;
 const ANALYZE_THRESHOLD = 5000;
 
