@@ -25,7 +25,7 @@ export function jobQueueOf(database: Database): JobQueue | undefined {
   return queuesByDatabase.get(database);
 }
 
-/** pg-boss keeps its tables in this schema (created by migration 0010). */
+/** pg-boss keeps its tables in this schema (created by migration 0008_job_queue). */
 export const QUEUE_SCHEMA = 'pgboss';
 
 const DEFAULT_RETRY_LIMIT = 2;

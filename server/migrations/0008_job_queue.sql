@@ -1,4 +1,4 @@
--- Background tasks (issue 6).
+-- Background tasks.
 -- 1. The job queue's own schema: pg-boss 10.4.2 construction plan (schema version 24), from
 --    PgBoss.getConstructionPlans('pgboss') without its BEGIN/advisory lock/COMMIT wrapper (the migrator runs in a
 --    transaction), plus the internal queue its scheduler uses. Shipped as a migration so a fresh database (and the

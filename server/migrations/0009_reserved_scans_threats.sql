@@ -1,2 +1,0 @@
--- Reserved for parallel work; folded into one migration before landing.
-SELECT 1;
