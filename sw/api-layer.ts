@@ -1,5 +1,5 @@
 /// <reference lib="webworker" />
-import { kvGet } from '../src/lib/storage.ts';
+import { kvGet, kvSet } from '../src/lib/storage.ts';
 import {
   foreignPartitions,
   freshness,
@@ -37,6 +37,23 @@ async function currentSession(): Promise<SessionView> {
 
 async function mockModeOn(): Promise<boolean> {
   return (await kvGet<boolean>('mock-api-mode').catch(() => false)) === true;
+}
+
+const WRITE_KEY = 'api-last-write:';
+
+async function lastWriteAt(cacheName: string): Promise<number> {
+  return (await kvGet<number>(WRITE_KEY + cacheName).catch(() => undefined)) ?? 0;
+}
+
+/**
+ * After a successful write, the cached reads of that user and tenant may show the state before it (a list still
+ * holding the finding just resolved): they stop counting as fresh and the next read goes to the network first. They
+ * stay in the cache as the offline fallback.
+ */
+export async function noteWrite(request: Request): Promise<void> {
+  const session = await currentSession();
+  const cacheName = partitionName(session.userId, request.headers.get('X-Tenant-ID') ?? session.tenantId);
+  if (cacheName) await kvSet(WRITE_KEY + cacheName, Date.now()).catch(() => undefined);
 }
 
 /** Drops every API cache partition (logout, failed refresh, another user). */
@@ -130,7 +147,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const cacheName = partitionName(session.userId, tenant);
   const cached = cacheName ? await (await caches.open(cacheName)).match(request.url) : undefined;
   const storedAt = cached ? Number(cached.headers.get(STORED_AT_HEADER)) : undefined;
-  const state = freshness(storedAt, Date.now(), ttlSeconds(pathname));
+  const state = freshness(storedAt, Date.now(), ttlSeconds(pathname), cacheName ? await lastWriteAt(cacheName) : 0);
 
   const fromNetwork = async (): Promise<Response> => {
     const response = await fetchWithTimeout(request);

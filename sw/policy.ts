@@ -56,8 +56,15 @@ export function ttlSeconds(pathname: string): number {
 export type Freshness = 'fresh' | 'stale' | 'none';
 
 /** Within its TTL a cached answer is served at once (and revalidated); past it the network goes first. */
-export function freshness(storedAt: number | undefined, now: number, ttl: number): Freshness {
+export function freshness(
+  storedAt: number | undefined,
+  now: number,
+  ttl: number,
+  /** When this user last changed something in this partition: older copies may be out of date, go to the network. */
+  lastWriteAt = 0,
+): Freshness {
   if (storedAt === undefined || !Number.isFinite(storedAt)) return 'none';
+  if (storedAt <= lastWriteAt) return 'stale';
   return now - storedAt < ttl * 1000 && now >= storedAt ? 'fresh' : 'stale';
 }
 

@@ -2,6 +2,7 @@
 import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
 import { isAuthEndpoint, normalizePath, SOURCE_HEADER } from './policy.ts';
+import { noteWrite } from './api-layer.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -115,7 +116,9 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
   const queueable = request.headers.get(QUEUEABLE_HEADER) === '1' && request.headers.has('Idempotency-Key');
   const body = queueable ? await request.clone().arrayBuffer() : undefined;
   try {
-    return await fetch(request);
+    const response = await fetch(request);
+    if (response.ok) event.waitUntil(noteWrite(request));
+    return response;
   } catch (err) {
     if (!queueable || isAuthEndpoint(pathname)) throw err;
     const headers = new Headers(request.headers);

@@ -82,6 +82,10 @@ describe('service-worker routing decisions', () => {
     expect(freshness(Number.NaN, 5, 30)).toBe('none');
     // A stored time in the future (clock moved back) is not trusted as fresh.
     expect(freshness(10_000, 5_000, 30)).toBe('stale');
+    // A write after the copy was stored makes it stale at once; a copy stored after the write is fresh again.
+    expect(freshness(1_000, 2_000, 30, 1_500)).toBe('stale');
+    expect(freshness(1_000, 2_000, 30, 1_000)).toBe('stale');
+    expect(freshness(1_600, 2_000, 30, 1_500)).toBe('fresh');
   });
 
   it('partitions by user and tenant, and caches nothing signed out', () => {
