@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
@@ -8,9 +9,15 @@ import { DEMO_CVE_IDS } from '../../server/src/db/seed-cves.ts';
 /** Issue 6 end to end: real CVEs on the dashboard, the list, resolving, a CVE update, the kiosk without backend. */
 const e2e = useServerAndBrowser();
 
+const dialect = new PgDialect();
+function toRaw(query: ReturnType<typeof sql>): [string, unknown[]] {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return [text, params];
+}
+
 async function scalar(query: ReturnType<typeof sql>): Promise<number> {
-  const { rows } = (await e2e.t.database.db.execute(query)) as unknown as { rows: Record<string, unknown>[] };
-  return Number(Object.values(rows[0] ?? {})[0]);
+  const result = await e2e.t.database.executeSql(...toRaw(query));
+  return Number(Object.values(result.rows[0] ?? {})[0]);
 }
 
 function consoleErrors(page: Page): string[] {
