@@ -345,7 +345,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
         <tbody>
           {padTop > 0 && (
             <tr className="spacer" aria-hidden="true">
-              <td colSpan={9} style={{ height: padTop }} />
+              <td style={{ height: padTop }} />
             </tr>
           )}
           {items.map((item) => {
@@ -386,7 +386,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
           })}
           {padBottom > 0 && (
             <tr className="spacer" aria-hidden="true">
-              <td colSpan={9} style={{ height: padBottom }} />
+              <td style={{ height: padBottom }} />
             </tr>
           )}
         </tbody>
