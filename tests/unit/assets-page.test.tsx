@@ -1,22 +1,11 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import AssetsPage from '../../src/features/assets/assets-page.tsx';
 import { isIpAddress, parseTags, validateAsset, type AssetDraft } from '../../src/features/assets/asset-rules.ts';
 import type { Asset } from '../../src/features/assets/assets-api.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-let calls: { method: string; url: URL; body: unknown }[];
-let handler: (method: string, url: URL, body: unknown) => Response;
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
+const screen = setupScreen();
 
 function asset(id: number, extra: Partial<Asset> = {}): Asset {
   return {
@@ -38,21 +27,6 @@ function asset(id: number, extra: Partial<Asset> = {}): Asset {
   };
 }
 
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'tok', refresh_token: 'ref', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 1, username: 'ana', email: 'ana@example.fr', role },
-  };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) {
-    await act(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    });
-  }
-}
-
 function type(input: HTMLInputElement | HTMLTextAreaElement, value: string) {
   const proto = input instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
   act(() => {
@@ -67,45 +41,22 @@ function fieldByLabel(form: Element, label: string): HTMLInputElement {
 }
 
 beforeEach(() => {
-  calls = [];
-  setClientEnvironment({
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(
-        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-        'http://localhost',
-      );
-      const method = (init?.method ?? 'GET').toUpperCase();
-      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : init?.body;
-      calls.push({ method, url, body });
-      return handler(method, url, body);
-    },
-  });
-  handler = (method) =>
+  screen.handler = (method) =>
     method === 'GET'
       ? json({ count: 2, next: null, previous: null, results: [asset(1), asset(2, { vulnerability_count: 0 })] })
       : json(asset(3, { name: 'web-01' }), 201);
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-  signIn('user');
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-  resetApiClient();
-  session.value = null;
 });
 
 async function render() {
   window.history.replaceState(null, '', '/assets');
-  act(() => root.render(<AssetsPage />));
+  act(() => screen.root.render(<AssetsPage />));
   await settle();
 }
 
 async function openForm() {
   await render();
-  act(() => [...container.querySelectorAll('button')].find((b) => b.textContent === 'Nouvel actif')!.click());
-  return container.querySelector('form.card')!;
+  act(() => [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Nouvel actif')!.click());
+  return screen.container.querySelector('form.card')!;
 }
 
 function submit(form: Element) {
@@ -154,19 +105,19 @@ describe('asset rules', () => {
 describe('AssetsPage', () => {
   it('lists assets with their vulnerability counts linking to the filtered findings', async () => {
     await render();
-    const row = container.querySelector('tr[data-asset-id="1"]')!;
+    const row = screen.container.querySelector('tr[data-asset-id="1"]')!;
     expect(row.textContent).toContain('Serveur');
     expect(row.textContent).toContain('Élevée');
     const link = row.querySelector('a')!;
     expect(link.getAttribute('href')).toBe('/vulnerabilities/list?asset=1');
     expect(link.textContent).toBe('4 ouvertes / 7');
-    expect(container.querySelector('tr[data-asset-id="2"]')!.textContent).toContain('Aucune');
-    expect(calls[0]!.url.searchParams.get('page_size')).toBe('25');
+    expect(screen.container.querySelector('tr[data-asset-id="2"]')!.textContent).toContain('Aucune');
+    expect(screen.calls[0]!.url.searchParams.get('page_size')).toBe('25');
   });
 
   it('sends the filters', async () => {
     await render();
-    const [type, criticality] = [...container.querySelectorAll<HTMLSelectElement>('.vm-toolbar select')];
+    const [type, criticality] = [...screen.container.querySelectorAll<HTMLSelectElement>('.vm-toolbar select')];
     act(() => {
       type!.value = 'database';
       type!.dispatchEvent(new Event('change', { bubbles: true }));
@@ -176,7 +127,7 @@ describe('AssetsPage', () => {
       criticality!.dispatchEvent(new Event('change', { bubbles: true }));
     });
     await settle();
-    const q = calls.at(-1)!.url.searchParams;
+    const q = screen.calls.at(-1)!.url.searchParams;
     expect(q.get('asset_type')).toBe('database');
     expect(q.get('criticality')).toBe('critical');
   });
@@ -191,7 +142,7 @@ describe('AssetsPage', () => {
     expect(form.textContent).not.toContain('Le nom de l’actif est requis.');
     expect(form.textContent).toContain('Adresse IP invalide (IPv4 ou IPv6 attendue).');
     expect(fieldByLabel(form, 'Adresse IP').getAttribute('aria-invalid')).toBe('true');
-    expect(calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+    expect(screen.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
   });
 
   it('creates a valid asset with its tags', async () => {
@@ -201,7 +152,7 @@ describe('AssetsPage', () => {
     type(fieldByLabel(form, 'Étiquettes (séparées par des virgules)'), 'prod, dmz');
     submit(form);
     await settle();
-    const post = calls.find((c) => c.method === 'POST')!;
+    const post = screen.calls.find((c) => c.method === 'POST')!;
     expect(post.url.pathname).toBe('/api/assets/');
     expect(post.body).toEqual({
       name: 'web-01',
@@ -214,11 +165,11 @@ describe('AssetsPage', () => {
       description: '',
       tags: ['prod', 'dmz'],
     });
-    expect(container.textContent).toContain('Actif « web-01 » créé.');
+    expect(screen.container.textContent).toContain('Actif « web-01 » créé.');
   });
 
   it('shows the server’s 409 on the name field', async () => {
-    handler = (method) =>
+    screen.handler = (method) =>
       method === 'GET'
         ? json({ count: 0, next: null, previous: null, results: [] })
         : json({ detail: 'Un actif porte déjà ce nom.', code: 'conflict' }, 409);
@@ -231,30 +182,30 @@ describe('AssetsPage', () => {
 
   it('edits with PUT and deletes after confirmation', async () => {
     await render();
-    act(() => container.querySelector<HTMLButtonElement>('tr[data-asset-id="1"] [data-action="edit"]')!.click());
-    const form = container.querySelector('form.card')!;
+    act(() => screen.container.querySelector<HTMLButtonElement>('tr[data-asset-id="1"] [data-action="edit"]')!.click());
+    const form = screen.container.querySelector('form.card')!;
     expect(fieldByLabel(form, 'Nom *').value).toBe('srv-1');
     submit(form);
     await settle();
-    expect(calls.find((c) => c.method === 'PUT')!.url.pathname).toBe('/api/assets/1/');
+    expect(screen.calls.find((c) => c.method === 'PUT')!.url.pathname).toBe('/api/assets/1/');
 
-    handler = (method) =>
+    screen.handler = (method) =>
       method === 'DELETE'
         ? new Response(null, { status: 204 })
         : json({ count: 1, next: null, previous: null, results: [asset(1)] });
     await settle();
-    const row = container.querySelector('tr[data-asset-id="1"]')!;
+    const row = screen.container.querySelector('tr[data-asset-id="1"]')!;
     act(() => row.querySelector<HTMLButtonElement>('[data-action="delete"]')!.click());
-    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    expect(screen.calls.some((c) => c.method === 'DELETE')).toBe(false);
     act(() => [...row.querySelectorAll('button')].find((b) => b.textContent === 'Oui, supprimer')!.click());
     await settle();
-    expect(calls.find((c) => c.method === 'DELETE')!.url.pathname).toBe('/api/assets/1/');
+    expect(screen.calls.find((c) => c.method === 'DELETE')!.url.pathname).toBe('/api/assets/1/');
   });
 
   it('shows read-only members no write action', async () => {
     signIn('readonly');
     await render();
-    expect(container.querySelectorAll('button[data-action]')).toHaveLength(0);
-    expect(container.textContent).not.toContain('Nouvel actif');
+    expect(screen.container.querySelectorAll('button[data-action]')).toHaveLength(0);
+    expect(screen.container.textContent).not.toContain('Nouvel actif');
   });
 });

@@ -1,22 +1,11 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import ScansPage from '../../src/features/scans/scans-page.tsx';
 import { allowedActions } from '../../src/features/scans/scan-rules.ts';
 import type { Scan } from '../../src/features/scans/scans-api.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-let calls: { method: string; url: URL; body: unknown }[];
-let handler: (method: string, url: URL) => Response;
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
+const screen = setupScreen({ fakeTimers: true });
 
 function scan(id: number, status: Scan['status'], extra: Partial<Scan> = {}): Scan {
   return {
@@ -44,56 +33,13 @@ function page(results: Scan[]) {
   return { count: results.length, next: null, previous: null, results };
 }
 
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'tok', refresh_token: 'ref', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 1, username: 'ana', email: 'ana@example.fr', role },
-  };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) {
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(1);
-    });
-  }
-}
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  calls = [];
-  setClientEnvironment({
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(
-        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-        'http://localhost',
-      );
-      const method = (init?.method ?? 'GET').toUpperCase();
-      calls.push({ method, url, body: init?.body });
-      return handler(method, url);
-    },
-  });
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-  signIn('user');
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-  resetApiClient();
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  session.value = null;
-});
-
 async function render() {
-  act(() => root.render(<ScansPage />));
+  act(() => screen.root.render(<ScansPage />));
   await settle();
 }
 
 function row(id: number) {
-  return container.querySelector(`tr[data-scan-id="${id}"]`)!;
+  return screen.container.querySelector(`tr[data-scan-id="${id}"]`)!;
 }
 
 function actionsOf(id: number): string[] {
@@ -110,7 +56,7 @@ describe('lifecycle actions', () => {
   });
 
   it('shows per row only the buttons the status allows, plus delete', async () => {
-    handler = () =>
+    screen.handler = () =>
       json(
         page([
           scan(1, 'PENDING'),
@@ -133,62 +79,64 @@ describe('lifecycle actions', () => {
   });
 
   it('posts the action and shows the scan after the transition', async () => {
-    handler = (method, url) =>
+    screen.handler = (method, url) =>
       method === 'POST' && url.pathname === '/api/vulnerabilities/scans/1/start/'
         ? json(scan(1, 'RUNNING'))
         : json(page([scan(1, 'PENDING')]));
     await render();
     act(() => row(1).querySelector<HTMLButtonElement>('[data-action="start"]')!.click());
     await settle();
-    expect(calls.some((c) => c.method === 'POST' && c.url.pathname === '/api/vulnerabilities/scans/1/start/')).toBe(
-      true,
-    );
+    expect(
+      screen.calls.some((c) => c.method === 'POST' && c.url.pathname === '/api/vulnerabilities/scans/1/start/'),
+    ).toBe(true);
     expect(actionsOf(1)).toEqual(['cancel', 'delete']);
-    expect(container.textContent).toContain('Scan « Scan 1 » démarré.');
+    expect(screen.container.textContent).toContain('Scan « Scan 1 » démarré.');
   });
 
   it('shows the server’s 409 message', async () => {
-    handler = (method) =>
+    screen.handler = (method) =>
       method === 'POST'
         ? json({ detail: 'Aucun rapport à traiter : importez le rapport du scanner.', code: 'conflict' }, 409)
         : json(page([scan(1, 'PENDING')]));
     await render();
     act(() => row(1).querySelector<HTMLButtonElement>('[data-action="start"]')!.click());
     await settle();
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe(
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
       'Aucun rapport à traiter : importez le rapport du scanner.',
     );
   });
 
   it('asks for confirmation before deleting', async () => {
-    handler = (method) =>
+    screen.handler = (method) =>
       method === 'DELETE' ? new Response(null, { status: 204 }) : json(page([scan(3, 'COMPLETED')]));
     await render();
     act(() => row(3).querySelector<HTMLButtonElement>('[data-action="delete"]')!.click());
-    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    expect(screen.calls.some((c) => c.method === 'DELETE')).toBe(false);
     expect(row(3).textContent).toContain('Supprimer ce scan ?');
     const yes = [...row(3).querySelectorAll('button')].find((b) => b.textContent === 'Oui, supprimer')!;
     act(() => yes.click());
     await settle();
-    expect(calls.some((c) => c.method === 'DELETE' && c.url.pathname === '/api/vulnerabilities/scans/3/')).toBe(true);
+    expect(screen.calls.some((c) => c.method === 'DELETE' && c.url.pathname === '/api/vulnerabilities/scans/3/')).toBe(
+      true,
+    );
   });
 
   it('shows no write action to read-only members', async () => {
     signIn('readonly');
-    handler = () => json(page([scan(1, 'PENDING'), scan(3, 'COMPLETED')]));
+    screen.handler = () => json(page([scan(1, 'PENDING'), scan(3, 'COMPLETED')]));
     await render();
-    expect(container.querySelectorAll('button[data-action]')).toHaveLength(0);
-    expect(container.textContent).not.toContain('Importer un rapport');
-    expect(container.textContent).not.toContain('Nouveau scan');
+    expect(screen.container.querySelectorAll('button[data-action]')).toHaveLength(0);
+    expect(screen.container.textContent).not.toContain('Importer un rapport');
+    expect(screen.container.textContent).not.toContain('Nouveau scan');
   });
 });
 
 describe('refresh while scans run', () => {
   it('reads the list again every few seconds while a scan is pending or running, then stops', async () => {
     let running = true;
-    handler = () => json(page([scan(1, running ? 'RUNNING' : 'COMPLETED')]));
+    screen.handler = () => json(page([scan(1, running ? 'RUNNING' : 'COMPLETED')]));
     await render();
-    const lists = () => calls.filter((c) => c.method === 'GET').length;
+    const lists = () => screen.calls.filter((c) => c.method === 'GET').length;
     expect(lists()).toBe(1);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(4_000);
@@ -206,7 +154,7 @@ describe('refresh while scans run', () => {
   });
 
   it('does not refresh while the page is hidden', async () => {
-    handler = () => json(page([scan(1, 'RUNNING')]));
+    screen.handler = () => json(page([scan(1, 'RUNNING')]));
     await render();
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
     act(() => {
@@ -215,13 +163,13 @@ describe('refresh while scans run', () => {
     await act(async () => {
       await vi.advanceTimersByTimeAsync(20_000);
     });
-    expect(calls.filter((c) => c.method === 'GET')).toHaveLength(1);
+    expect(screen.calls.filter((c) => c.method === 'GET')).toHaveLength(1);
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
     act(() => {
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await settle();
-    expect(calls.filter((c) => c.method === 'GET')).toHaveLength(2);
+    expect(screen.calls.filter((c) => c.method === 'GET')).toHaveLength(2);
   });
 });
 
@@ -262,11 +210,11 @@ describe('report import', () => {
   }
 
   async function openImport(file: File) {
-    handler = () => json(page([]));
+    screen.handler = () => json(page([]));
     await render();
-    const open = [...container.querySelectorAll('button')].find((b) => b.textContent === 'Importer un rapport')!;
+    const open = [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Importer un rapport')!;
     act(() => open.click());
-    const input = container.querySelector<HTMLInputElement>('input[type="file"]')!;
+    const input = screen.container.querySelector<HTMLInputElement>('input[type="file"]')!;
     Object.defineProperty(input, 'files', { configurable: true, value: [file] });
     act(() => {
       input.dispatchEvent(new Event('change', { bubbles: true }));
@@ -287,7 +235,7 @@ describe('report import', () => {
     const big = new File(['x'], 'trivy.json', { type: 'application/json' });
     Object.defineProperty(big, 'size', { value: 50 * 1024 * 1024 + 1 });
     await openImport(big);
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe(
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
       'Le fichier dépasse la taille maximale (50 Mo).',
     );
     expect(FakeXhr.instances).toHaveLength(0);
@@ -295,7 +243,7 @@ describe('report import', () => {
 
   it('refuses another extension', async () => {
     await openImport(new File(['x'], 'report.pdf'));
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe(
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
       'Format de fichier non accepté : .json, .xml attendu.',
     );
     expect(FakeXhr.instances).toHaveLength(0);
@@ -308,21 +256,21 @@ describe('report import', () => {
     expect(xhr.headers.Authorization).toBe('Bearer tok');
     expect(xhr.body!.get('format')).toBe('auto');
     expect((xhr.body!.get('file') as File).name).toBe('openvas.xml');
-    expect(container.querySelector('[role="progressbar"]')).not.toBeNull();
+    expect(screen.container.querySelector('[role="progressbar"]')).not.toBeNull();
     act(() => xhr.respond(400, { detail: 'Rapport refusé : les DTD et entités XML ne sont pas acceptées.' }));
     await settle();
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe(
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
       'Rapport refusé : les DTD et entités XML ne sont pas acceptées.',
     );
   });
 
   it('closes the form and reloads the list once the report is accepted', async () => {
     await openImport(new File(['{}'], 'trivy.json', { type: 'application/json' }));
-    const before = calls.length;
+    const before = screen.calls.length;
     act(() => FakeXhr.instances[0]!.respond(201, scan(9, 'PENDING', { name: 'trivy.json' })));
     await settle();
-    expect(container.textContent).toContain('Rapport importé : scan « trivy.json » créé.');
-    expect(container.querySelector('input[type="file"]')).toBeNull();
-    expect(calls.length).toBeGreaterThan(before);
+    expect(screen.container.textContent).toContain('Rapport importé : scan « trivy.json » créé.');
+    expect(screen.container.querySelector('input[type="file"]')).toBeNull();
+    expect(screen.calls.length).toBeGreaterThan(before);
   });
 });

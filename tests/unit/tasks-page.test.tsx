@@ -1,24 +1,13 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import TasksPage from '../../src/features/tasks/tasks-page.tsx';
 import { formatDuration, scheduleLabel } from '../../src/features/tasks/task-rules.ts';
 import type { BackgroundTask } from '../../src/features/tasks/tasks-api.ts';
 import celerySample from '../../sample-data/celery-tasks.json';
 import launchSample from '../../sample-data/task-launch.json';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-let calls: { method: string; url: URL; body: unknown }[];
-let handler: (method: string, url: URL, body: unknown) => Response;
-
-function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
+const screen = setupScreen({ fakeTimers: true });
 
 function task(id: string, status: BackgroundTask['status'], progress = 0): BackgroundTask {
   return {
@@ -33,52 +22,8 @@ function task(id: string, status: BackgroundTask['status'], progress = 0): Backg
   };
 }
 
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'tok', refresh_token: 'ref', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 1, username: 'ana', email: 'ana@example.fr', role },
-  };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) {
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(1);
-    });
-  }
-}
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  calls = [];
-  setClientEnvironment({
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(
-        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-        'http://localhost',
-      );
-      const method = (init?.method ?? 'GET').toUpperCase();
-      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : init?.body;
-      calls.push({ method, url, body });
-      return handler(method, url, body);
-    },
-  });
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-  signIn('user');
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-  resetApiClient();
-  vi.useRealTimers();
-  session.value = null;
-  Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
-});
-
 async function render() {
-  act(() => root.render(<TasksPage />));
+  act(() => screen.root.render(<TasksPage />));
   await settle();
 }
 
@@ -86,7 +31,7 @@ const sample = { 'x-vigie-source': 'sample' };
 
 describe('TasksPage with the §8 sample', () => {
   beforeEach(() => {
-    handler = (_method, url) => {
+    screen.handler = (_method, url) => {
       if (url.pathname === '/api/celery/tasks/run/') return json(launchSample, 200, sample);
       return json(celerySample, 200, sample);
     };
@@ -94,10 +39,10 @@ describe('TasksPage with the §8 sample', () => {
 
   it('renders every §3 field of the sample tasks with French status labels, marked as sample data', async () => {
     await render();
-    const text = container.textContent;
-    expect(container.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
+    const text = screen.container.textContent;
+    expect(screen.container.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
     for (const label of ['Réussie', 'Échec', 'En cours', 'En attente', 'Annulée']) expect(text).toContain(label);
-    const started = container.querySelector('tr[data-task-id="5b9e7c3d-1f2a-4e6b-a0c4-8d3f2e1b9a70"]')!;
+    const started = screen.container.querySelector('tr[data-task-id="5b9e7c3d-1f2a-4e6b-a0c4-8d3f2e1b9a70"]')!;
     expect(started.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('63');
     expect(text).toContain('vulnerabilities.tasks.update_cve_database');
     expect(text).toContain('1 254 CVE traitées : 87 nouvelles, 1 167 mises à jour');
@@ -112,25 +57,25 @@ describe('TasksPage with the §8 sample', () => {
 
   it('does not poll sample data, which never changes', async () => {
     await render();
-    const before = calls.length;
+    const before = screen.calls.length;
     await act(async () => {
       await vi.advanceTimersByTimeAsync(10_000);
     });
-    expect(calls.length).toBe(before);
+    expect(screen.calls.length).toBe(before);
   });
 
   it('lets a manager launch a task and shows the sample launch result, marked', async () => {
     signIn('manager');
     await render();
-    const select = container.querySelector<HTMLSelectElement>('.task-launch select')!;
+    const select = screen.container.querySelector<HTMLSelectElement>('.task-launch select')!;
     expect([...select.options].map((o) => o.value)).toContain('vulnerabilities.tasks.update_cve_database');
-    const button = [...container.querySelectorAll('button')].find((b) => b.textContent === 'Lancer')!;
+    const button = [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Lancer')!;
     act(() => button.click());
     await settle();
-    const run = calls.find((c) => c.method === 'POST')!;
+    const run = screen.calls.find((c) => c.method === 'POST')!;
     expect(run.url.pathname).toBe('/api/celery/tasks/run/');
     expect(run.body).toEqual({ task_name: select.value });
-    const launched = container.querySelector('.task-launched')!;
+    const launched = screen.container.querySelector('.task-launched')!;
     expect(launched.textContent).toContain('Tâche lancée avec succès (simulation)');
     expect(launched.textContent).toContain('En attente');
     expect(launched.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
@@ -138,8 +83,8 @@ describe('TasksPage with the §8 sample', () => {
 
   it('offers no launch nor cancel to a plain user for platform tasks', async () => {
     await render();
-    expect(container.querySelector('.task-launch')).toBeNull();
-    expect([...container.querySelectorAll('button')].some((b) => b.textContent === 'Annuler')).toBe(false);
+    expect(screen.container.querySelector('.task-launch')).toBeNull();
+    expect([...screen.container.querySelectorAll('button')].some((b) => b.textContent === 'Annuler')).toBe(false);
   });
 });
 
@@ -147,32 +92,32 @@ describe('live progress', () => {
   it('polls the recent tasks every 2 s while one is pending or started, and stops when none is', async () => {
     let state: BackgroundTask['status'] = 'STARTED';
     let progress = 10;
-    handler = (_m, url) =>
+    screen.handler = (_m, url) =>
       url.pathname === '/api/celery/tasks/recent/'
         ? json({ recent_tasks: [task('a', state, progress)] })
         : url.pathname === '/api/celery/tasks/available/'
           ? json({ tasks: [] })
           : json({ recent_tasks: [task('a', 'STARTED', 5)], scheduled_tasks: [] });
     await render();
-    const recent = () => calls.filter((c) => c.url.pathname === '/api/celery/tasks/recent/').length;
+    const recent = () => screen.calls.filter((c) => c.url.pathname === '/api/celery/tasks/recent/').length;
     expect(recent()).toBe(0);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(2_000);
     });
     expect(recent()).toBe(1);
-    expect(container.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('10');
+    expect(screen.container.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('10');
     progress = 80;
     await act(async () => {
       await vi.advanceTimersByTimeAsync(2_000);
     });
     expect(recent()).toBe(2);
-    expect(container.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('80');
+    expect(screen.container.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('80');
     state = 'SUCCESS';
     await act(async () => {
       await vi.advanceTimersByTimeAsync(2_000);
     });
     expect(recent()).toBe(3);
-    expect(container.textContent).toContain('Réussie');
+    expect(screen.container.textContent).toContain('Réussie');
     await act(async () => {
       await vi.advanceTimersByTimeAsync(20_000);
     });
@@ -180,7 +125,7 @@ describe('live progress', () => {
   });
 
   it('does not poll while the page is hidden', async () => {
-    handler = (_m, url) =>
+    screen.handler = (_m, url) =>
       url.pathname === '/api/celery/tasks/'
         ? json({ recent_tasks: [task('a', 'PENDING')], scheduled_tasks: [] })
         : json({ recent_tasks: [task('a', 'PENDING')], tasks: [] });
@@ -189,16 +134,16 @@ describe('live progress', () => {
     act(() => {
       document.dispatchEvent(new Event('visibilitychange'));
     });
-    const before = calls.length;
+    const before = screen.calls.length;
     await act(async () => {
       await vi.advanceTimersByTimeAsync(30_000);
     });
-    expect(calls.length).toBe(before);
+    expect(screen.calls.length).toBe(before);
   });
 
   it('cancels a running task with a reason (manager)', async () => {
     signIn('manager');
-    handler = (method, url) => {
+    screen.handler = (method, url) => {
       if (method === 'POST') return json({ ...task('a', 'REVOKED'), meta: { revoked_by: 'ana', reason: 'Trop long' } });
       if (url.pathname === '/api/celery/tasks/available/')
         return json({
@@ -207,9 +152,9 @@ describe('live progress', () => {
       return json({ recent_tasks: [task('a', 'STARTED', 30)], scheduled_tasks: [] });
     };
     await render();
-    const cancel = [...container.querySelectorAll('button')].find((b) => b.textContent === 'Annuler')!;
+    const cancel = [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Annuler')!;
     act(() => cancel.click());
-    const input = container.querySelector<HTMLInputElement>('.task-cancel input')!;
+    const input = screen.container.querySelector<HTMLInputElement>('.task-cancel input')!;
     act(() => {
       Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, 'Trop long');
       input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -218,10 +163,10 @@ describe('live progress', () => {
       input.form!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
     await settle();
-    const post = calls.find((c) => c.method === 'POST')!;
+    const post = screen.calls.find((c) => c.method === 'POST')!;
     expect(post.url.pathname).toBe('/api/celery/tasks/a/cancel/');
     expect(post.body).toEqual({ reason: 'Trop long' });
-    expect(container.textContent).toContain('Annulée par ana — Trop long');
+    expect(screen.container.textContent).toContain('Annulée par ana — Trop long');
   });
 });
 

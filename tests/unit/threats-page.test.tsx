@@ -1,22 +1,11 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import ThreatsPage from '../../src/features/threats/threats-page.tsx';
 import { validateThreat } from '../../src/features/threats/threat-rules.ts';
 import type { Threat } from '../../src/features/threats/threats-api.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-let calls: { method: string; url: URL; body: unknown }[];
-let handler: (method: string, url: URL, body: unknown) => Response;
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
+const screen = setupScreen();
 
 function threat(id: number, extra: Partial<Threat> = {}): Threat {
   return {
@@ -51,65 +40,27 @@ const SUMMARY = {
   recent_threats: [threat(1)],
 };
 
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'tok', refresh_token: 'ref', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 1, username: 'ana', email: 'ana@example.fr', role },
-  };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) {
-    await act(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    });
-  }
-}
-
 beforeEach(() => {
-  calls = [];
-  setClientEnvironment({
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(
-        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-        'http://localhost',
-      );
-      const method = (init?.method ?? 'GET').toUpperCase();
-      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : init?.body;
-      calls.push({ method, url, body });
-      return handler(method, url, body);
-    },
-  });
-  handler = (method, url) => {
+  screen.handler = (method, url) => {
     if (url.pathname === '/api/threats/summary/') return json(SUMMARY);
     if (method === 'POST' && url.pathname.endsWith('/mark_mitigated/'))
       return json(threat(5, { status: 'MITIGATED', is_mitigated: true, mitigated_at: '2025-06-02T09:00:00Z' }));
     return json({ results: [threat(5), threat(6, { severity: 'critical' })], total: 2, page: 1, size: 10, pages: 1 });
   };
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-  signIn('user');
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-  resetApiClient();
-  session.value = null;
 });
 
 async function render(url: string) {
   window.history.replaceState(null, '', url);
-  act(() => root.render(<ThreatsPage />));
+  act(() => screen.root.render(<ThreatsPage />));
   await settle();
 }
 
-const listCalls = () => calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/threats/');
+const listCalls = () => screen.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/threats/');
 
 describe('ThreatsPage', () => {
   it('shows the §3 summary: count, severities, statuses, recent threats', async () => {
     await render('/threats');
-    const summary = container.querySelector('.threat-summary')!;
+    const summary = screen.container.querySelector('.threat-summary')!;
     expect(summary.querySelector('.threat-total')!.textContent).toContain('3');
     expect(summary.querySelector('[data-severity="high"]')!.textContent).toContain('2');
     expect(summary.textContent).toContain('Active');
@@ -127,12 +78,12 @@ describe('ThreatsPage', () => {
       status: 'ACTIVE',
       text: 'ransom',
     });
-    expect(container.querySelector<HTMLInputElement>('input[type="search"]')!.value).toBe('ransom');
+    expect(screen.container.querySelector<HTMLInputElement>('input[type="search"]')!.value).toBe('ransom');
   });
 
   it('writes a changed filter into the URL, back at page 1, and reloads', async () => {
     await render('/threats?page=3&status=ACTIVE');
-    const severity = container.querySelector<HTMLSelectElement>('.vm-toolbar select')!;
+    const severity = screen.container.querySelector<HTMLSelectElement>('.vm-toolbar select')!;
     act(() => {
       severity.value = 'critical';
       severity.dispatchEvent(new Event('change', { bubbles: true }));
@@ -149,53 +100,55 @@ describe('ThreatsPage', () => {
 
   it('marks a threat as mitigated', async () => {
     await render('/threats');
-    const row = container.querySelector('tr[data-threat-id="5"]')!;
+    const row = screen.container.querySelector('tr[data-threat-id="5"]')!;
     act(() => row.querySelector<HTMLButtonElement>('[data-action="mitigate"]')!.click());
     await settle();
-    const post = calls.find((c) => c.method === 'POST')!;
+    const post = screen.calls.find((c) => c.method === 'POST')!;
     expect(post.url.pathname).toBe('/api/threats/5/mark_mitigated/');
-    expect(container.querySelector('[role="status"].vm-success')!.textContent).toBe(
+    expect(screen.container.querySelector('[role="status"].vm-success')!.textContent).toBe(
       'Menace « Menace 5 » marquée comme atténuée.',
     );
   });
 
   it('shows the error in French when marking fails', async () => {
-    const base = handler;
-    handler = (method, url, body) =>
+    const base = screen.handler;
+    screen.handler = (method, url, body) =>
       method === 'POST' ? json({ detail: 'Menace introuvable.' }, 404) : base(method, url, body);
     await render('/threats');
-    act(() => container.querySelector<HTMLButtonElement>('[data-action="mitigate"]')!.click());
+    act(() => screen.container.querySelector<HTMLButtonElement>('[data-action="mitigate"]')!.click());
     await settle();
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe('Menace introuvable.');
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe('Menace introuvable.');
   });
 
   it('asks before deleting', async () => {
-    const base = handler;
-    handler = (method, url, body) =>
+    const base = screen.handler;
+    screen.handler = (method, url, body) =>
       method === 'DELETE' ? new Response(null, { status: 204 }) : base(method, url, body);
     await render('/threats');
-    const row = container.querySelector('tr[data-threat-id="6"]')!;
+    const row = screen.container.querySelector('tr[data-threat-id="6"]')!;
     act(() => row.querySelector<HTMLButtonElement>('[data-action="delete"]')!.click());
-    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    expect(screen.calls.some((c) => c.method === 'DELETE')).toBe(false);
     act(() => [...row.querySelectorAll('button')].find((b) => b.textContent === 'Oui, supprimer')!.click());
     await settle();
-    expect(calls.find((c) => c.method === 'DELETE')!.url.pathname).toBe('/api/threats/6/');
+    expect(screen.calls.find((c) => c.method === 'DELETE')!.url.pathname).toBe('/api/threats/6/');
   });
 
   it('shows read-only members no write action', async () => {
     signIn('readonly');
     await render('/threats');
-    expect(container.querySelectorAll('button[data-action]')).toHaveLength(0);
-    expect(container.textContent).not.toContain('Nouvelle menace');
+    expect(screen.container.querySelectorAll('button[data-action]')).toHaveLength(0);
+    expect(screen.container.textContent).not.toContain('Nouvelle menace');
   });
 
   it('creates a threat after checking the form', async () => {
-    const base = handler;
-    handler = (method, url, body) =>
+    const base = screen.handler;
+    screen.handler = (method, url, body) =>
       method === 'POST' ? json(threat(9, { title: 'Campagne' }), 201) : base(method, url, body);
     await render('/threats');
-    act(() => [...container.querySelectorAll('button')].find((b) => b.textContent === 'Nouvelle menace')!.click());
-    const form = container.querySelector('form.card')!;
+    act(() =>
+      [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Nouvelle menace')!.click(),
+    );
+    const form = screen.container.querySelector('form.card')!;
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
@@ -209,10 +162,10 @@ describe('ThreatsPage', () => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
     await settle();
-    const post = calls.find((c) => c.method === 'POST')!;
+    const post = screen.calls.find((c) => c.method === 'POST')!;
     expect(post.url.pathname).toBe('/api/threats/');
     expect(post.body).toMatchObject({ title: 'Campagne', severity: 'medium', status: 'ACTIVE', cve_id: null });
-    expect(container.textContent).toContain('Menace « Campagne » créée.');
+    expect(screen.container.textContent).toContain('Menace « Campagne » créée.');
   });
 
   it('validates like the server', () => {

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
+import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { createAsset, updateAsset, type Asset } from './assets-api.ts';
 import {
   ASSET_TYPE_LABELS,
@@ -70,21 +71,11 @@ export function AssetForm({
   }
 
   const field = (key: keyof AssetDraft, text: string, input: ReactNode, wide = false) => (
-    <div className={`vm-field${wide ? ' vm-wide' : ''}`}>
-      <label htmlFor={`${id}-${key}`}>{text}</label>
+    <FormField id={`${id}-${key}`} label={text} error={errors[key]} wide={wide}>
       {input}
-      {errors[key] && (
-        <span id={`${id}-${key}-error`} className="vm-field-error">
-          {errors[key]}
-        </span>
-      )}
-    </div>
+    </FormField>
   );
-  const aria = (key: keyof AssetDraft) => ({
-    id: `${id}-${key}`,
-    'aria-invalid': errors[key] ? true : undefined,
-    'aria-describedby': errors[key] ? `${id}-${key}-error` : undefined,
-  });
+  const aria = (key: keyof AssetDraft) => ({ id: `${id}-${key}`, ...errorAria(`${id}-${key}-error`, errors[key]) });
 
   return (
     <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
@@ -147,19 +138,13 @@ export function AssetForm({
           <textarea {...aria('description')} value={draft.description} onChange={set('description')} />,
           true,
         )}
-        {error && (
-          <p className="error vm-wide" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending}>
-            {sending ? 'Enregistrement…' : asset ? 'Enregistrer' : 'Créer l’actif'}
-          </button>
-          <button type="button" className="btn secondary" onClick={onClose}>
-            Annuler
-          </button>
-        </div>
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Enregistrement…' : asset ? 'Enregistrer' : 'Créer l’actif'}
+          disabled={sending}
+          closeLabel="Annuler"
+          onClose={onClose}
+        />
       </div>
     </form>
   );

@@ -1,19 +1,22 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { DeletableRowActions } from '../../components/confirm-delete.tsx';
+import { FilterSelect } from '../../components/filter-select.tsx';
+import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
+import { Pager } from '../../components/pager.tsx';
+import { RowAction } from '../../components/row-action.tsx';
+import { SearchForm } from '../../components/search-form.tsx';
 import { deleteAsset, listAssets, type Asset, type Paged } from './assets-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS } from './asset-rules.ts';
 import { AssetForm } from './asset-form.tsx';
-import { useCanWrite } from './can-write.ts';
+import { useCanWrite } from '../auth/can-write.ts';
 import './assets.css';
 
 export const PAGE_SIZE = 25;
 const NUMBER = new Intl.NumberFormat('fr-FR');
-
-function messageOf(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
 
 function VulnerabilityCounts({ asset }: { asset: Asset }) {
   const open = asset.open_vulnerability_count ?? 0;
@@ -29,29 +32,6 @@ function VulnerabilityCounts({ asset }: { asset: Asset }) {
   );
 }
 
-function SearchForm({ onSearch }: { onSearch: (text: string) => void }) {
-  const id = useId();
-  const [text, setText] = useState('');
-  return (
-    <form
-      role="search"
-      className="asset-search"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        onSearch(text.trim());
-      }}
-    >
-      <label htmlFor={`${id}-q`}>
-        Recherche (nom, hôte, IP)
-        <input id={`${id}-q`} type="search" value={text} onChange={(e) => setText(e.target.value)} />
-      </label>
-      <button type="submit" className="btn secondary">
-        Rechercher
-      </button>
-    </form>
-  );
-}
-
 /** Assets: paged list with filters, create/edit, delete, vulnerability counts linking to the findings. */
 export default function AssetsPage() {
   const canWrite = useCanWrite();
@@ -63,9 +43,7 @@ export default function AssetsPage() {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Asset | 'new' | null>(null);
   const [confirming, setConfirming] = useState<Asset['id'] | null>(null);
-  const [busy, setBusy] = useState<Asset['id'] | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const { busy, notice, setNotice, actionError, run } = useRowActions<Asset['id']>();
   const [reloadKey, setReloadKey] = useState(0);
   const seq = useRef(0);
 
@@ -82,21 +60,19 @@ export default function AssetsPage() {
   }, [page, assetType, criticality, text, reloadKey]);
 
   const reload = () => setReloadKey((k) => k + 1);
+  /** A new filter starts over at page 1. */
+  const firstPage = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setPage(1);
+  };
 
   async function remove(asset: Asset) {
-    setBusy(asset.id);
-    setActionError(null);
-    setNotice(null);
-    try {
+    await run(asset.id, async () => {
       await deleteAsset(asset.id);
       setConfirming(null);
       setNotice(`Actif « ${asset.name} » supprimé.`);
       reload();
-    } catch (err) {
-      setActionError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
+    });
   }
 
   const data = list?.data;
@@ -128,73 +104,32 @@ export default function AssetsPage() {
       )}
 
       <div className="vm-toolbar" role="group" aria-label="Filtrer les actifs">
-        <label>
-          Type
-          <select
-            value={assetType}
-            onChange={(e) => {
-              setAssetType(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Tous</option>
-            {Object.entries(ASSET_TYPE_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Criticité
-          <select
-            value={criticality}
-            onChange={(e) => {
-              setCriticality(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Toutes</option>
-            {Object.entries(CRITICALITY_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <SearchForm
-          onSearch={(t) => {
-            setText(t);
-            setPage(1);
-          }}
+        <FilterSelect
+          label="Type"
+          value={assetType}
+          allLabel="Tous"
+          options={Object.entries(ASSET_TYPE_LABELS)}
+          onChange={firstPage(setAssetType)}
         />
+        <FilterSelect
+          label="Criticité"
+          value={criticality}
+          allLabel="Toutes"
+          options={Object.entries(CRITICALITY_LABELS)}
+          onChange={firstPage(setCriticality)}
+        />
+        <SearchForm label="Recherche (nom, hôte, IP)" className="asset-search" onSearch={firstPage(setText)} />
       </div>
 
-      {notice && (
-        <p className="vm-success" role="status">
-          {notice}
-        </p>
-      )}
-      {actionError && (
-        <p className="error" role="alert">
-          {actionError}
-        </p>
-      )}
-      {loadError && (
-        <p className="error" role="alert">
-          Impossible de charger les actifs : {loadError}
-        </p>
-      )}
-      {!list && !loadError && <p role="status">Chargement…</p>}
+      <ActionMessages notice={notice} error={actionError} />
+      <LoadStatus loaded={!!list} error={loadError} failure="Impossible de charger les actifs" />
 
       {list && data && (
         <>
           <DataOriginNote origin={list.origin} />
           <p className="muted">{data.count === 1 ? '1 actif' : `${NUMBER.format(data.count)} actifs`}</p>
           {data.results.length === 0 ? (
-            <p className="vm-empty card">
-              {filtered ? 'Aucun actif ne correspond à ces filtres.' : 'Aucun actif enregistré.'}
-            </p>
+            <EmptyState>{filtered ? 'Aucun actif ne correspond à ces filtres.' : 'Aucun actif enregistré.'}</EmptyState>
           ) : (
             <div className="table-wrap">
               <table className="table">
@@ -232,43 +167,17 @@ export default function AssetsPage() {
                       </td>
                       {canWrite && (
                         <td>
-                          {confirming === a.id ? (
-                            <div className="vm-actions" role="group" aria-label={`Supprimer ${a.name}`}>
-                              <span>Supprimer cet actif ?</span>
-                              <button
-                                type="button"
-                                className="btn danger small"
-                                disabled={busy === a.id}
-                                onClick={() => void remove(a)}
-                              >
-                                Oui, supprimer
-                              </button>
-                              <button type="button" className="btn secondary small" onClick={() => setConfirming(null)}>
-                                Non
-                              </button>
-                            </div>
-                          ) : (
-                            <div className="vm-actions">
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="edit"
-                                aria-label={`Modifier : ${a.name}`}
-                                onClick={() => setEditing(a)}
-                              >
-                                Modifier
-                              </button>
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="delete"
-                                aria-label={`Supprimer : ${a.name}`}
-                                onClick={() => setConfirming(a.id)}
-                              >
-                                Supprimer
-                              </button>
-                            </div>
-                          )}
+                          <DeletableRowActions
+                            name={a.name}
+                            question="Supprimer cet actif ?"
+                            confirming={confirming === a.id}
+                            busy={busy === a.id}
+                            onAsk={() => setConfirming(a.id)}
+                            onConfirm={() => void remove(a)}
+                            onCancel={() => setConfirming(null)}
+                          >
+                            <RowAction action="edit" text="Modifier" name={a.name} onClick={() => setEditing(a)} />
+                          </DeletableRowActions>
                         </td>
                       )}
                     </tr>
@@ -277,29 +186,7 @@ export default function AssetsPage() {
               </table>
             </div>
           )}
-          {pages > 1 && (
-            <nav className="vm-pager" aria-label="Pages des actifs">
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page <= 1}
-                onClick={() => setPage(page - 1)}
-              >
-                Précédente
-              </button>
-              <span>
-                Page {NUMBER.format(page)} sur {NUMBER.format(pages)}
-              </span>
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page >= pages}
-                onClick={() => setPage(page + 1)}
-              >
-                Suivante
-              </button>
-            </nav>
-          )}
+          <Pager label="Pages des actifs" page={page} pages={pages} onPage={setPage} />
         </>
       )}
     </section>

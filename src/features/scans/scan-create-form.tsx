@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
+import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { createScan, type Scan } from './scans-api.ts';
 import { SCANNER_LABELS } from './scan-rules.ts';
 
@@ -40,24 +41,16 @@ export function ScanCreateForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
     <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Nouveau scan</h2>
       <div className="vm-form">
-        <div className="vm-field">
-          <label htmlFor={`${id}-name`}>Nom *</label>
+        <FormField id={`${id}-name`} label="Nom *" error={nameError}>
           <input
             id={`${id}-name`}
             value={name}
             required
-            aria-invalid={nameError ? true : undefined}
-            aria-describedby={nameError ? `${id}-name-error` : undefined}
+            {...errorAria(`${id}-name-error`, nameError)}
             onChange={(e) => setName(e.target.value)}
           />
-          {nameError && (
-            <span id={`${id}-name-error`} className="vm-field-error">
-              {nameError}
-            </span>
-          )}
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-scanner`}>Scanner</label>
+        </FormField>
+        <FormField id={`${id}-scanner`} label="Scanner">
           <select id={`${id}-scanner`} value={scanner} onChange={(e) => setScanner(e.target.value)}>
             {Object.entries(SCANNER_LABELS).map(([value, label]) => (
               <option key={value} value={value}>
@@ -65,29 +58,22 @@ export function ScanCreateForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
               </option>
             ))}
           </select>
-        </div>
-        <div className="vm-field vm-wide">
-          <label htmlFor={`${id}-target`}>Cible</label>
+        </FormField>
+        <FormField id={`${id}-target`} label="Cible" wide>
           <input
             id={`${id}-target`}
             value={target}
             placeholder="ex. 10.0.0.0/24, registry/app:1.2"
             onChange={(e) => setTarget(e.target.value)}
           />
-        </div>
-        {error && (
-          <p className="error vm-wide" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending}>
-            {sending ? 'Création…' : 'Créer le scan'}
-          </button>
-          <button type="button" className="btn secondary" onClick={onClose}>
-            Fermer
-          </button>
-        </div>
+        </FormField>
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Création…' : 'Créer le scan'}
+          disabled={sending}
+          closeLabel="Fermer"
+          onClose={onClose}
+        />
       </div>
     </form>
   );

@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
+import { FormActions, FormError, FormField } from '../../components/form-field.tsx';
+import { ProgressBar } from '../../components/progress-bar.tsx';
 import { checkUploadFile, MAX_UPLOAD_BYTES, UploadAbortedError } from '../../lib/upload.ts';
 import { importReport, type ReportFormat, type Scan } from './scans-api.ts';
 import { REPORT_EXTENSIONS } from './scan-rules.ts';
@@ -64,8 +66,7 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
       <h2 id={`${id}-title`}>Importer un rapport de scanner</h2>
       <p className="muted">Trivy (JSON), Nmap ou OpenVAS (XML), 50 Mo au plus.</p>
       <div className="vm-form">
-        <div className="vm-field vm-wide">
-          <label htmlFor={`${id}-file`}>Fichier du rapport *</label>
+        <FormField id={`${id}-file`} label="Fichier du rapport *" wide>
           <input
             id={`${id}-file`}
             type="file"
@@ -80,9 +81,8 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
           <span id={`${id}-file-help`} className="muted">
             {file ? `${file.name} — ${formatSize(file.size)}` : 'Aucun fichier choisi'}
           </span>
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-format`}>Format</label>
+        </FormField>
+        <FormField id={`${id}-format`} label="Format">
           <select
             id={`${id}-format`}
             value={format}
@@ -95,9 +95,8 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
               </option>
             ))}
           </select>
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-name`}>Nom du scan</label>
+        </FormField>
+        <FormField id={`${id}-name`} label="Nom du scan">
           <input
             id={`${id}-name`}
             value={name}
@@ -105,25 +104,14 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
             placeholder="par défaut : nom du fichier"
             onChange={(e) => setName(e.target.value)}
           />
-        </div>
+        </FormField>
         <label className="vm-field vm-check vm-wide">
           <input type="checkbox" checked={start} disabled={sending} onChange={(e) => setStart(e.target.checked)} />
           Traiter le rapport dès l’import
         </label>
         {sending && (
           <div className="vm-wide">
-            <div className="vm-progress">
-              <div
-                className="vm-progress-track"
-                role="progressbar"
-                aria-label="Envoi du rapport"
-                aria-valuemin={0}
-                aria-valuemax={100}
-                aria-valuenow={progress ?? undefined}
-              >
-                <span className="vm-progress-fill" style={{ width: `${progress ?? 0}%` }} />
-              </div>
-            </div>
+            <ProgressBar label="Envoi du rapport" value={progress} showValue={false} />
             <p aria-live="polite" className="muted">
               {progress === null
                 ? 'Envoi en cours…'
@@ -133,25 +121,13 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
             </p>
           </div>
         )}
-        {error && (
-          <p className="error vm-wide" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending}>
-            {sending ? 'Envoi…' : 'Importer'}
-          </button>
-          {sending ? (
-            <button type="button" className="btn secondary" onClick={() => abortRef.current?.abort()}>
-              Annuler l’envoi
-            </button>
-          ) : (
-            <button type="button" className="btn secondary" onClick={onClose}>
-              Fermer
-            </button>
-          )}
-        </div>
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Envoi…' : 'Importer'}
+          disabled={sending}
+          closeLabel={sending ? 'Annuler l’envoi' : 'Fermer'}
+          onClose={sending ? () => abortRef.current?.abort() : onClose}
+        />
       </div>
     </form>
   );

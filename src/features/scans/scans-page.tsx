@@ -1,6 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { DeletableRowActions } from '../../components/confirm-delete.tsx';
+import { FilterSelect } from '../../components/filter-select.tsx';
+import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
+import { Pager } from '../../components/pager.tsx';
+import { ProgressBar } from '../../components/progress-bar.tsx';
+import { RowAction } from '../../components/row-action.tsx';
 import { deleteScan, listScans, runScanAction, type Paged, type Scan, type ScanAction } from './scans-api.ts';
 import {
   ACTION_LABELS,
@@ -10,8 +17,8 @@ import {
   SCAN_STATUS_TONE,
   SCANNER_LABELS,
 } from './scan-rules.ts';
-import { usePolling } from './use-polling.ts';
-import { useCanWrite } from './can-write.ts';
+import { usePolling } from '../../lib/use-polling.ts';
+import { useCanWrite } from '../auth/can-write.ts';
 import { ScanCreateForm } from './scan-create-form.tsx';
 import { ScanImportForm } from './scan-import-form.tsx';
 import './scans.css';
@@ -36,27 +43,9 @@ function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
-
 function ScanProgress({ scan }: { scan: Scan }) {
   const value = Math.max(0, Math.min(100, Math.round(scan.progress ?? (scan.status === 'COMPLETED' ? 100 : 0))));
-  return (
-    <div className="vm-progress">
-      <div
-        className="vm-progress-track"
-        role="progressbar"
-        aria-label={`Progression du scan ${scan.name}`}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={value}
-      >
-        <span className="vm-progress-fill" style={{ width: `${value}%` }} />
-      </div>
-      <span>{NUMBER.format(value)} %</span>
-    </div>
-  );
+  return <ProgressBar label={`Progression du scan ${scan.name}`} value={value} />;
 }
 
 function ScanResults({ scan }: { scan: Scan }) {
@@ -91,9 +80,7 @@ export default function ScansPage() {
   const [scanner, setScanner] = useState('');
   const [list, setList] = useState<ListState | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState<Scan['id'] | null>(null);
+  const { busy, notice, setNotice, actionError, run } = useRowActions<Scan['id']>();
   const [confirming, setConfirming] = useState<Scan['id'] | null>(null);
   const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
   const [reloadKey, setReloadKey] = useState(0);
@@ -122,12 +109,14 @@ export default function ScansPage() {
   usePolling(active, SCAN_POLL_MS, load);
 
   const reload = () => setReloadKey((k) => k + 1);
+  /** A new filter starts over at page 1. */
+  const firstPage = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setPage(1);
+  };
 
   async function runAction(scan: Scan, action: ScanAction) {
-    setBusy(scan.id);
-    setActionError(null);
-    setNotice(null);
-    try {
+    await run(scan.id, async () => {
       const updated = await runScanAction(scan.id, action);
       setList((prev) =>
         prev
@@ -144,27 +133,16 @@ export default function ScansPage() {
             ? `Scan « ${scan.name} » démarré.`
             : `Scan « ${scan.name} » relancé.`,
       );
-    } catch (err) {
-      setActionError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
+    });
   }
 
   async function remove(scan: Scan) {
-    setBusy(scan.id);
-    setActionError(null);
-    setNotice(null);
-    try {
+    await run(scan.id, async () => {
       await deleteScan(scan.id);
       setConfirming(null);
       setNotice(`Scan « ${scan.name} » supprimé. Ses vulnérabilités sont conservées.`);
       reload();
-    } catch (err) {
-      setActionError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
+    });
   }
 
   const onCreated = (scan: Scan, message: string) => {
@@ -225,61 +203,27 @@ export default function ScansPage() {
       )}
 
       <div className="vm-toolbar" role="search" aria-label="Filtrer les scans">
-        <label>
-          Statut
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Tous</option>
-            {Object.entries(SCAN_STATUS_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Scanner
-          <select
-            value={scanner}
-            onChange={(e) => {
-              setScanner(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Tous</option>
-            {Object.entries(SCANNER_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Statut"
+          value={status}
+          allLabel="Tous"
+          options={Object.entries(SCAN_STATUS_LABELS)}
+          onChange={firstPage(setStatus)}
+        />
+        <FilterSelect
+          label="Scanner"
+          value={scanner}
+          allLabel="Tous"
+          options={Object.entries(SCANNER_LABELS)}
+          onChange={firstPage(setScanner)}
+        />
         <button type="button" className="btn secondary" onClick={reload}>
           Actualiser
         </button>
       </div>
 
-      {notice && (
-        <p className="vm-success" role="status">
-          {notice}
-        </p>
-      )}
-      {actionError && (
-        <p className="error" role="alert">
-          {actionError}
-        </p>
-      )}
-      {loadError && (
-        <p className="error" role="alert">
-          Impossible de charger les scans : {loadError}
-        </p>
-      )}
-      {!list && !loadError && <p role="status">Chargement…</p>}
+      <ActionMessages notice={notice} error={actionError} />
+      <LoadStatus loaded={!!list} error={loadError} failure="Impossible de charger les scans" />
 
       {data && list && (
         <>
@@ -289,9 +233,9 @@ export default function ScansPage() {
             {active && ' — actualisation automatique pendant les scans en cours'}
           </p>
           {data.results.length === 0 ? (
-            <p className="vm-empty card">
+            <EmptyState>
               {status || scanner ? 'Aucun scan ne correspond à ces filtres.' : 'Aucun scan pour l’instant.'}
-            </p>
+            </EmptyState>
           ) : (
             <div className="table-wrap">
               <table className="table">
@@ -332,48 +276,27 @@ export default function ScansPage() {
                       <td>{formatDate(scan.completed_at)}</td>
                       {canWrite && (
                         <td>
-                          {confirming === scan.id ? (
-                            <div className="vm-actions" role="group" aria-label={`Supprimer ${scan.name}`}>
-                              <span>Supprimer ce scan ?</span>
-                              <button
-                                type="button"
-                                className="btn danger small"
+                          <DeletableRowActions
+                            name={scan.name}
+                            question="Supprimer ce scan ?"
+                            confirming={confirming === scan.id}
+                            busy={busy === scan.id}
+                            disableDelete
+                            onAsk={() => setConfirming(scan.id)}
+                            onConfirm={() => void remove(scan)}
+                            onCancel={() => setConfirming(null)}
+                          >
+                            {allowedActions(scan.status).map((action) => (
+                              <RowAction
+                                key={action}
+                                action={action}
+                                text={ACTION_LABELS[action]}
+                                name={scan.name}
                                 disabled={busy === scan.id}
-                                onClick={() => void remove(scan)}
-                              >
-                                Oui, supprimer
-                              </button>
-                              <button type="button" className="btn secondary small" onClick={() => setConfirming(null)}>
-                                Non
-                              </button>
-                            </div>
-                          ) : (
-                            <div className="vm-actions">
-                              {allowedActions(scan.status).map((action) => (
-                                <button
-                                  key={action}
-                                  type="button"
-                                  className="btn secondary small"
-                                  data-action={action}
-                                  disabled={busy === scan.id}
-                                  aria-label={`${ACTION_LABELS[action]} : ${scan.name}`}
-                                  onClick={() => void runAction(scan, action)}
-                                >
-                                  {ACTION_LABELS[action]}
-                                </button>
-                              ))}
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="delete"
-                                disabled={busy === scan.id}
-                                aria-label={`Supprimer : ${scan.name}`}
-                                onClick={() => setConfirming(scan.id)}
-                              >
-                                Supprimer
-                              </button>
-                            </div>
-                          )}
+                                onClick={() => void runAction(scan, action)}
+                              />
+                            ))}
+                          </DeletableRowActions>
                         </td>
                       )}
                     </tr>
@@ -382,29 +305,7 @@ export default function ScansPage() {
               </table>
             </div>
           )}
-          {pages > 1 && (
-            <nav className="vm-pager" aria-label="Pages des scans">
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page <= 1}
-                onClick={() => setPage(page - 1)}
-              >
-                Précédente
-              </button>
-              <span>
-                Page {NUMBER.format(page)} sur {NUMBER.format(pages)}
-              </span>
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page >= pages}
-                onClick={() => setPage(page + 1)}
-              >
-                Suivante
-              </button>
-            </nav>
-          )}
+          <Pager label="Pages des scans" page={page} pages={pages} onPage={setPage} />
         </>
       )}
     </section>

@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { messageOf } from '../../components/use-row-actions.ts';
+import { ProgressBar } from '../../components/progress-bar.tsx';
+import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
 import {
   cancelTask,
   fetchAvailableTasks,
@@ -13,7 +16,7 @@ import {
   type ScheduledTask,
 } from './tasks-api.ts';
 import { formatDuration, isRunning, scheduleLabel, taskStatusLabel, taskStatusTone } from './task-rules.ts';
-import { usePolling } from './use-polling.ts';
+import { usePolling } from '../../lib/use-polling.ts';
 import { useTaskPermissions, type TaskPermissions } from './can-run.ts';
 import './tasks.css';
 
@@ -29,28 +32,10 @@ function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
-
 function TaskProgress({ task }: { task: BackgroundTask }) {
   const raw = task.meta?.progress ?? (task.status === 'SUCCESS' ? 100 : 0);
   const value = Math.max(0, Math.min(100, Math.round(raw)));
-  return (
-    <div className="vm-progress">
-      <div
-        className="vm-progress-track"
-        role="progressbar"
-        aria-label={`Progression : ${task.name}`}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={value}
-      >
-        <span className="vm-progress-fill" style={{ width: `${value}%` }} />
-      </div>
-      <span>{NUMBER.format(value)} %</span>
-    </div>
-  );
+  return <ProgressBar label={`Progression : ${task.name}`} value={value} />;
 }
 
 function TaskDetails({ task }: { task: BackgroundTask }) {
@@ -289,17 +274,8 @@ export default function TasksPage() {
           </p>
         </div>
       )}
-      {notice && (
-        <p className="vm-success" role="status">
-          {notice}
-        </p>
-      )}
-      {loadError && (
-        <p className="error" role="alert">
-          Impossible de charger les tâches : {loadError}
-        </p>
-      )}
-      {!state && !loadError && <p role="status">Chargement…</p>}
+      <ActionMessages notice={notice} />
+      <LoadStatus loaded={!!state} error={loadError} failure="Impossible de charger les tâches" />
 
       {state && (
         <>
@@ -309,7 +285,7 @@ export default function TasksPage() {
             {running ? 'Suivi en direct : actualisation toutes les 2 secondes.' : null}
           </p>
           {state.recent.length === 0 ? (
-            <p className="vm-empty card">Aucune tâche récente.</p>
+            <EmptyState>Aucune tâche récente.</EmptyState>
           ) : (
             <div className="table-wrap">
               <table className="table">
@@ -382,7 +358,7 @@ export default function TasksPage() {
 
           <h2>Tâches planifiées</h2>
           {state.scheduled.length === 0 ? (
-            <p className="vm-empty card">Aucune tâche planifiée.</p>
+            <EmptyState>Aucune tâche planifiée.</EmptyState>
           ) : (
             <div className="table-wrap">
               <table className="table">

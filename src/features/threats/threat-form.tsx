@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
+import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { createThreat, updateThreat, type Severity, type Threat, type ThreatStatus } from './threats-api.ts';
 import {
   SEVERITIES,
@@ -70,28 +71,16 @@ export function ThreatForm({
     }
   }
 
-  const field = (name: keyof ThreatFieldErrors) => ({
-    'aria-invalid': errors[name] ? true : undefined,
-    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
-  });
-  const fieldError = (name: keyof ThreatFieldErrors) =>
-    errors[name] ? (
-      <span id={`${id}-${name}-error`} className="vm-field-error">
-        {errors[name]}
-      </span>
-    ) : null;
+  const field = (name: keyof ThreatFieldErrors) => errorAria(`${id}-${name}-error`, errors[name]);
 
   return (
     <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{threat ? `Modifier « ${threat.title} »` : 'Nouvelle menace'}</h2>
       <div className="vm-form">
-        <div className="vm-field vm-wide">
-          <label htmlFor={`${id}-t`}>Titre *</label>
+        <FormField id={`${id}-t`} label="Titre *" error={errors.title} errorId={`${id}-title-error`} wide>
           <input id={`${id}-t`} value={title} required onChange={(e) => setTitle(e.target.value)} {...field('title')} />
-          {fieldError('title')}
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-type`}>Type</label>
+        </FormField>
+        <FormField id={`${id}-type`} label="Type">
           <select id={`${id}-type`} value={threatType} onChange={(e) => setThreatType(e.target.value)}>
             {!(threatType in THREAT_TYPES) && <option value={threatType}>{threatType}</option>}
             {Object.entries(THREAT_TYPES).map(([value, text]) => (
@@ -100,9 +89,8 @@ export function ThreatForm({
               </option>
             ))}
           </select>
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-sev`}>Gravité</label>
+        </FormField>
+        <FormField id={`${id}-sev`} label="Gravité">
           <select id={`${id}-sev`} value={severity} onChange={(e) => setSeverity(e.target.value as Severity)}>
             {SEVERITIES.map((s) => (
               <option key={s} value={s}>
@@ -110,9 +98,8 @@ export function ThreatForm({
               </option>
             ))}
           </select>
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-st`}>Statut</label>
+        </FormField>
+        <FormField id={`${id}-st`} label="Statut">
           <select id={`${id}-st`} value={status} onChange={(e) => setStatus(e.target.value as ThreatStatus)}>
             {Object.entries(THREAT_STATUS_LABELS).map(([value, text]) => (
               <option key={value} value={value}>
@@ -120,13 +107,11 @@ export function ThreatForm({
               </option>
             ))}
           </select>
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-src`}>Source</label>
+        </FormField>
+        <FormField id={`${id}-src`} label="Source">
           <input id={`${id}-src`} value={source} onChange={(e) => setSource(e.target.value)} />
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-cve`}>CVE liée</label>
+        </FormField>
+        <FormField id={`${id}-cve`} label="CVE liée" error={errors.cve_id} errorId={`${id}-cve_id-error`}>
           <input
             id={`${id}-cve`}
             value={cveId}
@@ -134,10 +119,13 @@ export function ThreatForm({
             onChange={(e) => setCveId(e.target.value)}
             {...field('cve_id')}
           />
-          {fieldError('cve_id')}
-        </div>
-        <div className="vm-field">
-          <label htmlFor={`${id}-asset`}>Identifiant de l’actif</label>
+        </FormField>
+        <FormField
+          id={`${id}-asset`}
+          label="Identifiant de l’actif"
+          error={errors.asset_id}
+          errorId={`${id}-asset_id-error`}
+        >
           <input
             id={`${id}-asset`}
             value={assetId}
@@ -145,25 +133,17 @@ export function ThreatForm({
             onChange={(e) => setAssetId(e.target.value)}
             {...field('asset_id')}
           />
-          {fieldError('asset_id')}
-        </div>
-        <div className="vm-field vm-wide">
-          <label htmlFor={`${id}-desc`}>Description</label>
+        </FormField>
+        <FormField id={`${id}-desc`} label="Description" wide>
           <textarea id={`${id}-desc`} value={description} onChange={(e) => setDescription(e.target.value)} />
-        </div>
-        {error && (
-          <p className="error vm-wide" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending}>
-            {sending ? 'Enregistrement…' : threat ? 'Enregistrer' : 'Créer la menace'}
-          </button>
-          <button type="button" className="btn secondary" onClick={onClose}>
-            Annuler
-          </button>
-        </div>
+        </FormField>
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Enregistrement…' : threat ? 'Enregistrer' : 'Créer la menace'}
+          disabled={sending}
+          closeLabel="Annuler"
+          onClose={onClose}
+        />
       </div>
     </form>
   );

@@ -1,8 +1,15 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
 import { SeverityDonut } from '../../components/charts/index.tsx';
+import { DeletableRowActions } from '../../components/confirm-delete.tsx';
+import { FilterSelect } from '../../components/filter-select.tsx';
+import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
+import { Pager } from '../../components/pager.tsx';
+import { RowAction } from '../../components/row-action.tsx';
+import { SearchForm } from '../../components/search-form.tsx';
 import {
   deleteThreat,
   fetchThreats,
@@ -21,7 +28,7 @@ import {
   THREAT_TYPES,
 } from './threat-rules.ts';
 import { ThreatForm } from './threat-form.tsx';
-import { useCanWrite } from './can-write.ts';
+import { useCanWrite } from '../auth/can-write.ts';
 import './threats.css';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -34,10 +41,6 @@ function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
 }
 
 function positiveInt(value: string | null, fallback: number): number {
@@ -132,34 +135,6 @@ function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: Dat
   );
 }
 
-function SearchBox({ value, onSearch }: { value: string; onSearch: (text: string) => void }) {
-  const id = useId();
-  const [text, setText] = useState(value);
-  const [prevValue, setPrevValue] = useState(value);
-  if (value !== prevValue) {
-    setPrevValue(value);
-    setText(value);
-  }
-  return (
-    <form
-      role="search"
-      className="threat-search"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        onSearch(text.trim());
-      }}
-    >
-      <label htmlFor={`${id}-q`}>
-        Recherche
-        <input id={`${id}-q`} type="search" value={text} onChange={(e) => setText(e.target.value)} />
-      </label>
-      <button type="submit" className="btn secondary">
-        Rechercher
-      </button>
-    </form>
-  );
-}
-
 /** Threats: §3 summary, list with URL filters, create/edit, mark as mitigated, delete. */
 export default function ThreatsPage() {
   const canWrite = useCanWrite();
@@ -170,9 +145,7 @@ export default function ThreatsPage() {
   const [listError, setListError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Threat | 'new' | null>(null);
   const [confirming, setConfirming] = useState<Threat['id'] | null>(null);
-  const [busy, setBusy] = useState<Threat['id'] | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const { busy, notice, setNotice, actionError, run } = useRowActions<Threat['id']>();
   const [reloadKey, setReloadKey] = useState(0);
   const seq = useRef(0);
 
@@ -207,10 +180,7 @@ export default function ThreatsPage() {
   const reload = () => setReloadKey((k) => k + 1);
 
   async function mitigate(threat: Threat) {
-    setBusy(threat.id);
-    setActionError(null);
-    setNotice(null);
-    try {
+    await run(threat.id, async () => {
       const updated = await markMitigated(threat.id);
       setList((prev) =>
         prev
@@ -222,27 +192,16 @@ export default function ThreatsPage() {
       );
       setNotice(`Menace « ${threat.title} » marquée comme atténuée.`);
       reload();
-    } catch (err) {
-      setActionError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
+    });
   }
 
   async function remove(threat: Threat) {
-    setBusy(threat.id);
-    setActionError(null);
-    setNotice(null);
-    try {
+    await run(threat.id, async () => {
       await deleteThreat(threat.id);
       setConfirming(null);
       setNotice(`Menace « ${threat.title} » supprimée.`);
       reload();
-    } catch (err) {
-      setActionError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
+    });
   }
 
   const data = list?.data;
@@ -260,12 +219,12 @@ export default function ThreatsPage() {
         )}
       </div>
 
-      {summaryError && (
-        <p className="error" role="alert">
-          Impossible de charger la synthèse : {summaryError}
-        </p>
-      )}
-      {!summary && !summaryError && <p role="status">Chargement de la synthèse…</p>}
+      <LoadStatus
+        loaded={!!summary}
+        error={summaryError}
+        failure="Impossible de charger la synthèse"
+        loading="Chargement de la synthèse…"
+      />
       {summary && <SummaryPanel summary={summary.data} origin={summary.origin} />}
 
       {canWrite && editing && (
@@ -285,66 +244,40 @@ export default function ThreatsPage() {
 
       <h2>Liste des menaces</h2>
       <div className="vm-toolbar" aria-label="Filtrer les menaces" role="group">
-        <label>
-          Gravité
-          <select value={severity} onChange={(e) => update({ severity: e.target.value })}>
-            <option value="">Toutes</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {SEVERITY_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Statut
-          <select value={status} onChange={(e) => update({ status: e.target.value })}>
-            <option value="">Tous</option>
-            {Object.entries(THREAT_STATUS_LABELS).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Par page
-          <select value={size} onChange={(e) => update({ size: e.target.value })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <SearchBox value={text} onSearch={(t) => update({ text: t })} />
+        <FilterSelect
+          label="Gravité"
+          value={severity}
+          allLabel="Toutes"
+          options={SEVERITIES.map((s) => [s, SEVERITY_LABELS[s]] as const)}
+          onChange={(value) => update({ severity: value })}
+        />
+        <FilterSelect
+          label="Statut"
+          value={status}
+          allLabel="Tous"
+          options={Object.entries(THREAT_STATUS_LABELS)}
+          onChange={(value) => update({ status: value })}
+        />
+        <FilterSelect
+          label="Par page"
+          value={size}
+          options={PAGE_SIZES.map((n) => [n, String(n)] as const)}
+          onChange={(value) => update({ size: value })}
+        />
+        <SearchForm label="Recherche" className="threat-search" value={text} onSearch={(t) => update({ text: t })} />
       </div>
 
-      {notice && (
-        <p className="vm-success" role="status">
-          {notice}
-        </p>
-      )}
-      {actionError && (
-        <p className="error" role="alert">
-          {actionError}
-        </p>
-      )}
-      {listError && (
-        <p className="error" role="alert">
-          Impossible de charger les menaces : {listError}
-        </p>
-      )}
-      {!list && !listError && <p role="status">Chargement…</p>}
+      <ActionMessages notice={notice} error={actionError} />
+      <LoadStatus loaded={!!list} error={listError} failure="Impossible de charger les menaces" />
 
       {list && data && (
         <>
           <DataOriginNote origin={list.origin} />
           <p className="muted">{data.total === 1 ? '1 menace' : `${NUMBER.format(data.total)} menaces`}</p>
           {data.results.length === 0 ? (
-            <p className="vm-empty card">
+            <EmptyState>
               {filtered ? 'Aucune menace ne correspond à ces filtres.' : 'Aucune menace enregistrée.'}
-            </p>
+            </EmptyState>
           ) : (
             <div className="table-wrap">
               <table className="table">
@@ -384,55 +317,26 @@ export default function ThreatsPage() {
                       <td>{formatDate(t.created_at)}</td>
                       {canWrite && (
                         <td>
-                          {confirming === t.id ? (
-                            <div className="vm-actions" role="group" aria-label={`Supprimer ${t.title}`}>
-                              <span>Supprimer cette menace ?</span>
-                              <button
-                                type="button"
-                                className="btn danger small"
+                          <DeletableRowActions
+                            name={t.title}
+                            question="Supprimer cette menace ?"
+                            confirming={confirming === t.id}
+                            busy={busy === t.id}
+                            onAsk={() => setConfirming(t.id)}
+                            onConfirm={() => void remove(t)}
+                            onCancel={() => setConfirming(null)}
+                          >
+                            {!t.is_mitigated && (
+                              <RowAction
+                                action="mitigate"
+                                text="Marquer comme atténuée"
+                                name={t.title}
                                 disabled={busy === t.id}
-                                onClick={() => void remove(t)}
-                              >
-                                Oui, supprimer
-                              </button>
-                              <button type="button" className="btn secondary small" onClick={() => setConfirming(null)}>
-                                Non
-                              </button>
-                            </div>
-                          ) : (
-                            <div className="vm-actions">
-                              {!t.is_mitigated && (
-                                <button
-                                  type="button"
-                                  className="btn secondary small"
-                                  data-action="mitigate"
-                                  disabled={busy === t.id}
-                                  aria-label={`Marquer comme atténuée : ${t.title}`}
-                                  onClick={() => void mitigate(t)}
-                                >
-                                  Marquer comme atténuée
-                                </button>
-                              )}
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="edit"
-                                aria-label={`Modifier : ${t.title}`}
-                                onClick={() => setEditing(t)}
-                              >
-                                Modifier
-                              </button>
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="delete"
-                                aria-label={`Supprimer : ${t.title}`}
-                                onClick={() => setConfirming(t.id)}
-                              >
-                                Supprimer
-                              </button>
-                            </div>
-                          )}
+                                onClick={() => void mitigate(t)}
+                              />
+                            )}
+                            <RowAction action="edit" text="Modifier" name={t.title} onClick={() => setEditing(t)} />
+                          </DeletableRowActions>
                         </td>
                       )}
                     </tr>
@@ -441,29 +345,7 @@ export default function ThreatsPage() {
               </table>
             </div>
           )}
-          {pages > 1 && (
-            <nav className="vm-pager" aria-label="Pages des menaces">
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page <= 1}
-                onClick={() => update({ page: page - 1 })}
-              >
-                Précédente
-              </button>
-              <span>
-                Page {NUMBER.format(page)} sur {NUMBER.format(pages)}
-              </span>
-              <button
-                type="button"
-                className="btn secondary small"
-                disabled={page >= pages}
-                onClick={() => update({ page: page + 1 })}
-              >
-                Suivante
-              </button>
-            </nav>
-          )}
+          <Pager label="Pages des menaces" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>
       )}
     </section>

@@ -1,6 +1,6 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { session } from '../auth/session.ts';
-import { roleOf } from '../auth/roles.ts';
+import { session } from './session.ts';
+import { roleOf } from './roles.ts';
 
 /** Read-only members (and guests) see no write action; the server refuses them anyway (403). */
 export function useCanWrite(): boolean {
