@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { assets, auditEvents, cves, cwes, tenants, users, vulnerabilities } from '../../server/src/db/schema.ts';
+import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
 import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
 
 const FORBIDDEN = {
@@ -614,6 +615,14 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
         select tenant_id, cwe_id, severity, is_resolved, kev, n::int as n
         from vulnerability_cwe_counts where n <> 0 order by 1, 2, 3, 4, 5`);
       expect(cweCounted).toEqual(cwe);
+      const totals = await q(`
+        select tenant_id, severity, is_resolved, kev, count(*)::int as n
+        from vulnerabilities group by 1, 2, 3, 4 order by 1, 2, 3, 4`);
+      const totalsCounted = await q(`
+        select tenant_id, severity, is_resolved, kev, n::int as n
+        from vulnerability_totals where n <> 0 order by 1, 2, 3, 4`);
+      expect(totalsCounted).toEqual(totals);
+      expect((await q('select count(*)::int as n from vulnerability_totals where n < 0'))[0]!.n).toBe(0);
     };
     await compare();
     const id = (
@@ -643,5 +652,46 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
     await compare();
     const summary = (await call('analyste', 'GET', LIST)).json();
     expect(summary.count).toBe((await dbFindings(acme)).length);
+  });
+
+  it('counts the list from the tenant totals, exactly, for every countable filter; the totals stay in their tenant', async () => {
+    // Findings spread over every counter key, some without an asset, then moved and partly deleted in bulk.
+    const assetId = await acmeAsset('srv-web-01');
+    await t.database.db.execute(sql`
+      insert into vulnerabilities (tenant_id, asset_id, finding_key, title, severity, kev, is_resolved)
+      select ${acme}, case when g % 3 = 0 then null else ${assetId}::bigint end, 'totals:' || g, 'Totaux ' || g,
+             (array['critical','high','medium','low','info'])[1 + g % 5], g % 4 = 0, g % 6 = 0
+      from generate_series(1, 120) g`);
+    await t.database.db.execute(
+      sql`update vulnerabilities set kev = not kev, severity = 'low' where finding_key like 'totals:%' and id % 5 = 0`,
+    );
+    await t.database.db.execute(sql`delete from vulnerabilities where finding_key like 'totals:%' and id % 7 = 0`);
+    const rows = await dbFindings(acme);
+    const queries: [string, (r: (typeof rows)[number]) => boolean][] = [
+      ['', () => true],
+      ['severity=critical', (r) => r.severity === 'critical'],
+      ['severity=critical,low', (r) => r.severity === 'critical' || r.severity === 'low'],
+      ['is_resolved=false', (r) => !r.isResolved],
+      ['is_resolved=true&kev=true', (r) => r.isResolved && r.kev],
+      ['severity=low&is_resolved=false&kev=false', (r) => r.severity === 'low' && !r.isResolved && !r.kev],
+      [`asset=${assetId}&severity=high`, (r) => r.assetId === assetId && r.severity === 'high'],
+    ];
+    for (const [query, keep] of queries) {
+      expect((await call('analyste', 'GET', `${LIST}?page_size=1&${query}`)).json().count, query).toBe(
+        rows.filter(keep).length,
+      );
+    }
+    // Under the application role, row-level security shows this tenant's totals only and refuses writing another's.
+    const visible = await withTenant(t.database.db, acme as TenantId, (tx) =>
+      tx.execute(sql`select distinct tenant_id::text as tenant_id from vulnerability_totals`),
+    );
+    expect((visible as { rows: { tenant_id: string }[] }).rows.map((r) => r.tenant_id)).toEqual([acme]);
+    await expect(
+      withTenant(t.database.db, acme as TenantId, (tx) =>
+        tx.execute(
+          sql`insert into vulnerability_totals (tenant_id, severity, is_resolved, kev, n) values (${horizon}, 'info', false, false, 1)`,
+        ),
+      ),
+    ).rejects.toThrow();
   });
 });

@@ -423,6 +423,22 @@ export const vulnerabilityCounts = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.assetId, t.severity, t.isResolved, t.kev] })],
 );
 
+/**
+ * The tenant's totals: vulnerability_counts without the asset dimension, same maintenance (migration 0010). The
+ * list's count and the summaries read these few rows (at most 20 per tenant) instead of summing a row per asset.
+ */
+export const vulnerabilityTotals = pgTable(
+  'vulnerability_totals',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.severity, t.isResolved, t.kev] })],
+);
+
 /** New findings per UTC day of created_at (trends), same maintenance. */
 export const vulnerabilityDailyCounts = pgTable(
   'vulnerability_daily_counts',
@@ -537,6 +553,7 @@ export const schema = {
   scans,
   vulnerabilities,
   vulnerabilityCounts,
+  vulnerabilityTotals,
   vulnerabilityDailyCounts,
   vulnerabilityCweCounts,
   threats,

@@ -11,6 +11,7 @@ import {
   vulnerabilityCounts,
   vulnerabilityCweCounts,
   vulnerabilityDailyCounts,
+  vulnerabilityTotals,
   type Severity,
 } from '../db/schema.ts';
 import { VulnerabilitiesRepository } from './vulnerabilities.ts';
@@ -38,15 +39,22 @@ export function windowDays(days: number, now = new Date()): string[] {
 }
 
 /**
- * The dashboards. Counts come from the per-tenant counters (migration 0008): a few hundred rows whatever the number
- * of findings; only an asset filter falls back to the findings themselves (one asset's rows, by index).
+ * The dashboards. Counts come from the per-tenant counters (migrations 0007 and 0010): the tenant's totals, the
+ * per-asset, per-day and per-CWE rows, whatever the number of findings; only an asset filter falls back to the
+ * findings themselves (one asset's rows, by index).
  */
 export class DashboardRepository {
   private readonly findings = new VulnerabilitiesRepository();
 
   async vulnerabilitySummary(tx: TenantDb, f: SummaryFilters) {
     const scopeResolved = f.isResolved ?? false;
-    const dims = (t: typeof vulnerabilityCounts | typeof vulnerabilityDailyCounts | typeof vulnerabilityCweCounts) => {
+    const dims = (
+      t:
+        | typeof vulnerabilityCounts
+        | typeof vulnerabilityTotals
+        | typeof vulnerabilityDailyCounts
+        | typeof vulnerabilityCweCounts,
+    ) => {
       const where: SQL[] = [inTenant(t.tenantId)];
       if (f.severities && f.severities.length > 0) where.push(inArray(t.severity, f.severities));
       if (f.kev !== undefined) where.push(eq(t.kev, f.kev));
@@ -55,16 +63,18 @@ export class DashboardRepository {
     const countWhere = dims(vulnerabilityCounts);
     if (f.assetId !== undefined) countWhere.push(eq(vulnerabilityCounts.assetId, f.assetId));
 
+    // Without an asset, the tenant's totals (at most 20 rows) rather than a row per asset.
+    const totalsTable = f.assetId === undefined ? vulnerabilityTotals : vulnerabilityCounts;
     const totals = await tx
       .select({
-        severity: vulnerabilityCounts.severity,
-        isResolved: vulnerabilityCounts.isResolved,
-        kev: vulnerabilityCounts.kev,
-        n: sql<string>`sum(${vulnerabilityCounts.n})`,
+        severity: totalsTable.severity,
+        isResolved: totalsTable.isResolved,
+        kev: totalsTable.kev,
+        n: sql<string>`sum(${totalsTable.n})`,
       })
-      .from(vulnerabilityCounts)
-      .where(and(...countWhere))
-      .groupBy(vulnerabilityCounts.severity, vulnerabilityCounts.isResolved, vulnerabilityCounts.kev);
+      .from(totalsTable)
+      .where(and(...(f.assetId === undefined ? dims(vulnerabilityTotals) : countWhere)))
+      .groupBy(totalsTable.severity, totalsTable.isResolved, totalsTable.kev);
 
     const distribution = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
     let total = 0;
@@ -211,14 +221,14 @@ export class DashboardRepository {
   async homeSummary(tx: TenantDb) {
     const [v] = await tx
       .select({
-        total: sql<string>`coalesce(sum(${vulnerabilityCounts.n}), 0)`,
-        open: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved}), 0)`,
-        critical: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved} and ${vulnerabilityCounts.severity} = 'critical'), 0)`,
-        high: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved} and ${vulnerabilityCounts.severity} = 'high'), 0)`,
-        kev: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved} and ${vulnerabilityCounts.kev}), 0)`,
+        total: sql<string>`coalesce(sum(${vulnerabilityTotals.n}), 0)`,
+        open: sql<string>`coalesce(sum(${vulnerabilityTotals.n}) filter (where not ${vulnerabilityTotals.isResolved}), 0)`,
+        critical: sql<string>`coalesce(sum(${vulnerabilityTotals.n}) filter (where not ${vulnerabilityTotals.isResolved} and ${vulnerabilityTotals.severity} = 'critical'), 0)`,
+        high: sql<string>`coalesce(sum(${vulnerabilityTotals.n}) filter (where not ${vulnerabilityTotals.isResolved} and ${vulnerabilityTotals.severity} = 'high'), 0)`,
+        kev: sql<string>`coalesce(sum(${vulnerabilityTotals.n}) filter (where not ${vulnerabilityTotals.isResolved} and ${vulnerabilityTotals.kev}), 0)`,
       })
-      .from(vulnerabilityCounts)
-      .where(inTenant(vulnerabilityCounts.tenantId));
+      .from(vulnerabilityTotals)
+      .where(inTenant(vulnerabilityTotals.tenantId));
     const [a] = await tx
       .select({
         total: sql<string>`count(*)`,

@@ -1,7 +1,15 @@
 import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import { getTableColumns } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
-import { assets, cves, cwes, vulnerabilities, vulnerabilityCounts, type Severity } from '../db/schema.ts';
+import {
+  assets,
+  cves,
+  cwes,
+  vulnerabilities,
+  vulnerabilityCounts,
+  vulnerabilityTotals,
+  type Severity,
+} from '../db/schema.ts';
 import { containsPattern } from './tenant-users.ts';
 
 export type VulnerabilityRecord = typeof vulnerabilities.$inferSelect;
@@ -120,17 +128,21 @@ export class VulnerabilitiesRepository {
     return where;
   }
 
-  /** Exact count, from the counters when the filters allow it (a million rows are not counted per request). */
+  /**
+   * Exact count, from the counters when the filters allow it (a million rows are not counted per request): the
+   * tenant's totals (at most 20 rows) unless an asset is named, else that asset's rows of the per-asset counters.
+   */
   async count(tx: TenantDb, f: VulnerabilityFilters): Promise<number> {
     if (countable(f)) {
-      const where: SQL[] = [eq(vulnerabilityCounts.tenantId, sql`app_current_tenant()`)];
-      if (f.severities && f.severities.length > 0) where.push(inArray(vulnerabilityCounts.severity, f.severities));
-      if (f.isResolved !== undefined) where.push(eq(vulnerabilityCounts.isResolved, f.isResolved));
+      const t = f.assetId === undefined ? vulnerabilityTotals : vulnerabilityCounts;
+      const where: SQL[] = [eq(t.tenantId, sql`app_current_tenant()`)];
       if (f.assetId !== undefined) where.push(eq(vulnerabilityCounts.assetId, f.assetId));
-      if (f.kev !== undefined) where.push(eq(vulnerabilityCounts.kev, f.kev));
+      if (f.severities && f.severities.length > 0) where.push(inArray(t.severity, f.severities));
+      if (f.isResolved !== undefined) where.push(eq(t.isResolved, f.isResolved));
+      if (f.kev !== undefined) where.push(eq(t.kev, f.kev));
       const [row] = await tx
-        .select({ n: sql<string>`coalesce(sum(${vulnerabilityCounts.n}), 0)` })
-        .from(vulnerabilityCounts)
+        .select({ n: sql<string>`coalesce(sum(${t.n}), 0)` })
+        .from(t)
         .where(and(...where));
       return Number(row?.n ?? 0);
     }

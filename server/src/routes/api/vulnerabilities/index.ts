@@ -504,19 +504,27 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
       async function* chunks(): AsyncGenerator<string> {
         // A BOM so spreadsheet software reads the accents as UTF-8.
         yield format === 'csv' ? `\uFEFF${csvLine(CSV_COLUMNS)}` : '[';
-        let after = 0;
+        const batchAfter = (after: number) => {
+          const pending = request.tenantDb((tx) => repo.batchAfter(tx, filters, after, EXPORT_BATCH));
+          // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.
+          pending.catch(() => {});
+          return pending;
+        };
+        let next = batchAfter(0);
         let first = true;
         for (;;) {
-          const rows = await request.tenantDb((tx) => repo.batchAfter(tx, filters, after, EXPORT_BATCH));
+          const rows = await next;
           if (rows.length === 0) break;
+          const more = rows.length === EXPORT_BATCH;
+          // The database reads the next batch while this one is formatted and sent.
+          if (more) next = batchAfter(rows.at(-1)!.id);
           if (format === 'csv') {
             yield rows.map(vulnerabilityCsvLine).join('');
           } else {
             yield (first ? '' : ',') + rows.map((r) => JSON.stringify(presentVulnerability(r))).join(',');
           }
           first = false;
-          after = rows.at(-1)!.id;
-          if (rows.length < EXPORT_BATCH) break;
+          if (!more) break;
         }
         if (format === 'json') yield ']';
       }
