@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SEVERITIES, THREAT_STATUSES, type Severity, type ThreatStatus } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
-import { canRead, canWrite, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import { accessGuards, notFound, parseId } from '../vulnerabilities/index.ts';
 import { presentThreat } from '../../../presenters/threat.ts';
 import { ThreatsRepository, type ThreatRow, type ThreatValues } from '../../../repositories/threats.ts';
 
@@ -30,7 +31,6 @@ const MESSAGES = {
   contradiction: 'is_mitigated et status se contredisent : une menace atténuée a le statut MITIGATED ou CLOSED.',
 } as const;
 
-const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');
 const invalid = (field: string, message: string) =>
   new ApiError(400, 'invalid', message, { fields: { [field]: [message] } });
 
@@ -97,10 +97,6 @@ function positiveInt(raw: string | undefined, fallback: number): number | undefi
   if (!/^\d{1,9}$/.test(raw.trim())) return undefined;
   const n = Number(raw.trim());
   return n >= 1 ? n : undefined;
-}
-
-function parseId(raw: string): number | undefined {
-  return /^[1-9]\d{0,15}$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
 }
 
 function csvOf<T extends string>(raw: string | undefined, allowed: readonly T[], field: string, message: string) {
@@ -203,15 +199,8 @@ function mitigation(
 const threatRoutes: FastifyPluginAsync = async (app) => {
   const repo = new ThreatsRepository();
 
-  const requireRead = async (request: FastifyRequest) => {
-    if (!canRead(request.auth!.actor)) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  const requireWrite = async (request: FastifyRequest) => {
-    if (!canWrite(request.auth!.actor)) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  // Authorization runs before body validation, so a viewer always gets the 403.
-  const reading = { preValidation: [app.authenticate, requireRead] };
-  const writing = { preValidation: [app.authenticate, requireWrite] };
+  // Authorization runs before body validation, so a viewer always gets the 403 (and the refusal is audited).
+  const { read: reading, write: writing } = accessGuards(app);
 
   const tenantId = (request: FastifyRequest) => {
     const tenant = request.auth!.tenant;

@@ -7,7 +7,8 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SCANNERS, SCAN_STATUSES, type Scanner, type ScanStatus } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
-import { canRead, canWrite, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import { accessGuards, notFound, parseId } from './index.ts';
 import { presentScan } from '../../../presenters/scan.ts';
 import { ScansRepository, type ScanRow, type ScanValues } from '../../../repositories/scans.ts';
 import {
@@ -54,7 +55,6 @@ const MESSAGES = {
     `Impossible d’annuler un scan à l’état ${s} : seul un scan PENDING ou RUNNING peut l’être.`,
 } as const;
 
-const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');
 const invalid = (field: string, message: string) =>
   new ApiError(400, 'invalid', message, { fields: { [field]: [message] } });
 
@@ -124,11 +124,6 @@ function positiveInt(raw: string | undefined, fallback: number): number | undefi
   return n >= 1 ? n : undefined;
 }
 
-/** Ids are positive integers; anything else is simply not found. */
-function parseId(raw: string): number | undefined {
-  return /^[1-9]\d{0,15}$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
-}
-
 function csvOf<T extends string>(raw: string | undefined, allowed: readonly T[], field: string, message: string) {
   if (raw === undefined || raw.trim() === '') return undefined;
   const values = raw.split(',').map((v) => v.trim());
@@ -178,15 +173,8 @@ const scanRoutes: FastifyPluginAsync = async (app) => {
     limits: { fileSize: MAX_REPORT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12, headerPairs: 100 },
   });
 
-  const requireRead = async (request: FastifyRequest) => {
-    if (!canRead(request.auth!.actor)) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  const requireWrite = async (request: FastifyRequest) => {
-    if (!canWrite(request.auth!.actor)) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  // Authorization runs before body validation, so a viewer always gets the 403.
-  const reading = { preValidation: [app.authenticate, requireRead] };
-  const writing = { preValidation: [app.authenticate, requireWrite] };
+  // Authorization runs before body validation, so a viewer always gets the 403 (and the refusal is audited).
+  const { read: reading, write: writing } = accessGuards(app);
 
   const tenantId = (request: FastifyRequest) => {
     const tenant = request.auth!.tenant;
