@@ -88,10 +88,12 @@ describe('vulnerability management in Chromium', () => {
       await page.getByRole('combobox', { name: /^Tâche/ }).selectOption('vulnerabilities.tasks.update_cve_database');
       await page.getByRole('button', { name: 'Lancer' }).click();
 
-      const runs = await scalar(
-        sql`select count(*) from task_runs where task_name = 'vulnerabilities.tasks.update_cve_database'`,
-      );
-      expect(runs).toBeGreaterThan(0);
+      // The launch answers asynchronously: wait for its row rather than racing the click.
+      await expect
+        .poll(() =>
+          scalar(sql`select count(*) from task_runs where task_name = 'vulnerabilities.tasks.update_cve_database'`),
+        )
+        .toBeGreaterThan(0);
       const row = page.getByRole('row').filter({ hasText: 'Mise à jour quotidienne des CVE' }).first();
       await expect.poll(() => row.textContent(), { timeout: 60_000, interval: 500 }).toContain('Réussie');
       expect(
