@@ -250,6 +250,39 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
     await check('text=%25', []);
   });
 
+  it('finds a finding by its new text after an edit, in one tenant only, without exposing the text store', async () => {
+    const marker = `Zéphyr${Date.now().toString(36)}`;
+    const id = (await call('analyste', 'POST', LIST, { payload: { title: 'Titre provisoire' } })).json().id;
+    const found = async (user: string, q: string, tenant?: 'Banque Horizon') =>
+      (await call(user, 'GET', `${LIST}?page_size=500&text=${encodeURIComponent(q)}`, tenant ? { tenant } : {})).json<{
+        count: number;
+        results: Finding[];
+      }>();
+    expect((await found('analyste', marker)).count).toBe(0);
+    await call('analyste', 'PATCH', `${LIST}${id}/`, { payload: { description: `Détail ${marker} du correctif` } });
+    // Case-insensitive, accents kept, the old text gone from the results.
+    for (const q of [marker, marker.toUpperCase(), `${marker.toLowerCase()} du`]) {
+      const body = await found('analyste', q);
+      expect(body.count, q).toBe(1);
+      expect(body.results[0]?.id).toBe(id);
+    }
+    await call('analyste', 'PATCH', `${LIST}${id}/`, { payload: { description: 'Autre détail' } });
+    expect((await found('analyste', marker)).count).toBe(0);
+    expect((await found('analyste', 'Titre provisoire')).results.map((r: { id: number }) => r.id)).toContain(id);
+    // Another tenant with the same text does not see this one's finding, and sees its own.
+    const other = (
+      await call('manager', 'POST', LIST, { payload: { title: 'Titre provisoire' }, tenant: 'Banque Horizon' })
+    ).json().id;
+    const horizonIds = (await found('manager', 'Titre provisoire', 'Banque Horizon')).results.map(
+      (r: { id: number }) => r.id,
+    );
+    expect(horizonIds).toEqual([other]);
+    // The application role reaches the texts only through the matching function.
+    await expect(
+      withTenant(t.database.db, acme as TenantId, (tx) => tx.execute(sql`select count(*) from vulnerability_texts`)),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/permission denied/) } });
+  });
+
   it('orders by every allowed field, both ways', async () => {
     for (const field of ['created_at', 'updated_at', 'severity', 'cvss_score', 'cve_id', 'title', 'last_seen']) {
       for (const dir of ['', '-']) {
@@ -540,8 +573,24 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
       true,
     );
 
+    // The export reads its own query: every value equals what the list answers, and the CSV says the same.
     const all = await call('analyste', 'GET', '/api/vulnerabilities/export/?format=json');
-    expect(all.json()).toHaveLength((await dbFindings(acme)).length);
+    const everything = all.json<Finding[]>();
+    expect(everything).toHaveLength((await dbFindings(acme)).length);
+    expect(everything.length).toBeLessThanOrEqual(500);
+    const byId = (a: Finding, b: Finding) => a.id - b.id;
+    const listed = (await list('')).results;
+    expect([...everything].sort(byId)).toEqual([...listed].sort(byId));
+    expect(everything.some((r) => r.resolved_at !== null && r.asset !== null && r.epss_score !== null)).toBe(true);
+    const header = rows[0]!;
+    for (const item of items.slice(0, 5)) {
+      const line = rows.find((r) => r[0] === String(item.id))!;
+      const cell = (name: string) => line[header.indexOf(name)];
+      expect(cell('created_at')).toBe(item.created_at);
+      expect(cell('asset_name')).toBe((item.asset as { name: string } | null)?.name ?? '');
+      expect(cell('cwe_ids')).toBe((item.cwe_ids as string[]).join(';'));
+      expect(cell('cvss_score')).toBe(item.cvss_score === null ? '' : String(item.cvss_score as number));
+    }
     const empty = await call('analyste', 'GET', '/api/vulnerabilities/export/?format=json&cve=CVE-1999-0000');
     expect(empty.json()).toEqual([]);
 

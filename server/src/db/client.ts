@@ -129,3 +129,8 @@ export function redactUrl(url: string): string {
     return 'the configured DATABASE_URL';
   }
 }
+
+/** Rows of a raw execute(): both drivers answer {rows}, which Drizzle types per driver (here: unknown). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}

@@ -389,6 +389,10 @@ export const vulnerabilities = pgTable(
     lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    // A 64-bit hash of the searchable text, the key into vulnerability_texts (never sent out).
+    textHash: bigint('text_hash', { mode: 'bigint' }).generatedAlwaysAs(
+      sql`hashtextextended(coalesce(cve_id, '') || ' ' || title || ' ' || description, 0)`,
+    ),
   },
   (t) => [
     unique('vulnerabilities_finding_key').on(t.tenantId, t.assetId, t.findingKey).nullsNotDistinct(),
@@ -398,11 +402,29 @@ export const vulnerabilities = pgTable(
     index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
     index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId),
-    // The list's text filter, reached through vulnerability_text_matches() (migration 0008).
-    index('vulnerabilities_text_trgm_idx').using(
-      'gin',
-      sql`(coalesce(${t.cveId}, '') || ' ' || ${t.title} || ' ' || ${t.description}) gin_trgm_ops`,
-    ),
+    // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.
+    index('vulnerabilities_tenant_text_idx').on(t.tenantId, t.textHash, t.isResolved, t.severity, t.kev),
+  ],
+);
+
+/**
+ * The distinct texts of each tenant's findings (CVE id, title, description; lower-cased), keyed by the findings'
+ * text_hash and kept by a statement-level trigger (migration 0011). A text filter matches these few rows with the trigram index,
+ * then finds the findings by hash: a million findings share far fewer texts. Rows whose findings are gone stay
+ * (harmless: findings are always found by hash). Read only through vulnerability_text_hashes().
+ */
+export const vulnerabilityTexts = pgTable(
+  'vulnerability_texts',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    textHash: bigint('text_hash', { mode: 'bigint' }).notNull(),
+    body: text('body').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.textHash] }),
+    index('vulnerability_texts_body_trgm_idx').using('gin', sql`${t.body} gin_trgm_ops`),
   ],
 );
 
@@ -556,6 +578,7 @@ export const schema = {
   vulnerabilityTotals,
   vulnerabilityDailyCounts,
   vulnerabilityCweCounts,
+  vulnerabilityTexts,
   threats,
   taskRuns,
 };

@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 import { cves, cwes, vulnerabilities, type Severity } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../importers/types.ts';
@@ -7,10 +7,6 @@ import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../impor
 // The CVE store is public reference data: the importers write it with the owner connection, every tenant reads
 // it (vigie_app has SELECT). Batches travel as one JSON parameter expanded by json_to_recordset: one round trip
 // and one parse per 500 records, whatever the driver, and no 65,535-parameter limit to mind.
-
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
 
 /**
  * The search document of a CVE row aliased `a`: id (weight A), title (B), description with the CWE ids and names

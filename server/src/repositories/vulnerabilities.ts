@@ -1,6 +1,8 @@
 import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { getTableColumns } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
+import { rowsOf } from '../db/client.ts';
 import {
   assets,
   cves,
@@ -12,12 +14,44 @@ import {
 } from '../db/schema.ts';
 import { containsPattern } from './tenant-users.ts';
 
-export type VulnerabilityRecord = typeof vulnerabilities.$inferSelect;
+export type VulnerabilityRecord = Omit<typeof vulnerabilities.$inferSelect, 'textHash'>;
 
 /** A finding as the API shows it: the row, its asset's name and the CVE's EPSS score (read live). */
 export interface VulnerabilityRow extends VulnerabilityRecord {
   assetName: string | null;
   epssScore: number | null;
+}
+
+/** A finding as the export reads it: the API's field names, the asset as its name, timestamps as ISO text. */
+export interface ExportRow {
+  id: number;
+  title: string;
+  description: string;
+  cve_id: string | null;
+  severity: Severity;
+  cvss_score: number | null;
+  cvss_vector: string | null;
+  kev: boolean;
+  epss_score: number | null;
+  cwe_ids: string[];
+  asset_id: number | null;
+  asset_name: string | null;
+  scan_id: number | null;
+  port: number | null;
+  protocol: string | null;
+  service: string | null;
+  package_name: string | null;
+  installed_version: string | null;
+  fixed_version: string | null;
+  solution: string;
+  source: string;
+  is_resolved: boolean;
+  resolved_at: string | null;
+  resolved_by: number | null;
+  first_seen: string;
+  last_seen: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface VulnerabilityFilters {
@@ -87,8 +121,10 @@ export const SEVERITY_RANK = sql`(case ${vulnerabilities.severity} when 'critica
 // Row-level security already confines the table; naming the tenant again lets the planner use the tenant indexes.
 const inCurrentTenant = eq(vulnerabilities.tenantId, sql`app_current_tenant()`);
 
+// text_hash is the search key, never sent out.
+const { textHash, ...findingColumns } = getTableColumns(vulnerabilities);
 const rowColumns = {
-  ...getTableColumns(vulnerabilities),
+  ...findingColumns,
   assetName: assets.name,
   epssScore: cves.epssScore,
 };
@@ -99,11 +135,31 @@ function countable(f: VulnerabilityFilters): boolean {
 }
 
 /**
+ * Filters ready to run: a text filter resolved to the hashes of the tenant's matching texts (migration 0011), once
+ * per request, so an export's batches do not search again.
+ */
+export interface PreparedFilters {
+  filters: VulnerabilityFilters;
+  /** Decimal text_hash values; undefined when there is no text filter. */
+  textHashes?: string[];
+}
+
+/**
  * Findings of the current tenant. Every method takes a TenantDb (request.tenantDb): row-level security hides
  * other tenants' rows even if a condition here were wrong.
  */
 export class VulnerabilitiesRepository {
-  conditions(f: VulnerabilityFilters): SQL[] {
+  async prepare(tx: TenantDb, filters: VulnerabilityFilters): Promise<PreparedFilters> {
+    if (!filters.text) return { filters };
+    const result = await tx.execute(
+      sql`select h::text as h from vulnerability_text_hashes(${containsPattern(filters.text)}) h`,
+    );
+    return { filters, textHashes: rowsOf<{ h: string }>(result).map((r) => r.h) };
+  }
+
+  /** Conditions of prepared filters; plain filters must not carry a text (prepare() resolves it). */
+  conditions(p: PreparedFilters | VulnerabilityFilters): SQL[] {
+    const { filters: f, textHashes } = 'filters' in p ? p : { filters: p, textHashes: undefined };
     const where: SQL[] = [inCurrentTenant];
     if (f.severities && f.severities.length > 0) where.push(inArray(vulnerabilities.severity, f.severities));
     if (f.isResolved !== undefined) where.push(eq(vulnerabilities.isResolved, f.isResolved));
@@ -112,18 +168,9 @@ export class VulnerabilitiesRepository {
     if (f.kev !== undefined) where.push(eq(vulnerabilities.kev, f.kev));
     if (f.scanId !== undefined) where.push(eq(vulnerabilities.scanId, f.scanId));
     if (f.text) {
-      // Through the owner-rights function of migration 0008, so the trigram index is usable under RLS; it applies
-      // the indexed filters itself so PostgreSQL can combine the indexes.
-      const severities =
-        f.severities && f.severities.length > 0
-          ? sql`array[${sql.join(
-              f.severities.map((s) => sql`${s}`),
-              sql`, `,
-            )}]::text[]`
-          : sql`null::text[]`;
-      where.push(
-        sql`${vulnerabilities.id} in (select vulnerability_text_matches(${containsPattern(f.text)}, ${severities}, ${f.isResolved ?? null}::boolean, ${f.kev ?? null}::boolean))`,
-      );
+      if (!textHashes) throw new Error('text filter not prepared');
+      // One array parameter: the planner sees how many texts matched and picks the index walk accordingly.
+      where.push(sql`${vulnerabilities.textHash} = any(${`{${textHashes.join(',')}}`}::bigint[])`);
     }
     return where;
   }
@@ -132,7 +179,9 @@ export class VulnerabilitiesRepository {
    * Exact count, from the counters when the filters allow it (a million rows are not counted per request): the
    * tenant's totals (at most 20 rows) unless an asset is named, else that asset's rows of the per-asset counters.
    */
-  async count(tx: TenantDb, f: VulnerabilityFilters): Promise<number> {
+  async count(tx: TenantDb, filters: VulnerabilityFilters | PreparedFilters): Promise<number> {
+    const p = 'filters' in filters ? filters : await this.prepare(tx, filters);
+    const f = p.filters;
     if (countable(f)) {
       const t = f.assetId === undefined ? vulnerabilityTotals : vulnerabilityCounts;
       const where: SQL[] = [eq(t.tenantId, sql`app_current_tenant()`)];
@@ -146,10 +195,11 @@ export class VulnerabilitiesRepository {
         .where(and(...where));
       return Number(row?.n ?? 0);
     }
+    if (p.textHashes?.length === 0) return 0;
     const [row] = await tx
       .select({ n: sql<string>`count(*)` })
       .from(vulnerabilities)
-      .where(and(...this.conditions(f)));
+      .where(and(...this.conditions(p)));
     return Number(row?.n ?? 0);
   }
 
@@ -175,39 +225,45 @@ export class VulnerabilitiesRepository {
     const order = descending
       ? [nullable ? sql`${key} desc nulls last` : desc(key), desc(vulnerabilities.id)]
       : [nullable ? sql`${key} asc nulls last` : asc(key), asc(vulnerabilities.id)];
-    const query = (withTotal: boolean) =>
-      tx
-        .select({ ...rowColumns, total: withTotal ? sql<string>`count(*) over ()` : sql<string>`0` })
-        .from(vulnerabilities)
-        .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
-        .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))
-        .where(and(...this.conditions(opts.filters)))
-        .orderBy(...order)
-        .limit(opts.limit)
-        .offset(opts.offset);
-    const strip = (rows: (VulnerabilityRow & { total: string })[]) => rows.map(({ total: _, ...r }) => r);
-    if (opts.filters.text) {
-      // A text search runs once: its matches are few enough to count while the page is sorted.
-      const rows = await query(true);
-      const first = rows[0];
-      if (first) return { count: Number(first.total), rows: strip(rows) };
-      return { count: await this.count(tx, opts.filters), rows: [] };
-    }
-    const total = await this.count(tx, opts.filters);
+    const prepared = await this.prepare(tx, opts.filters);
+    const total = await this.count(tx, prepared);
     if (total === 0 || opts.offset >= total) return { count: total, rows: [] };
-    return { count: total, rows: strip(await query(false)) };
-  }
-
-  /** One keyset batch of the export: rows after `afterId`, by id. */
-  async batchAfter(tx: TenantDb, f: VulnerabilityFilters, afterId: number, limit: number): Promise<VulnerabilityRow[]> {
-    return tx
+    const rows = await tx
       .select(rowColumns)
       .from(vulnerabilities)
       .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))
-      .where(and(...this.conditions(f), gt(vulnerabilities.id, afterId)))
-      .orderBy(asc(vulnerabilities.id))
-      .limit(limit);
+      .where(and(...this.conditions(prepared)))
+      .orderBy(...order)
+      .limit(opts.limit)
+      .offset(opts.offset);
+    return { count: total, rows };
+  }
+
+  /**
+   * One keyset batch of the export (rows after `afterId`, by id) as plain values named like the API's fields:
+   * timestamps already ISO 8601 text and no per-row mapping, which was half the time of a 100k-row export.
+   */
+  async exportBatch(tx: TenantDb, f: PreparedFilters, afterId: number, limit: number): Promise<ExportRow[]> {
+    const iso = (c: AnyPgColumn) => sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const v = vulnerabilities;
+    const result = await tx.execute(sql`
+      select ${v.id}::float8 as id, ${v.title} as title, ${v.description} as description, ${v.cveId} as cve_id,
+             ${v.severity} as severity, ${v.cvssScore} as cvss_score, ${v.cvssVector} as cvss_vector, ${v.kev} as kev,
+             ${cves.epssScore} as epss_score, ${v.cweIds} as cwe_ids, ${v.assetId}::float8 as asset_id,
+             ${assets.name} as asset_name, ${v.scanId}::float8 as scan_id, ${v.port} as port,
+             ${v.protocol} as protocol, ${v.service} as service, ${v.packageName} as package_name,
+             ${v.installedVersion} as installed_version, ${v.fixedVersion} as fixed_version, ${v.solution} as solution,
+             ${v.source} as source, ${v.isResolved} as is_resolved, ${iso(v.resolvedAt)} as resolved_at,
+             ${v.resolvedBy} as resolved_by, ${iso(v.firstSeen)} as first_seen, ${iso(v.lastSeen)} as last_seen,
+             ${iso(v.createdAt)} as created_at, ${iso(v.updatedAt)} as updated_at
+        from ${v}
+        left join ${assets} on ${assets.id} = ${v.assetId}
+        left join ${cves} on ${cves.cveId} = ${v.cveId}
+       where ${and(...this.conditions(f), gt(v.id, afterId))}
+       order by ${v.id}
+       limit ${limit}`);
+    return rowsOf<ExportRow>(result);
   }
 
   async find(tx: TenantDb, id: number): Promise<VulnerabilityRow | undefined> {

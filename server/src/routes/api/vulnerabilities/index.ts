@@ -4,7 +4,13 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import { SEVERITIES, type Severity } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { canRead, canWrite, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { CSV_COLUMNS, csvLine, presentVulnerability, vulnerabilityCsvLine } from '../../../presenters/vulnerability.ts';
+import {
+  CSV_COLUMNS,
+  csvLine,
+  exportCsvLine,
+  presentExportRow,
+  presentVulnerability,
+} from '../../../presenters/vulnerability.ts';
 import { presentCve } from '../../../presenters/cve.ts';
 import { AssetsRepository } from '../../../repositories/assets.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
@@ -501,11 +507,13 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
         },
       });
 
+      const prepared = await request.tenantDb((tx) => repo.prepare(tx, filters));
+
       async function* chunks(): AsyncGenerator<string> {
         // A BOM so spreadsheet software reads the accents as UTF-8.
         yield format === 'csv' ? `\uFEFF${csvLine(CSV_COLUMNS)}` : '[';
         const batchAfter = (after: number) => {
-          const pending = request.tenantDb((tx) => repo.batchAfter(tx, filters, after, EXPORT_BATCH));
+          const pending = request.tenantDb((tx) => repo.exportBatch(tx, prepared, after, EXPORT_BATCH));
           // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.
           pending.catch(() => {});
           return pending;
@@ -519,9 +527,9 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
           // The database reads the next batch while this one is formatted and sent.
           if (more) next = batchAfter(rows.at(-1)!.id);
           if (format === 'csv') {
-            yield rows.map(vulnerabilityCsvLine).join('');
+            yield rows.map(exportCsvLine).join('');
           } else {
-            yield (first ? '' : ',') + rows.map((r) => JSON.stringify(presentVulnerability(r))).join(',');
+            yield (first ? '' : ',') + rows.map((r) => JSON.stringify(presentExportRow(r))).join(',');
           }
           first = false;
           if (!more) break;
