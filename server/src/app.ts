@@ -26,6 +26,7 @@ import assetRoutes from './routes/api/assets/index.ts';
 import threatRoutes from './routes/api/threats/index.ts';
 import celeryRoutes from './routes/api/celery/index.ts';
 import dashboardRoutes from './routes/api/dashboard/index.ts';
+import projectsArea from './routes/api/projects/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -81,6 +82,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(threatRoutes);
   await fastify.register(celeryRoutes);
   await fastify.register(dashboardRoutes);
+  await fastify.register(projectsArea);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

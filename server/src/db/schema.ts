@@ -17,6 +17,7 @@ import {
   uniqueIndex,
   uuid,
   customType,
+  foreignKey,
 } from 'drizzle-orm/pg-core';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -303,6 +304,8 @@ export const assets = pgTable(
   },
   (t) => [
     uniqueIndex('assets_tenant_name_idx').on(t.tenantId, t.name),
+    // Target of the (tenant_id, asset_id) foreign keys: a reference cannot cross tenants.
+    uniqueIndex('assets_tenant_id_key').on(t.tenantId, t.id),
     index('assets_tenant_ip_idx').on(t.tenantId, t.ipAddress),
     index('assets_tenant_hostname_idx').on(t.tenantId, t.hostname),
   ],
@@ -396,7 +399,8 @@ export const vulnerabilities = pgTable(
   },
   (t) => [
     unique('vulnerabilities_finding_key').on(t.tenantId, t.assetId, t.findingKey).nullsNotDistinct(),
-    index('vulnerabilities_tenant_id_idx').on(t.tenantId, t.id),
+    // Unique: also the target of the (tenant_id, vulnerability_id) foreign keys.
+    uniqueIndex('vulnerabilities_tenant_id_idx').on(t.tenantId, t.id),
     index('vulnerabilities_tenant_severity_idx').on(t.tenantId, t.isResolved, t.severity),
     // The id tiebreak makes the default ordering (newest first) and keyset paging an index walk.
     index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
@@ -513,7 +517,10 @@ export const threats = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('threats_tenant_created_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    index('threats_tenant_created_idx').on(t.tenantId, t.createdAt),
+    uniqueIndex('threats_tenant_id_key').on(t.tenantId, t.id),
+  ],
 );
 
 export const TASK_STATUSES = ['PENDING', 'STARTED', 'SUCCESS', 'FAILURE', 'REVOKED'] as const;
@@ -559,6 +566,369 @@ export const taskRuns = pgTable(
   ],
 );
 
+// ---------------------------------------------------------------------------------------------------------------
+// Projects (issue 7): a client engagement gathering assets, risks, threats, findings, remediation and documents.
+// Every row carries its tenant; project-level visibility (team roles) is enforced by the policies and repositories.
+
+/** Both readings of §3 (PLANNED, PLANNING) are kept as sent; ON_HOLD and CANCELLED follow docs/api-projects.md. */
+export const PROJECT_STATUSES = ['PLANNED', 'PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CANCELLED'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+export const PROJECT_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+export type ProjectPriority = (typeof PROJECT_PRIORITIES)[number];
+export const TEAM_ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status').$type<ProjectStatus>().notNull().default('PLANNED'),
+    priority: text('priority').$type<ProjectPriority>().notNull().default('MEDIUM'),
+    startDate: date('start_date'),
+    deadline: date('deadline'),
+    ownerId: integer('owner_id').references(() => users.id, { onDelete: 'set null' }),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('projects_tenant_id_key').on(t.tenantId, t.id),
+    index('projects_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('projects_tenant_status_idx').on(t.tenantId, t.status),
+  ],
+);
+
+/** The project's team. The owner (projects.owner_id) is also a member, with role ADMIN. */
+export const projectMembers = pgTable(
+  'project_members',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').$type<TeamRole>().notNull().default('MEMBER'),
+    lastActiveAt: timestamp('last_active_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_members_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    primaryKey({ columns: [t.tenantId, t.projectId, t.userId] }),
+    index('project_members_tenant_user_idx').on(t.tenantId, t.userId),
+  ],
+);
+
+/** A project's link to an asset of the tenant's inventory (assets are not copied). */
+export const projectAssets = pgTable(
+  'project_assets',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    assetId: bigint('asset_id', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_assets_asset_fk',
+      columns: [t.tenantId, t.assetId],
+      foreignColumns: [assets.tenantId, assets.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'project_assets_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    unique('project_assets_project_asset').on(t.tenantId, t.projectId, t.assetId),
+  ],
+);
+
+/** A project's link to a finding of the tenant (which itself links to the CVE store). */
+export const projectVulnerabilities = pgTable(
+  'project_vulnerabilities',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    vulnerabilityId: bigint('vulnerability_id', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_vulnerabilities_vulnerability_fk',
+      columns: [t.tenantId, t.vulnerabilityId],
+      foreignColumns: [vulnerabilities.tenantId, vulnerabilities.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'project_vulnerabilities_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    unique('project_vulnerabilities_project_vuln').on(t.tenantId, t.projectId, t.vulnerabilityId),
+  ],
+);
+
+/** A project's link to a threat of the tenant. */
+export const projectThreats = pgTable(
+  'project_threats',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    threatId: bigint('threat_id', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_threats_threat_fk',
+      columns: [t.tenantId, t.threatId],
+      foreignColumns: [threats.tenantId, threats.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'project_threats_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    unique('project_threats_project_threat').on(t.tenantId, t.projectId, t.threatId),
+  ],
+);
+
+/** ISO 27005 / EBIOS RM treatment options: réduire, accepter, partager (transférer), refuser (éviter). */
+export const RISK_TREATMENTS = ['REDUCE', 'ACCEPT', 'SHARE', 'AVOID'] as const;
+export type RiskTreatment = (typeof RISK_TREATMENTS)[number];
+export const RISK_STATUSES = ['IDENTIFIED', 'ASSESSED', 'IN_TREATMENT', 'MONITORED', 'CLOSED'] as const;
+export type RiskStatus = (typeof RISK_STATUSES)[number];
+
+/**
+ * A risk scored on a 4 × 4 matrix: vraisemblance (likelihood) × gravité (impact), each 1–4. The residual scores
+ * are recomputed from the remediation plan's target as its corrective actions progress (docs/api-projects.md).
+ */
+export const risks = pgTable(
+  'risks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    /** Risk source / scenario wording (EBIOS RM "scénario de risque"). */
+    scenario: text('scenario').notNull().default(''),
+    assetId: bigint('asset_id', { mode: 'number' }).references(() => assets.id, { onDelete: 'set null' }),
+    threatId: bigint('threat_id', { mode: 'number' }).references(() => threats.id, { onDelete: 'set null' }),
+    vulnerabilityId: bigint('vulnerability_id', { mode: 'number' }).references(() => vulnerabilities.id, {
+      onDelete: 'set null',
+    }),
+    likelihood: smallint('likelihood').notNull(),
+    impact: smallint('impact').notNull(),
+    residualLikelihood: smallint('residual_likelihood').notNull(),
+    residualImpact: smallint('residual_impact').notNull(),
+    treatment: text('treatment').$type<RiskTreatment>().notNull().default('REDUCE'),
+    status: text('status').$type<RiskStatus>().notNull().default('IDENTIFIED'),
+    ownerId: integer('owner_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'risks_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    uniqueIndex('risks_tenant_id_key').on(t.tenantId, t.id),
+    index('risks_tenant_project_idx').on(t.tenantId, t.projectId),
+    check(
+      'risks_scores',
+      sql`${t.likelihood} between 1 and 4 and ${t.impact} between 1 and 4
+      and ${t.residualLikelihood} between 1 and 4 and ${t.residualImpact} between 1 and 4`,
+    ),
+  ],
+);
+
+export const PLAN_STATUSES = ['DRAFT', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+/** One remediation plan per risk, with the residual scores it aims for. */
+export const remediationPlans = pgTable(
+  'remediation_plans',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    riskId: bigint('risk_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status').$type<PlanStatus>().notNull().default('DRAFT'),
+    targetLikelihood: smallint('target_likelihood').notNull(),
+    targetImpact: smallint('target_impact').notNull(),
+    ownerId: integer('owner_id').references(() => users.id, { onDelete: 'set null' }),
+    dueDate: date('due_date'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'remediation_plans_risk_fk',
+      columns: [t.tenantId, t.riskId],
+      foreignColumns: [risks.tenantId, risks.id],
+    }).onDelete('cascade'),
+    unique('remediation_plans_risk').on(t.tenantId, t.riskId),
+    uniqueIndex('remediation_plans_tenant_id_key').on(t.tenantId, t.id),
+    check(
+      'remediation_plans_targets',
+      sql`${t.targetLikelihood} between 1 and 4 and ${t.targetImpact} between 1 and 4`,
+    ),
+  ],
+);
+
+export const correctiveActions = pgTable(
+  'corrective_actions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    planId: bigint('plan_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    assigneeId: integer('assignee_id').references(() => users.id, { onDelete: 'set null' }),
+    dueDate: date('due_date'),
+    progress: smallint('progress').notNull().default(0),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'corrective_actions_plan_fk',
+      columns: [t.tenantId, t.planId],
+      foreignColumns: [remediationPlans.tenantId, remediationPlans.id],
+    }).onDelete('cascade'),
+    index('corrective_actions_tenant_plan_idx').on(t.tenantId, t.planId),
+    check('corrective_actions_progress', sql`${t.progress} between 0 and 100`),
+  ],
+);
+
+export const PROJECT_TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
+export type ProjectTaskStatus = (typeof PROJECT_TASK_STATUSES)[number];
+
+export const projectTasks = pgTable(
+  'project_tasks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status').$type<ProjectTaskStatus>().notNull().default('TODO'),
+    priority: text('priority').$type<ProjectPriority>().notNull().default('MEDIUM'),
+    assigneeId: integer('assignee_id').references(() => users.id, { onDelete: 'set null' }),
+    dueDate: date('due_date'),
+    progress: smallint('progress').notNull().default(0),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_tasks_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    index('project_tasks_tenant_project_idx').on(t.tenantId, t.projectId),
+    check('project_tasks_progress', sql`${t.progress} between 0 and 100`),
+  ],
+);
+
+export const DOCUMENT_TYPES = ['REPORT', 'CONTRACT', 'EVIDENCE', 'PROCEDURE', 'OTHER'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/**
+ * A project document. The file lives outside the web root under a generated name (storage_key), on disk in the
+ * data dir or in an S3-compatible bucket; the original name is only ever shown, never used as a path.
+ */
+export const projectDocuments = pgTable(
+  'project_documents',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    title: text('title').notNull().default(''),
+    description: text('description').notNull().default(''),
+    documentType: text('document_type').$type<DocumentType>().notNull().default('OTHER'),
+    originalName: text('original_name').notNull(),
+    fileType: text('file_type').notNull(),
+    fileSize: bigint('file_size', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    storageKey: text('storage_key').notNull().unique(),
+    uploadedBy: integer('uploaded_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_documents_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    index('project_documents_tenant_project_idx').on(t.tenantId, t.projectId),
+  ],
+);
+
+/** What happened in a project, newest first on its dashboard (written by the project services). */
+export const projectActivity = pgTable(
+  'project_activity',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    projectId: bigint('project_id', { mode: 'number' }).notNull(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** created, updated, deleted, progress, resolved, mitigated, member_added, member_removed, uploaded… */
+    action: text('action').notNull(),
+    objectType: text('object_type').notNull(),
+    objectId: bigint('object_id', { mode: 'number' }),
+    summary: text('summary').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'project_activity_project_fk',
+      columns: [t.tenantId, t.projectId],
+      foreignColumns: [projects.tenantId, projects.id],
+    }).onDelete('cascade'),
+    index('project_activity_tenant_project_idx').on(t.tenantId, t.projectId, t.createdAt),
+  ],
+);
+
 export const schema = {
   tenants,
   users,
@@ -581,4 +951,15 @@ export const schema = {
   vulnerabilityTexts,
   threats,
   taskRuns,
+  projects,
+  projectMembers,
+  projectAssets,
+  projectVulnerabilities,
+  projectThreats,
+  risks,
+  remediationPlans,
+  correctiveActions,
+  projectTasks,
+  projectDocuments,
+  projectActivity,
 };

@@ -1,4 +1,4 @@
-import type { MembershipRole } from '../db/schema.ts';
+import type { MembershipRole, TeamRole } from '../db/schema.ts';
 
 /** Who is acting: the account flags and the role held in the current tenant. */
 export interface Actor {
@@ -58,6 +58,41 @@ export function canAdministerAccount(actor: Actor, target: { isSuperuser: boolea
  */
 export function canEditAccountFields(actor: Actor, target: { isStaff: boolean }, sharedElsewhere: boolean): boolean {
   return actor.isSuperuser || (!target.isStaff && !sharedElsewhere);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Projects (docs/api-projects.md "Who may do what").
+
+export type ProjectAccess = 'none' | 'read' | 'edit' | 'manage';
+const ACCESS_RANK: Record<ProjectAccess, number> = { none: 0, read: 1, edit: 2, manage: 3 };
+
+/** The caller's seat on a project's team, if any. */
+export interface TeamSeat {
+  role: TeamRole;
+  isOwner: boolean;
+}
+
+/** Superusers, staff, tenant admins and managers see and manage every project of the tenant. */
+export function seesEveryProject(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole === 'admin' || actor.tenantRole === 'manager';
+}
+
+export function projectAccess(actor: Actor, seat: TeamSeat | null): ProjectAccess {
+  if (!canRead(actor)) return 'none';
+  let access: ProjectAccess = 'none';
+  if (seesEveryProject(actor)) access = 'manage';
+  else if (seat) access = seat.isOwner || seat.role === 'ADMIN' ? 'manage' : seat.role === 'MEMBER' ? 'edit' : 'read';
+  // A tenant viewer never writes, whatever the team says.
+  return access !== 'none' && !canWrite(actor) ? 'read' : access;
+}
+
+export function hasProjectAccess(access: ProjectAccess, need: Exclude<ProjectAccess, 'none'>): boolean {
+  return ACCESS_RANK[access] >= ACCESS_RANK[need];
+}
+
+/** Creating a project: any tenant member who may write. */
+export function canCreateProject(actor: Actor): boolean {
+  return canWrite(actor) && (actor.tenantRole !== null || actor.isSuperuser || actor.isStaff);
 }
 
 export const FORBIDDEN_MESSAGE = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";

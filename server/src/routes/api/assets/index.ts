@@ -22,7 +22,7 @@ import {
   parseText,
   stringQuery,
   type RawQuery,
-} from '../vulnerabilities/index.ts';
+} from '../shared.ts';
 
 const LIST_PATH = '/api/assets/';
 const LIST_KEYS = ['page', 'page_size', 'ordering', 'asset_type', 'criticality', 'text'] as const;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
-import { accessGuards } from '../vulnerabilities/index.ts';
+import { accessGuards } from '../shared.ts';
 
 /** The home page's figures (docs/api-vulnerabilities.md, Home dashboard). */
 const dashboardRoutes: FastifyPluginAsync = async (app) => {

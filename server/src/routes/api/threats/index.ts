@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SEVERITIES, THREAT_STATUSES, type Severity, type ThreatStatus } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { accessGuards, notFound, parseId } from '../vulnerabilities/index.ts';
+import { accessGuards, notFound, parseId } from '../shared.ts';
 import { presentThreat } from '../../../presenters/threat.ts';
 import { ThreatsRepository, type ThreatRow, type ThreatValues } from '../../../repositories/threats.ts';
 

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SCANNERS, SCAN_STATUSES, type Scanner, type ScanStatus } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { accessGuards, notFound, parseId } from './index.ts';
+import { accessGuards, notFound, parseId } from '../shared.ts';
 import { presentScan } from '../../../presenters/scan.ts';
 import { ScansRepository, type ScanRow, type ScanValues } from '../../../repositories/scans.ts';
 import {
