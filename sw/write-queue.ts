@@ -87,12 +87,25 @@ export const writeQueue = new Queue('vigie-writes', {
   },
 });
 
-/** Browsers without the Sync API (Firefox, Safari): the page says when it is back online. */
-export function replayNow(): Promise<void> {
-  replaying ??= replay(writeQueue)
-    .catch(() => undefined)
-    .finally(() => (replaying = undefined));
-  return replaying;
+const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000];
+
+/**
+ * When the page says it is back online (and for browsers without the Sync API: Firefox, Safari). The network can
+ * take a moment to carry requests after the 'online' event (hotel Wi-Fi portals, a waking radio), and a failed run
+ * would otherwise wait for the browser's next sync attempt, minutes away: retry a few times, backing off.
+ */
+export async function replayNow(): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      replaying ??= replay(writeQueue).finally(() => (replaying = undefined));
+      await replaying;
+      return;
+    } catch {
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (delay === undefined) return;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 export async function clearWriteQueue(): Promise<void> {
