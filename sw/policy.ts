@@ -36,15 +36,16 @@ export function isAuthEndpoint(pathname: string): boolean {
   return AUTH_PATTERNS.some((re) => re.test(p));
 }
 
-/** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
 /**
- * File downloads (exports) go straight to the network: a 100k-row export has no place in Cache Storage, and a
- * stale copy of one would be a silent lie.
+ * File downloads (exports, project documents' `/download/`) go straight to the network: a 100k-row export or a
+ * 25 MB document has no place in Cache Storage, a stale copy of one would be a silent lie, and a document's
+ * answer is `private, no-store`.
  */
 export function isDownloadPath(pathname: string): boolean {
-  return /\/export(\/|$)/.test(normalizePath(pathname));
+  return /\/(export|download)(\/|$)/.test(normalizePath(pathname));
 }
 
+/** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
 export function ttlSeconds(pathname: string): number {
   const p = normalizePath(pathname);
   if (/^\/api\/notifications(\/|$)/.test(p)) return 60;

@@ -19,6 +19,8 @@ const ScansPage = lazy(() => import('../features/scans/scans-page.tsx'));
 const AssetsPage = lazy(() => import('../features/assets/assets-page.tsx'));
 const ThreatsPage = lazy(() => import('../features/threats/threats-page.tsx'));
 const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
+const ProjectsPage = lazy(() => import('../features/projects/projects-page.tsx'));
+const ProjectPage = lazy(() => import('../features/projects/project-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
 
 const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
@@ -31,6 +33,8 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/assets', AssetsPage],
   ['/threats', ThreatsPage],
   ['/tasks', TasksPage],
+  ['/projects', ProjectsPage],
+  ['/projects/:id', ProjectPage],
 ];
 
 /**

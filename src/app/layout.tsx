@@ -17,6 +17,7 @@ const NAV: { href: string; label: string; roles?: string[] }[] = [
   { href: '/scans', label: 'Scans' },
   { href: '/assets', label: 'Actifs' },
   { href: '/threats', label: 'Menaces' },
+  { href: '/projects', label: 'Projets' },
   { href: '/tasks', label: 'Tâches' },
   { href: '/cve', label: 'CVE' },
   { href: '/notifications', label: 'Notifications' },

@@ -47,16 +47,23 @@ describe('service-worker routing decisions', () => {
     '/api/audit/export/csv/',
     '/api/admin/logs/export/',
     '/api//api/audit/export/json/',
+    '/api/projects/documents/12/download/',
+    '/api/projects/documents/0b6f2c1e-7d1a-4c3e-9a51-2f0a8d3c4b7e/download',
+    '/api/api//projects/documents/3/download/',
   ])('%s is a file download: network only, never cached', (path) => {
     expect(isDownloadPath(path)).toBe(true);
   });
 
-  it.each(['/api/vulnerabilities/vulnerabilities/', '/api/exports-list/', '/api/vulnerabilities/summary/'])(
-    '%s is not a download',
-    (path) => {
-      expect(isDownloadPath(path)).toBe(false);
-    },
-  );
+  it.each([
+    '/api/vulnerabilities/vulnerabilities/',
+    '/api/exports-list/',
+    '/api/vulnerabilities/summary/',
+    '/api/projects/documents/',
+    '/api/projects/documents/12/',
+    '/api/projects/downloads-report/',
+  ])('%s is not a download', (path) => {
+    expect(isDownloadPath(path)).toBe(false);
+  });
 
   it('recognises /api paths only', () => {
     expect(isApiPath('/api/projects/')).toBe(true);

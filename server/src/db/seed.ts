@@ -3,6 +3,7 @@ import type { Db } from './client.ts';
 import { memberships, tenants, users, type MembershipRole } from './schema.ts';
 import { seedCveReference } from './seed-cves.ts';
 import { seedVulnerabilityDemo } from './seed-vulnerabilities.ts';
+import { seedProjectDemo } from './seed-projects.ts';
 import { hashPassword, randomPassword } from '../lib/password.ts';
 
 export interface SeededAccount {
@@ -127,6 +128,7 @@ export async function seedDemoData(db: Db, opts: { password?: string | undefined
     }
     await seedCveReference(tx, { mode: 'demo' });
     await seedVulnerabilityDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
+    await seedProjectDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
     return accounts;
   });
 }

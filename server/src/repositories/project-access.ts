@@ -1,4 +1,4 @@
-import { and, eq, exists, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { projectActivity, projectMembers, projects } from '../db/schema.ts';
 import { projectAccess, seesEveryProject, type Actor, type ProjectAccess, type TeamSeat } from '../policies/index.ts';
@@ -52,10 +52,9 @@ export class ProjectAccessRepository {
     if (seesEveryProject(actor)) return inTenant;
     return and(
       inTenant,
-      sql`(${projects.ownerId} = ${actor.userId} or ${exists(
-        sql`select 1 from ${projectMembers} where ${projectMembers.tenantId} = ${projects.tenantId}
-              and ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${actor.userId}`,
-      )})`,
+      sql`(${projects.ownerId} = ${actor.userId} or exists (select 1 from ${projectMembers}
+            where ${projectMembers.tenantId} = ${projects.tenantId} and ${projectMembers.projectId} = ${projects.id}
+              and ${projectMembers.userId} = ${actor.userId}))`,
     )!;
   }
 

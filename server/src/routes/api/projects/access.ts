@@ -8,10 +8,38 @@ import { notFound } from '../shared.ts';
 export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
 
 /**
- * The gate every project route goes through: a project of another tenant, or one the caller cannot read, is 404
- * (its existence is not revealed); a readable one the caller may not change is 403, audited as permission_denied.
+ * A refusal on a project the caller can read. Thrown inside the tenant transaction; the projects area audits it
+ * once the transaction is over (PGlite has a single connection: writing the audit row from inside would wait on
+ * the very transaction that waits for it).
  */
-export function projectGate(app: FastifyInstance) {
+export class ProjectAccessDenied extends ApiError {
+  constructor(
+    readonly projectId: number,
+    readonly need: ProjectNeed,
+  ) {
+    super(403, 'permission_denied', FORBIDDEN_MESSAGE);
+  }
+}
+
+/** onError hook of the projects area: the audit trail records every refused project action. */
+export function auditProjectRefusals(app: FastifyInstance) {
+  app.addHook('onError', async (request, _reply, error) => {
+    if (!(error instanceof ProjectAccessDenied)) return;
+    await app.audit.record(request, {
+      eventType: 'permission_denied',
+      description: 'Accès refusé : action réservée à l’équipe du projet',
+      severity: 'WARNING',
+      success: false,
+      extra: { method: request.method, path: request.routeOptions.url, project_id: error.projectId, need: error.need },
+    });
+  });
+}
+
+/**
+ * The gate every project route goes through: a project of another tenant, or one the caller cannot read, is 404
+ * (its existence is not revealed); a readable one the caller may not change is 403 (ProjectAccessDenied).
+ */
+export function projectGate() {
   const repo = new ProjectAccessRepository();
   return {
     repo,
@@ -23,16 +51,7 @@ export function projectGate(app: FastifyInstance) {
     ): Promise<{ project: ProjectRecord; access: ProjectAccess }> {
       const found = await repo.load(tx, projectId, request.auth!.actor);
       if (!found || found.access === 'none') throw notFound();
-      if (!hasProjectAccess(found.access, need)) {
-        await app.audit.record(request, {
-          eventType: 'permission_denied',
-          description: 'Accès refusé : action réservée à l’équipe du projet',
-          severity: 'WARNING',
-          success: false,
-          extra: { method: request.method, path: request.routeOptions.url, project_id: projectId, need },
-        });
-        throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-      }
+      if (!hasProjectAccess(found.access, need)) throw new ProjectAccessDenied(projectId, need);
       return found;
     },
   };

@@ -3,6 +3,7 @@ import projectRoutes from './projects.ts';
 import workRoutes from './work.ts';
 import linkRoutes from './links.ts';
 import documentRoutes from './documents.ts';
+import { auditProjectRefusals } from './access.ts';
 
 /**
  * /api/projects (docs/api-projects.md): the projects with their team and dashboard; risks, remediation plans,
@@ -10,6 +11,7 @@ import documentRoutes from './documents.ts';
  * through projectGate (access.ts).
  */
 const projectsArea: FastifyPluginAsync = async (app) => {
+  auditProjectRefusals(app);
   await app.register(projectRoutes);
   await app.register(workRoutes);
   await app.register(linkRoutes);

@@ -1,0 +1,460 @@
+import type {
+  DocumentType,
+  PlanStatus,
+  Project,
+  ProjectAccess,
+  ProjectPriority,
+  ProjectStatus,
+  RiskLevel,
+  RiskStatus,
+  RiskTreatment,
+  TeamRole,
+  WorkStatus,
+} from './projects-api.ts';
+
+/** French labels, badge tones and the server's rules (docs/api-projects.md), checked before sending. */
+
+export const PROJECT_STATUSES: ProjectStatus[] = [
+  'PLANNED',
+  'PLANNING',
+  'IN_PROGRESS',
+  'ON_HOLD',
+  'COMPLETED',
+  'CANCELLED',
+];
+
+export const STATUS_LABELS: Record<ProjectStatus, string> = {
+  PLANNED: 'Planifié',
+  PLANNING: 'Planifié',
+  IN_PROGRESS: 'En cours',
+  ON_HOLD: 'En pause',
+  COMPLETED: 'Terminé',
+  CANCELLED: 'Annulé',
+};
+
+export const STATUS_TONE: Record<ProjectStatus, string> = {
+  PLANNED: 'pending',
+  PLANNING: 'pending',
+  IN_PROGRESS: 'running',
+  ON_HOLD: 'cancelled',
+  COMPLETED: 'ok',
+  CANCELLED: 'failed',
+};
+
+/** The status filter: « Planifié » covers both readings of §3 (the API takes a comma list). */
+export const STATUS_FILTERS: [string, string][] = [
+  ['PLANNED,PLANNING', 'Planifié'],
+  ['IN_PROGRESS', 'En cours'],
+  ['ON_HOLD', 'En pause'],
+  ['COMPLETED', 'Terminé'],
+  ['CANCELLED', 'Annulé'],
+];
+
+/** The statuses offered when creating a project (PLANNING is shown as PLANNED: same label). */
+export const CREATE_STATUSES: ProjectStatus[] = ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CANCELLED'];
+
+export const PRIORITIES: ProjectPriority[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
+
+export const PRIORITY_LABELS: Record<ProjectPriority, string> = {
+  LOW: 'Faible',
+  MEDIUM: 'Moyenne',
+  HIGH: 'Haute',
+  CRITICAL: 'Critique',
+};
+
+export const PRIORITY_TONE: Record<ProjectPriority, string> = {
+  LOW: 'low',
+  MEDIUM: 'medium',
+  HIGH: 'high',
+  CRITICAL: 'critical',
+};
+
+export const ORDERINGS: [string, string][] = [
+  ['-created_at', 'Création (récents d’abord)'],
+  ['-updated_at', 'Dernière mise à jour'],
+  ['name', 'Nom'],
+  ['deadline', 'Échéance'],
+];
+
+/** The contract's transitions; PLANNED and PLANNING move freely between each other. */
+const TRANSITIONS: Record<ProjectStatus, ProjectStatus[]> = {
+  PLANNED: ['PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
+  PLANNING: ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
+  IN_PROGRESS: ['ON_HOLD', 'COMPLETED', 'CANCELLED'],
+  ON_HOLD: ['IN_PROGRESS', 'CANCELLED'],
+  COMPLETED: ['IN_PROGRESS'],
+  CANCELLED: ['PLANNED'],
+};
+
+/** The statuses a project in `current` may take: itself, then the allowed targets (not the twin « Planifié »). */
+export function nextStatuses(current: ProjectStatus): ProjectStatus[] {
+  const targets = (TRANSITIONS[current] ?? []).filter(
+    (s) => !((current === 'PLANNED' && s === 'PLANNING') || (current === 'PLANNING' && s === 'PLANNED')),
+  );
+  return [current, ...targets];
+}
+
+export const TEAM_ROLES: TeamRole[] = ['ADMIN', 'MEMBER', 'VIEWER'];
+export const TEAM_ROLE_LABELS: Record<TeamRole, string> = {
+  ADMIN: 'Administrateur',
+  MEMBER: 'Membre',
+  VIEWER: 'Lecteur',
+};
+
+export const ACCESS_LABELS: Record<ProjectAccess, string> = {
+  read: 'Lecture seule',
+  edit: 'Modification',
+  manage: 'Gestion',
+};
+
+/** What the caller may do in a project: `access` missing (other backend, sample data) is read only. */
+export function accessOf(project: Pick<Project, 'access'> | null | undefined): {
+  access: ProjectAccess;
+  canEdit: boolean;
+  canManage: boolean;
+} {
+  const access: ProjectAccess = project?.access === 'edit' || project?.access === 'manage' ? project.access : 'read';
+  return { access, canEdit: access !== 'read', canManage: access === 'manage' };
+}
+
+export function label(labels: Record<string, string>, value: string | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '—';
+  return labels[value] ?? value;
+}
+
+// Risks (ISO 27005 / EBIOS RM scales)
+
+export const SCALE = [1, 2, 3, 4] as const;
+
+export const LIKELIHOOD_LABELS: Record<number, string> = {
+  1: 'Minime',
+  2: 'Significative',
+  3: 'Forte',
+  4: 'Maximale',
+};
+
+export const IMPACT_LABELS: Record<number, string> = {
+  1: 'Mineure',
+  2: 'Significative',
+  3: 'Grave',
+  4: 'Critique',
+};
+
+export const LEVEL_LABELS: Record<RiskLevel, string> = {
+  low: 'Faible',
+  medium: 'Modéré',
+  high: 'Élevé',
+  critical: 'Critique',
+};
+
+export const LEVELS: RiskLevel[] = ['low', 'medium', 'high', 'critical'];
+
+/** Contract: 1–3 low, 4–6 medium, 8–9 high, 12–16 critical. */
+export function levelOf(score: number): RiskLevel {
+  if (score >= 12) return 'critical';
+  if (score >= 8) return 'high';
+  if (score >= 4) return 'medium';
+  return 'low';
+}
+
+export const TREATMENTS: RiskTreatment[] = ['REDUCE', 'ACCEPT', 'SHARE', 'AVOID'];
+export const TREATMENT_LABELS: Record<RiskTreatment, string> = {
+  REDUCE: 'Réduire',
+  ACCEPT: 'Accepter',
+  SHARE: 'Partager',
+  AVOID: 'Refuser',
+};
+
+export const RISK_STATUSES: RiskStatus[] = ['IDENTIFIED', 'ASSESSED', 'IN_TREATMENT', 'MONITORED', 'CLOSED'];
+export const RISK_STATUS_LABELS: Record<RiskStatus, string> = {
+  IDENTIFIED: 'Identifié',
+  ASSESSED: 'Évalué',
+  IN_TREATMENT: 'En traitement',
+  MONITORED: 'Sous surveillance',
+  CLOSED: 'Clôturé',
+};
+
+export const PLAN_STATUS_LABELS: Record<PlanStatus, string> = {
+  DRAFT: 'Brouillon',
+  IN_PROGRESS: 'En cours',
+  COMPLETED: 'Terminé',
+  CANCELLED: 'Annulé',
+};
+
+export const WORK_STATUSES: WorkStatus[] = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'];
+export const WORK_STATUS_LABELS: Record<WorkStatus, string> = {
+  TODO: 'À faire',
+  IN_PROGRESS: 'En cours',
+  BLOCKED: 'Bloquée',
+  DONE: 'Terminée',
+};
+export const WORK_STATUS_TONE: Record<WorkStatus, string> = {
+  TODO: 'pending',
+  IN_PROGRESS: 'running',
+  BLOCKED: 'failed',
+  DONE: 'ok',
+};
+
+/** An empty 4 × 4 matrix, indexed [impact - 1][likelihood - 1]. */
+export function emptyMatrix(): number[][] {
+  return SCALE.map(() => SCALE.map(() => 0));
+}
+
+/** The matrix of open risks by residual scores, as the dashboard computes it. */
+export function matrixOf(
+  risks: { status: string; residual_likelihood: number; residual_impact: number }[],
+): number[][] {
+  const m = emptyMatrix();
+  for (const r of risks) {
+    if (r.status === 'CLOSED') continue;
+    const row = m[r.residual_impact - 1];
+    if (row && r.residual_likelihood >= 1 && r.residual_likelihood <= 4) row[r.residual_likelihood - 1]! += 1;
+  }
+  return m;
+}
+
+// Validation
+
+export const NAME_MAX = 200;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The server's messages (server/src/routes/api/projects), so the client and the server say the same thing. */
+export const PROJECT_FORM_MESSAGES = {
+  nameRequired: 'Le nom du projet est requis.',
+  nameTooLong: `Le nom ne doit pas dépasser ${NAME_MAX} caractères.`,
+  dateInvalid: 'Date invalide : le format attendu est AAAA-MM-JJ.',
+  deadlineBeforeStart: 'L’échéance ne peut pas précéder la date de début.',
+  statusInvalid: `Statut invalide. Valeurs possibles : ${PROJECT_STATUSES.join(', ')}.`,
+  priorityInvalid: `Priorité invalide. Valeurs possibles : ${PRIORITIES.join(', ')}.`,
+} as const;
+
+export interface ProjectDraft {
+  name: string;
+  description: string;
+  status: string;
+  priority: string;
+  start_date: string;
+  deadline: string;
+}
+
+export type ProjectFieldErrors = Partial<Record<keyof ProjectDraft, string>>;
+
+function isDay(value: string): boolean {
+  if (!DAY.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+/** The server's rules: a name of at most 200 characters, known status and priority, deadline not before start. */
+export function validateProject(draft: ProjectDraft): ProjectFieldErrors {
+  const errors: ProjectFieldErrors = {};
+  const name = draft.name.trim();
+  if (name === '') errors.name = PROJECT_FORM_MESSAGES.nameRequired;
+  else if (name.length > NAME_MAX) errors.name = PROJECT_FORM_MESSAGES.nameTooLong;
+  if (!(PROJECT_STATUSES as string[]).includes(draft.status)) errors.status = PROJECT_FORM_MESSAGES.statusInvalid;
+  if (!(PRIORITIES as string[]).includes(draft.priority)) errors.priority = PROJECT_FORM_MESSAGES.priorityInvalid;
+  const start = draft.start_date.trim();
+  const deadline = draft.deadline.trim();
+  if (start !== '' && !isDay(start)) errors.start_date = PROJECT_FORM_MESSAGES.dateInvalid;
+  if (deadline !== '' && !isDay(deadline)) errors.deadline = PROJECT_FORM_MESSAGES.dateInvalid;
+  if (!errors.start_date && !errors.deadline && start !== '' && deadline !== '' && deadline < start)
+    errors.deadline = PROJECT_FORM_MESSAGES.deadlineBeforeStart;
+  return errors;
+}
+
+/** Risks, plans, actions and tasks: titles of at most 300 characters, scores 1–4 (the server's messages). */
+export const TITLE_MAX = 300;
+export const TITLE_REQUIRED = 'Le titre est requis.';
+export const TITLE_TOO_LONG = `Le titre ne doit pas dépasser ${TITLE_MAX} caractères.`;
+
+/** null when the title is acceptable, else the server's message. */
+export function titleProblem(title: string): string | null {
+  const t = title.trim();
+  if (t === '') return TITLE_REQUIRED;
+  return t.length > TITLE_MAX ? TITLE_TOO_LONG : null;
+}
+
+export const RISK_FORM_MESSAGES = {
+  likelihood: 'La vraisemblance doit être un entier entre 1 et 4.',
+  impact: 'La gravité doit être un entier entre 1 et 4.',
+  targetAboveLikelihood: (n: number) =>
+    `La vraisemblance cible ne peut pas dépasser la vraisemblance initiale du risque (${n}).`,
+  targetAboveImpact: (n: number) => `La gravité cible ne peut pas dépasser la gravité initiale du risque (${n}).`,
+} as const;
+
+export interface RiskDraft {
+  title: string;
+  likelihood: string;
+  impact: string;
+}
+
+export function validateRisk(draft: RiskDraft): Partial<Record<keyof RiskDraft, string>> {
+  const errors: Partial<Record<keyof RiskDraft, string>> = {};
+  const title = titleProblem(draft.title);
+  if (title) errors.title = title;
+  if (!/^[1-4]$/.test(draft.likelihood)) errors.likelihood = RISK_FORM_MESSAGES.likelihood;
+  if (!/^[1-4]$/.test(draft.impact)) errors.impact = RISK_FORM_MESSAGES.impact;
+  return errors;
+}
+
+/** The server's message for update_progress. */
+export const PROGRESS_MESSAGE = 'La progression doit être un entier entre 0 et 100.';
+
+/** An integer 0–100 written in plain digits, else null ('50.5', '-1', '101', '' and '1e2' are refused). */
+export function parseProgress(text: string): number | null {
+  const t = text.trim();
+  if (!/^\d{1,3}$/.test(t)) return null;
+  const n = Number(t);
+  return n >= 0 && n <= 100 ? n : null;
+}
+
+// Documents
+
+export const DOCUMENT_TYPES: DocumentType[] = ['REPORT', 'CONTRACT', 'EVIDENCE', 'PROCEDURE', 'OTHER'];
+export const DOCUMENT_TYPE_LABELS: Record<DocumentType, string> = {
+  REPORT: 'Rapport',
+  CONTRACT: 'Contrat',
+  EVIDENCE: 'Preuve',
+  PROCEDURE: 'Procédure',
+  OTHER: 'Autre',
+};
+
+export const DOCUMENT_MAX_BYTES = 25 * 1024 * 1024;
+
+/** The server's messages (413 and 415). */
+export const DOCUMENT_MESSAGES = {
+  tooLarge: 'Fichier trop volumineux (25 Mo au maximum).',
+  typeRefused: 'Type de fichier non autorisé.',
+  empty: 'Le fichier est vide.',
+  noFile: 'Choisissez un fichier.',
+} as const;
+
+/** PDF, images, text, CSV, Markdown, JSON, XML, ZIP and Office/OpenDocument files; never SVG or HTML. */
+export const DOCUMENT_EXTENSIONS = [
+  '.pdf',
+  '.png',
+  '.jpg',
+  '.jpeg',
+  '.gif',
+  '.webp',
+  '.txt',
+  '.csv',
+  '.md',
+  '.json',
+  '.xml',
+  '.zip',
+  '.docx',
+  '.xlsx',
+  '.pptx',
+  '.odt',
+  '.ods',
+] as const;
+
+const REFUSED_TYPES = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml)\b/i;
+
+/** Size and type checked before sending, with the server's messages; null when the file may be sent. */
+export function checkDocumentFile(
+  file: { name: string; size: number; type?: string } | null | undefined,
+): string | null {
+  if (!file) return DOCUMENT_MESSAGES.noFile;
+  if (file.size > DOCUMENT_MAX_BYTES) return DOCUMENT_MESSAGES.tooLarge;
+  const name = file.name.toLowerCase();
+  if (!DOCUMENT_EXTENSIONS.some((ext) => name.endsWith(ext)) || REFUSED_TYPES.test(file.type ?? ''))
+    return DOCUMENT_MESSAGES.typeRefused;
+  if (file.size === 0) return DOCUMENT_MESSAGES.empty;
+  return null;
+}
+
+// Formatting
+
+const DAY_FORMAT = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeZone: 'UTC' });
+const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+export const NUMBER = new Intl.NumberFormat('fr-FR');
+const ONE_DECIMAL = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
+
+/** '31 juil. 2025' for a calendar day 'YYYY-MM-DD' (read as such, whatever the time zone). */
+export function formatDay(value: string | null | undefined): string {
+  if (!value) return '—';
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(d.getTime()) ? '—' : DAY_FORMAT.format(d);
+}
+
+export function formatDateTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? '—' : DATE_TIME.format(d);
+}
+
+export function formatSize(bytes: number | null | undefined): string {
+  const b = bytes ?? 0;
+  if (b < 1024) return `${NUMBER.format(b)} o`;
+  if (b < 1024 * 1024) return `${ONE_DECIMAL.format(b / 1024)} Ko`;
+  return `${ONE_DECIMAL.format(b / (1024 * 1024))} Mo`;
+}
+
+/** Today as 'YYYY-MM-DD' in local time. */
+export function today(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/** A project past its deadline and still open. */
+export function isLate(project: Pick<Project, 'deadline' | 'status'>, now = new Date()): boolean {
+  return (
+    !!project.deadline &&
+    project.status !== 'COMPLETED' &&
+    project.status !== 'CANCELLED' &&
+    project.deadline.slice(0, 10) < today(now)
+  );
+}
+
+export function ownerName(owner: Project['owner']): string {
+  if (!owner) return '—';
+  return owner.name || owner.username || owner.email || `Utilisateur ${owner.id}`;
+}
+
+// Labels of the linked inventory (the other features' own labels: a feature never imports another)
+
+export const SEVERITY_VALUES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export const SEVERITY_LABELS: Record<string, string> = {
+  critical: 'Critique',
+  high: 'Élevée',
+  medium: 'Moyenne',
+  low: 'Faible',
+  info: 'Information',
+};
+
+export const ASSET_TYPE_LABELS: Record<string, string> = {
+  server: 'Serveur',
+  workstation: 'Poste de travail',
+  network: 'Équipement réseau',
+  application: 'Application',
+  database: 'Base de données',
+  cloud: 'Ressource cloud',
+  container: 'Conteneur',
+  iot: 'Objet connecté',
+  other: 'Autre',
+};
+
+export const CRITICALITY_LABELS: Record<string, string> = {
+  critical: 'Critique',
+  high: 'Élevée',
+  medium: 'Moyenne',
+  low: 'Faible',
+};
+
+export const THREAT_STATUS_LABELS: Record<string, string> = {
+  ACTIVE: 'Active',
+  INVESTIGATING: 'En investigation',
+  MITIGATED: 'Atténuée',
+  CLOSED: 'Clôturée',
+};
+
+/** A positive integer id typed by hand, else null. */
+export function parseId(text: string): number | null {
+  const t = text.trim();
+  return /^\d+$/.test(t) && Number(t) > 0 ? Number(t) : null;
+}
+
+export const ID_MESSAGE = 'Identifiant invalide : un entier positif est attendu.';
+export const USER_ID_MESSAGE = 'Identifiant d’utilisateur invalide : un entier positif est attendu.';
