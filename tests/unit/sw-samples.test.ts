@@ -153,6 +153,9 @@ describe('projects sample (§3 Project)', () => {
       expectKeys(project, fields);
       expect(['PLANNED', 'IN_PROGRESS', 'COMPLETED']).toContain(project.status);
       expect(['MEDIUM', 'HIGH', 'CRITICAL']).toContain(project.priority);
+      // The owner as the API presents it (docs/api-projects.md), and only read access: sample data is never edited.
+      expectKeys(project.owner, ['id', 'name', 'email']);
+      expect(project.access).toBe('read');
       for (const member of project.team_members) {
         expectKeys(member, ['id', 'name', 'email', 'role', 'is_owner', 'last_active']);
         expect(['ADMIN', 'MEMBER', 'VIEWER']).toContain(member.role);
