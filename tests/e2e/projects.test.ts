@@ -182,6 +182,10 @@ describe('the project-centred risk workflow in Chromium', () => {
         project!.id,
       ]).then((r) => r.length);
     expect(await tasks()).toBe(0);
+    // Still offline, the project reopens from the cache, saying how old its data is.
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 }).toBe(name);
+    await expect.poll(() => page.getByText(/Hors ligne — données du/).count()).toBeGreaterThan(0);
     await context.setOffline(false);
     await expect.poll(tasks, { timeout: 20_000 }).toBe(1);
     await expect.poll(() => page.getByText('1 modification en attente d’envoi').count()).toBe(0);
