@@ -278,7 +278,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const audits = await db()
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'configuration_change'), eq(auditEvents.userId, userIds.get('membre')!)));
+      .where(and(eq(auditEvents.eventType, 'data_change'), eq(auditEvents.userId, userIds.get('membre')!)));
     expect(audits.map((a) => a.details)).toContainEqual(
       expect.objectContaining({ action: 'document_uploaded', document_id: body.id, sha256: sha256(PDF) }),
     );

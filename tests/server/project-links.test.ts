@@ -235,7 +235,7 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
       const audits = await db()
         .select()
         .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'configuration_change'), eq(auditEvents.userId, userIds.get('membre')!)));
+        .where(and(eq(auditEvents.eventType, 'data_change'), eq(auditEvents.userId, userIds.get('membre')!)));
       expect(audits.map((a) => a.details)).toContainEqual(
         expect.objectContaining({ action: 'linked', project_id: p1, object_id: linkId }),
       );

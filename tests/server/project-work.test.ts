@@ -925,7 +925,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
         .from(auditEvents)
         .where(
           and(
-            eq(auditEvents.eventType, 'configuration_change'),
+            eq(auditEvents.eventType, 'data_change'),
             inArray(auditEvents.description, [
               `Projet ${scope} : Risque « Fuite de données clients » créé`,
               `Projet ${scope} : Action « Activer MFA » : progression 40 %`,

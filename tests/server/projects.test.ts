@@ -322,7 +322,7 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         .select()
         .from(auditEvents)
         .where(eq(auditEvents.description, 'Projet « Projet minimal » créé'));
-      expect(audit).toMatchObject({ eventType: 'configuration_change', username: 'membre', tenantId: acme });
+      expect(audit).toMatchObject({ eventType: 'data_change', username: 'membre', tenantId: acme });
       expect(audit!.details).toMatchObject({ project_id: defaults.id });
     });
 
@@ -1100,7 +1100,7 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         .select()
         .from(auditEvents)
         .where(eq(auditEvents.description, 'Projet « À supprimer » supprimé'));
-      expect(audit).toMatchObject({ eventType: 'configuration_change', username: 'chef' });
+      expect(audit).toMatchObject({ eventType: 'data_change', username: 'chef' });
       expect(audit!.details).toMatchObject({ project_id: p.id });
     });
   });

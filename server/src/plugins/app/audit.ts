@@ -9,6 +9,8 @@ export type AuditEventType =
   | 'user_logout'
   | 'login_failed'
   | 'configuration_change'
+  // A change to tenant data (projects and their content).
+  | 'data_change'
   | 'sensitive_data_access'
   | 'vulnerability_scan'
   | 'refresh_token_reuse'

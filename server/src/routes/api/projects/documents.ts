@@ -339,7 +339,7 @@ const documentRoutes: FastifyPluginAsync = async (app) => {
       });
       committed = true;
       await app.audit.record(request, {
-        eventType: 'configuration_change',
+        eventType: 'data_change',
         description: `Projet ${document.projectId} : document ${quoted(name)} déposé`,
         extra: {
           action: 'document_uploaded',

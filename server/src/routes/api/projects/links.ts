@@ -45,7 +45,7 @@ import { projectGate, type ProjectNeed } from './access.ts';
 /** A project write worth auditing: the activity line's wording, audited after the transaction committed. */
 export async function auditProjectWrite(app: FastifyInstance, request: FastifyRequest, entry: ActivityEntry) {
   await app.audit.record(request, {
-    eventType: 'configuration_change',
+    eventType: 'data_change',
     description: `Projet ${entry.projectId} : ${entry.summary}`,
     extra: {
       action: entry.action,

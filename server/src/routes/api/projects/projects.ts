@@ -276,7 +276,7 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const audit = (request: FastifyRequest, description: string, extra: Record<string, unknown>) =>
-    app.audit.record(request, { eventType: 'configuration_change', description, extra });
+    app.audit.record(request, { eventType: 'data_change', description, extra });
 
   /** Runs fn in the tenant transaction once the gate let the caller through (404 / 403 otherwise). */
   const withProject = <T>(

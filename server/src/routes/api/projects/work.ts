@@ -444,7 +444,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
     );
     for (const e of entries) {
       await app.audit.record(request, {
-        eventType: 'configuration_change',
+        eventType: 'data_change',
         description: `Projet ${e.projectId} : ${e.summary}`,
         extra: { project_id: e.projectId, object_type: e.objectType, object_id: e.objectId, action: e.action },
       });
