@@ -12,6 +12,7 @@ import {
   deleteDocument,
   downloadDocument,
   listDocuments,
+  updateDocument,
   uploadDocument,
   type DocumentType,
   type Id,
@@ -30,7 +31,15 @@ import {
   TITLE_MAX,
   TITLE_TOO_LONG,
 } from './project-rules.ts';
-import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
+import {
+  changedFields,
+  Empty,
+  NO_CHANGE,
+  serverFieldErrors,
+  TabBody,
+  useProjectActions,
+  type TabProps,
+} from './project-widgets.tsx';
 import { errorText, useLoad } from './use-load.ts';
 
 /** Documents: list, download for everyone; upload (with progress and cancel) and delete for editors. */
@@ -42,6 +51,7 @@ export function DocumentsTab({ project, canEdit, onChanged }: TabProps) {
   );
   const { busy, notice, setNotice, actionError, act } = useProjectActions();
   const [uploading, setUploading] = useState(false);
+  const [editing, setEditing] = useState<ProjectDocument | null>(null);
   const [confirming, setConfirming] = useState<Id | null>(null);
   const [download, setDownload] = useState<{ id: Id; percent: number | null } | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
@@ -89,7 +99,7 @@ export function DocumentsTab({ project, canEdit, onChanged }: TabProps) {
     <div className="pj-tab">
       <div className="vm-head">
         <h3>Documents</h3>
-        {canEdit && !uploading && (
+        {canEdit && !uploading && !editing && (
           <button type="button" className="btn primary" onClick={() => setUploading(true)}>
             Ajouter un document
           </button>
@@ -102,6 +112,18 @@ export function DocumentsTab({ project, canEdit, onChanged }: TabProps) {
           onDone={(saved) => {
             setUploading(false);
             setNotice(saved.queued ? saved.message : `Document « ${saved.data.title || saved.data.name} » ajouté.`);
+            changed();
+          }}
+        />
+      )}
+      {canEdit && editing && (
+        <DocumentEditForm
+          key={editing.id}
+          doc={editing}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            setEditing(null);
+            setNotice(saved.queued ? saved.message : `Document « ${saved.data.title || saved.data.name} » enregistré.`);
             changed();
           }}
         />
@@ -191,6 +213,15 @@ export function DocumentsTab({ project, canEdit, onChanged }: TabProps) {
                               onCancel={() => setConfirming(null)}
                             >
                               {downloadButton}
+                              <RowAction
+                                action="edit"
+                                text="Modifier"
+                                name={name}
+                                onClick={() => {
+                                  setUploading(false);
+                                  setEditing(d);
+                                }}
+                              />
                             </DeletableRowActions>
                           ) : (
                             <div className="vm-actions">{downloadButton}</div>
@@ -335,6 +366,113 @@ function UploadForm({
           disabled={sending}
           closeLabel={sending ? 'Annuler l’envoi' : 'Fermer'}
           onClose={sending ? () => abortRef.current?.abort() : onClose}
+        />
+      </div>
+    </form>
+  );
+}
+
+/** The server's message when a document's name is empty. */
+const DOCUMENT_NAME_REQUIRED = 'Le nom du document est requis.';
+
+const DOCUMENT_FIELDS = ['name', 'title', 'description', 'document_type'] as const;
+type DocumentErrors = Partial<Record<(typeof DOCUMENT_FIELDS)[number], string>>;
+
+/** Edit a document's name, title, description and type (JSON PATCH of the changed fields; the file stays). */
+function DocumentEditForm({
+  doc,
+  onSaved,
+  onClose,
+}: {
+  doc: ProjectDocument;
+  onSaved: (result: Written<ProjectDocument>) => void;
+  onClose: () => void;
+}) {
+  const id = useId();
+  const [name, setName] = useState(doc.name ?? '');
+  const [title, setTitle] = useState(doc.title ?? '');
+  const [description, setDescription] = useState(doc.description ?? '');
+  const [type, setType] = useState<DocumentType>(doc.document_type);
+  const [errors, setErrors] = useState<DocumentErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [info, setInfo] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const found: DocumentErrors = {};
+    if (name.trim() === '') found.name = DOCUMENT_NAME_REQUIRED;
+    if (title.trim().length > TITLE_MAX) found.title = TITLE_TOO_LONG;
+    setErrors(found);
+    setError(null);
+    setInfo(null);
+    if (Object.keys(found).length > 0) return;
+    const body = changedFields(doc, {
+      name: name.trim(),
+      title: title.trim(),
+      description: description.trim(),
+      document_type: type,
+    });
+    if (Object.keys(body).length === 0) {
+      setInfo(NO_CHANGE);
+      return;
+    }
+    setSending(true);
+    try {
+      onSaved(await updateDocument(doc.id, body));
+    } catch (err) {
+      setErrors(serverFieldErrors(err, DOCUMENT_FIELDS));
+      setError(errorText(err));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const aria = (key: keyof DocumentErrors, control: string) => errorAria(`${id}-${control}-error`, errors[key]);
+
+  return (
+    <form className="card pj-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-h`}>
+      <h3 id={`${id}-h`}>Modifier le document « {doc.title || doc.name} »</h3>
+      <div className="vm-form">
+        <FormField id={`${id}-n`} label="Nom du fichier *" error={errors.name}>
+          <input id={`${id}-n`} value={name} onChange={(e) => setName(e.target.value)} {...aria('name', 'n')} />
+        </FormField>
+        <FormField id={`${id}-t`} label="Titre" error={errors.title}>
+          <input id={`${id}-t`} value={title} onChange={(e) => setTitle(e.target.value)} {...aria('title', 't')} />
+        </FormField>
+        <FormField id={`${id}-ty`} label="Type" error={errors.document_type}>
+          <select
+            id={`${id}-ty`}
+            value={type}
+            onChange={(e) => setType(e.target.value as DocumentType)}
+            {...aria('document_type', 'ty')}
+          >
+            {DOCUMENT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {DOCUMENT_TYPE_LABELS[t]}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <FormField id={`${id}-d`} label="Description" error={errors.description} wide>
+          <textarea
+            id={`${id}-d`}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...aria('description', 'd')}
+          />
+        </FormField>
+        {info && (
+          <p className="muted vm-wide" role="status">
+            {info}
+          </p>
+        )}
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Enregistrement…' : 'Enregistrer le document'}
+          disabled={sending}
+          closeLabel="Annuler"
+          onClose={onClose}
         />
       </div>
     </form>

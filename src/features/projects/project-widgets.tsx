@@ -2,7 +2,9 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import type { ListResult, Project, Written } from './projects-api.ts';
+import { ApiError } from '../../lib/api-client.ts';
+import { currentTenantId } from '../auth/session.ts';
+import { listTeam, type Id, type ListResult, type Project, type TeamMember, type Written } from './projects-api.ts';
 import {
   IMPACT_LABELS,
   label,
@@ -18,6 +20,7 @@ import {
   STATUS_LABELS,
   STATUS_TONE,
 } from './project-rules.ts';
+import { useLoad } from './use-load.ts';
 
 export function StatusBadge({ status }: { status: string }) {
   return (
@@ -277,3 +280,93 @@ export interface TabProps {
   /** Something changed that the project's header shows (completion, counts): read the project again. */
   onChanged: () => void;
 }
+
+/** The label of the empty choice of an assignee or owner picker (sent as null). */
+export const UNASSIGNED = 'Non attribué';
+
+function memberLabel(m: TeamMember): string {
+  return m.name && m.email ? `${m.name} (${m.email})` : m.name || m.email || `Utilisateur ${m.id}`;
+}
+
+/**
+ * A select of the project's team members (GET /projects/{id}/team-members/) with « Non attribué » for null; a
+ * current value that is no longer on the team stays selectable, so opening a form never changes it.
+ */
+export function MemberSelect({
+  id,
+  projectId,
+  value,
+  onChange,
+  disabled,
+  describedBy,
+  invalid,
+}: {
+  id: string;
+  projectId: Id;
+  value: Id | null;
+  onChange: (value: Id | null) => void;
+  disabled?: boolean;
+  describedBy?: string | undefined;
+  invalid?: boolean;
+}) {
+  const { state } = useLoad(() => listTeam(projectId), `team|${projectId}|${currentTenantId() ?? ''}`);
+  const members = state.status === 'ready' ? state.data.data.results : [];
+  const listError = state.status === 'ready' ? state.data.error : state.status === 'error' ? state.message : null;
+  const current = value === null ? '' : String(value);
+  const known = current === '' || members.some((m) => String(m.id) === current);
+  return (
+    <>
+      <select
+        id={id}
+        value={current}
+        disabled={disabled}
+        aria-busy={state.status === 'loading' ? true : undefined}
+        aria-invalid={invalid ? true : undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => {
+          const v = e.target.value;
+          if (v === '') onChange(null);
+          else onChange(members.find((m) => String(m.id) === v)?.id ?? (v === current ? value : v));
+        }}
+      >
+        <option value="">{UNASSIGNED}</option>
+        {members.map((m) => (
+          <option key={m.id} value={String(m.id)}>
+            {memberLabel(m)}
+          </option>
+        ))}
+        {!known && <option value={current}>Utilisateur {current}</option>}
+      </select>
+      {listError && <span className="muted small pj-member-error">{listError}</span>}
+    </>
+  );
+}
+
+function comparable(v: unknown): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+}
+
+/** The fields of `after` that differ from `before` (ids compared as text, '' and null alike): a PATCH body. */
+export function changedFields<T extends object>(before: object, after: T): Partial<T> {
+  const out: Partial<T> = {};
+  const old = before as Record<string, unknown>;
+  for (const key of Object.keys(after) as (keyof T & string)[]) {
+    if (comparable(after[key]) !== comparable(old[key])) out[key] = after[key];
+  }
+  return out;
+}
+
+/** The server's first message for each of `keys` (`fields` of a 400 body). */
+export function serverFieldErrors<K extends string>(err: unknown, keys: readonly K[]): Partial<Record<K, string>> {
+  const found: Partial<Record<K, string>> = {};
+  if (!(err instanceof ApiError)) return found;
+  for (const key of keys) {
+    const first = err.fields[key]?.[0];
+    if (first) found[key] = first;
+  }
+  return found;
+}
+
+/** The message shown when an edit form is sent without any change (nothing is sent). */
+export const NO_CHANGE = 'Aucune modification à enregistrer.';

@@ -153,6 +153,8 @@ export interface RiskInput {
   impact: number;
   treatment: RiskTreatment;
   status: RiskStatus;
+  /** The risk's owner (a tenant member), or null. */
+  owner?: Id | null;
 }
 
 export interface RemediationPlan {
@@ -181,6 +183,17 @@ export interface PlanInput {
   due_date?: string | null;
 }
 
+/** A plan's editable fields (PATCH sends only those that changed; the risk cannot change). */
+export interface PlanUpdate {
+  title?: string;
+  description?: string;
+  status?: PlanStatus;
+  target_likelihood?: number;
+  target_impact?: number;
+  owner?: Id | null;
+  due_date?: string | null;
+}
+
 export interface CorrectiveAction {
   id: Id;
   remediation_plan: Id;
@@ -200,6 +213,14 @@ export interface CorrectiveAction {
 export interface ActionInput {
   title: string;
   description?: string;
+  due_date?: string | null;
+}
+
+/** A corrective action's editable fields (PATCH sends only those that changed). */
+export interface ActionUpdate {
+  title?: string;
+  description?: string;
+  assignee?: Id | null;
   due_date?: string | null;
 }
 
@@ -226,6 +247,8 @@ export interface TaskInput {
   status?: WorkStatus;
   priority?: ProjectPriority;
   due_date?: string | null;
+  /** A tenant member, or null for nobody. */
+  assignee?: Id | null;
 }
 
 export interface ProjectAsset {
@@ -589,6 +612,10 @@ export function createPlan(body: PlanInput): Promise<Written<RemediationPlan>> {
   return write<RemediationPlan>('création du plan de remédiation', PLANS_PATH, 'POST', { ...body });
 }
 
+export function updatePlan(id: Id, body: PlanUpdate): Promise<Written<RemediationPlan>> {
+  return write<RemediationPlan>('modification du plan de remédiation', `${PLANS_PATH}${id}/`, 'PATCH', { ...body });
+}
+
 export function deletePlan(id: Id): Promise<Written<unknown>> {
   return write<unknown>('suppression du plan de remédiation', `${PLANS_PATH}${id}/`, 'DELETE');
 }
@@ -619,6 +646,12 @@ export function updateActionProgress(id: Id, progress: number): Promise<Written<
       progress,
     },
   );
+}
+
+export function updateAction(id: Id, body: ActionUpdate): Promise<Written<CorrectiveAction>> {
+  return write<CorrectiveAction>('modification de l’action corrective', `${ACTIONS_PATH}${id}/`, 'PATCH', {
+    ...body,
+  });
 }
 
 export function deleteAction(id: Id): Promise<Written<unknown>> {

@@ -4,6 +4,7 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
+import { RowAction } from '../../components/row-action.tsx';
 import { currentTenantId } from '../auth/session.ts';
 import {
   createAction,
@@ -13,9 +14,12 @@ import {
   listActions,
   listPlans,
   listRisks,
+  updateAction,
   updateActionProgress,
+  updatePlan,
   type CorrectiveAction,
   type Id,
+  type PlanStatus,
   type RemediationPlan,
   type Risk,
   type Written,
@@ -33,7 +37,17 @@ import {
   WORK_STATUS_LABELS,
   WORK_STATUS_TONE,
 } from './project-rules.ts';
-import { Empty, LevelBadge, ProgressEditor, useProjectActions, type TabProps } from './project-widgets.tsx';
+import {
+  changedFields,
+  Empty,
+  LevelBadge,
+  MemberSelect,
+  NO_CHANGE,
+  ProgressEditor,
+  serverFieldErrors,
+  useProjectActions,
+  type TabProps,
+} from './project-widgets.tsx';
 import { useLoad } from './use-load.ts';
 
 async function loadRemediation(project: Id) {
@@ -110,6 +124,7 @@ export function RemediationTab({ project, canEdit, onChanged }: TabProps) {
             return (
               <PlanCard
                 key={plan.id}
+                projectId={project.id}
                 plan={plan}
                 risk={risk}
                 actions={planActions}
@@ -117,6 +132,10 @@ export function RemediationTab({ project, canEdit, onChanged }: TabProps) {
                 busy={busy}
                 confirming={confirming}
                 setConfirming={setConfirming}
+                onSaved={(saved, message) => {
+                  setNotice(saved.queued ? saved.message : message);
+                  changed();
+                }}
                 onProgress={(a, progress) =>
                   act(
                     `progress-${a.id}`,
@@ -165,6 +184,7 @@ export function RemediationTab({ project, canEdit, onChanged }: TabProps) {
 }
 
 function PlanCard({
+  projectId,
   plan,
   risk,
   actions,
@@ -172,11 +192,13 @@ function PlanCard({
   busy,
   confirming,
   setConfirming,
+  onSaved,
   onProgress,
   onDeleteAction,
   onDeletePlan,
   onAddAction,
 }: {
+  projectId: Id;
   plan: RemediationPlan;
   risk: Risk | undefined;
   actions: CorrectiveAction[];
@@ -184,12 +206,16 @@ function PlanCard({
   busy: string | null;
   confirming: string | null;
   setConfirming: (key: string | null) => void;
+  /** An edit was saved (or queued): `message` is the success notice. */
+  onSaved: (saved: Written<unknown>, message: string) => void;
   onProgress: (a: CorrectiveAction, progress: number) => Promise<boolean>;
   onDeleteAction: (a: CorrectiveAction) => Promise<boolean>;
   onDeletePlan: () => Promise<boolean>;
   onAddAction: (title: string, due: string) => Promise<boolean>;
 }) {
   const target = plan.target_likelihood * plan.target_impact;
+  const [editingPlan, setEditingPlan] = useState(false);
+  const [editingAction, setEditingAction] = useState<CorrectiveAction | null>(null);
   return (
     <section className="card pj-plan" data-plan-id={plan.id} aria-label={`Plan : ${plan.title}`}>
       <div className="vm-head">
@@ -222,6 +248,18 @@ function PlanCard({
       </dl>
       <ProgressBar label={`Progression du plan ${plan.title}`} value={plan.progress ?? 0} />
       {plan.description && <p className="pj-description">{plan.description}</p>}
+      {canEdit && editingPlan && (
+        <PlanEditForm
+          projectId={projectId}
+          plan={plan}
+          risk={risk}
+          onClose={() => setEditingPlan(false)}
+          onSaved={(saved) => {
+            setEditingPlan(false);
+            onSaved(saved, `Plan « ${saved.data?.title ?? plan.title} » enregistré.`);
+          }}
+        />
+      )}
 
       {actions.length === 0 ? (
         <p className="muted">Aucune action corrective.</p>
@@ -273,7 +311,9 @@ function PlanCard({
                           onAsk={() => setConfirming(`action-${a.id}`)}
                           onConfirm={() => void onDeleteAction(a)}
                           onCancel={() => setConfirming(null)}
-                        />
+                        >
+                          <RowAction action="edit" text="Modifier" name={a.title} onClick={() => setEditingAction(a)} />
+                        </DeletableRowActions>
                       </div>
                     </td>
                   )}
@@ -282,6 +322,18 @@ function PlanCard({
             </tbody>
           </table>
         </div>
+      )}
+      {canEdit && editingAction && (
+        <ActionEditForm
+          key={editingAction.id}
+          projectId={projectId}
+          action={editingAction}
+          onClose={() => setEditingAction(null)}
+          onSaved={(saved) => {
+            setEditingAction(null);
+            onSaved(saved, `Action « ${saved.data?.title ?? editingAction.title} » enregistrée.`);
+          }}
+        />
       )}
       {canEdit && (
         <div className="pj-plan-footer">
@@ -294,7 +346,11 @@ function PlanCard({
             onAsk={() => setConfirming(`plan-${plan.id}`)}
             onConfirm={() => void onDeletePlan()}
             onCancel={() => setConfirming(null)}
-          />
+          >
+            {!editingPlan && (
+              <RowAction action="edit" text="Modifier le plan" name={plan.title} onClick={() => setEditingPlan(true)} />
+            )}
+          </DeletableRowActions>
         </div>
       )}
     </section>
@@ -443,6 +499,280 @@ function PlanForm({
         <FormError error={error} />
         <FormActions
           submitLabel={sending ? 'Enregistrement…' : 'Créer le plan'}
+          disabled={sending}
+          closeLabel="Annuler"
+          onClose={onClose}
+        />
+      </div>
+    </form>
+  );
+}
+
+const PLAN_STATUSES = Object.keys(PLAN_STATUS_LABELS) as PlanStatus[];
+const PLAN_FIELDS = [
+  'title',
+  'description',
+  'status',
+  'target_likelihood',
+  'target_impact',
+  'owner',
+  'due_date',
+] as const;
+type PlanErrors = Partial<Record<(typeof PLAN_FIELDS)[number], string>>;
+
+/**
+ * Edit a plan: title, description, status, targets (not above the risk's initial scores, checked here with the
+ * server's messages), owner and due date. PATCH with the changed fields only.
+ */
+function PlanEditForm({
+  projectId,
+  plan,
+  risk,
+  onSaved,
+  onClose,
+}: {
+  projectId: Id;
+  plan: RemediationPlan;
+  risk: Risk | undefined;
+  onSaved: (result: Written<RemediationPlan>) => void;
+  onClose: () => void;
+}) {
+  const id = useId();
+  const [title, setTitle] = useState(plan.title);
+  const [description, setDescription] = useState(plan.description ?? '');
+  const [status, setStatus] = useState<PlanStatus>(plan.status);
+  const [tl, setTl] = useState(String(plan.target_likelihood));
+  const [ti, setTi] = useState(String(plan.target_impact));
+  const [owner, setOwner] = useState<Id | null>(plan.owner ?? null);
+  const [due, setDue] = useState(plan.due_date ?? '');
+  const [errors, setErrors] = useState<PlanErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [info, setInfo] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const found: PlanErrors = {};
+    const problem = titleProblem(title);
+    if (problem) found.title = problem;
+    if (risk && Number(tl) > risk.likelihood)
+      found.target_likelihood = RISK_FORM_MESSAGES.targetAboveLikelihood(risk.likelihood);
+    if (risk && Number(ti) > risk.impact) found.target_impact = RISK_FORM_MESSAGES.targetAboveImpact(risk.impact);
+    setErrors(found);
+    setError(null);
+    setInfo(null);
+    if (Object.keys(found).length > 0) return;
+    const body = changedFields(plan, {
+      title: title.trim(),
+      description: description.trim(),
+      status,
+      target_likelihood: Number(tl),
+      target_impact: Number(ti),
+      owner,
+      due_date: due || null,
+    });
+    if (Object.keys(body).length === 0) {
+      setInfo(NO_CHANGE);
+      return;
+    }
+    setSending(true);
+    try {
+      onSaved(await updatePlan(plan.id, body));
+    } catch (err) {
+      setErrors(serverFieldErrors(err, PLAN_FIELDS));
+      setError(err instanceof Error ? err.message : 'Erreur inattendue.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const aria = (key: keyof PlanErrors, control: string) => errorAria(`${id}-${control}-error`, errors[key]);
+
+  return (
+    <form className="card pj-form pj-edit-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-h`}>
+      <h4 id={`${id}-h`}>Modifier le plan « {plan.title} »</h4>
+      <div className="vm-form">
+        <FormField id={`${id}-t`} label="Titre *" error={errors.title} wide>
+          <input id={`${id}-t`} value={title} onChange={(e) => setTitle(e.target.value)} {...aria('title', 't')} />
+        </FormField>
+        <FormField id={`${id}-st`} label="Statut" error={errors.status}>
+          <select
+            id={`${id}-st`}
+            value={status}
+            onChange={(e) => setStatus(e.target.value as PlanStatus)}
+            {...aria('status', 'st')}
+          >
+            {PLAN_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {PLAN_STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <FormField id={`${id}-tl`} label="Vraisemblance cible" error={errors.target_likelihood}>
+          <select
+            id={`${id}-tl`}
+            value={tl}
+            onChange={(e) => setTl(e.target.value)}
+            {...aria('target_likelihood', 'tl')}
+          >
+            {SCALE.map((n) => (
+              <option key={n} value={String(n)}>
+                {n} — {LIKELIHOOD_LABELS[n]}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <FormField id={`${id}-ti`} label="Gravité cible" error={errors.target_impact}>
+          <select id={`${id}-ti`} value={ti} onChange={(e) => setTi(e.target.value)} {...aria('target_impact', 'ti')}>
+            {SCALE.map((n) => (
+              <option key={n} value={String(n)}>
+                {n} — {IMPACT_LABELS[n]}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <FormField id={`${id}-o`} label="Responsable" error={errors.owner}>
+          <MemberSelect
+            id={`${id}-o`}
+            projectId={projectId}
+            value={owner}
+            onChange={setOwner}
+            invalid={!!errors.owner}
+            describedBy={errors.owner ? `${id}-o-error` : undefined}
+          />
+        </FormField>
+        <FormField id={`${id}-d`} label="Échéance" error={errors.due_date}>
+          <input
+            id={`${id}-d`}
+            type="date"
+            value={due}
+            onChange={(e) => setDue(e.target.value)}
+            {...aria('due_date', 'd')}
+          />
+        </FormField>
+        <FormField id={`${id}-desc`} label="Description" error={errors.description} wide>
+          <textarea
+            id={`${id}-desc`}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...aria('description', 'desc')}
+          />
+        </FormField>
+        {info && (
+          <p className="muted vm-wide" role="status">
+            {info}
+          </p>
+        )}
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Enregistrement…' : 'Enregistrer le plan'}
+          disabled={sending}
+          closeLabel="Annuler"
+          onClose={onClose}
+        />
+      </div>
+    </form>
+  );
+}
+
+const ACTION_FIELDS = ['title', 'description', 'assignee', 'due_date'] as const;
+type ActionErrors = Partial<Record<(typeof ACTION_FIELDS)[number], string>>;
+
+/** Edit a corrective action: title, description, assignee and due date. PATCH with the changed fields only. */
+function ActionEditForm({
+  projectId,
+  action,
+  onSaved,
+  onClose,
+}: {
+  projectId: Id;
+  action: CorrectiveAction;
+  onSaved: (result: Written<CorrectiveAction>) => void;
+  onClose: () => void;
+}) {
+  const id = useId();
+  const [title, setTitle] = useState(action.title);
+  const [description, setDescription] = useState(action.description ?? '');
+  const [assignee, setAssignee] = useState<Id | null>(action.assignee ?? null);
+  const [due, setDue] = useState(action.due_date ?? '');
+  const [errors, setErrors] = useState<ActionErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [info, setInfo] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const problem = titleProblem(title);
+    setErrors(problem ? { title: problem } : {});
+    setError(null);
+    setInfo(null);
+    if (problem) return;
+    const body = changedFields(action, {
+      title: title.trim(),
+      description: description.trim(),
+      assignee,
+      due_date: due || null,
+    });
+    if (Object.keys(body).length === 0) {
+      setInfo(NO_CHANGE);
+      return;
+    }
+    setSending(true);
+    try {
+      onSaved(await updateAction(action.id, body));
+    } catch (err) {
+      setErrors(serverFieldErrors(err, ACTION_FIELDS));
+      setError(err instanceof Error ? err.message : 'Erreur inattendue.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const aria = (key: keyof ActionErrors, control: string) => errorAria(`${id}-${control}-error`, errors[key]);
+
+  return (
+    <form className="card pj-form pj-edit-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-h`}>
+      <h4 id={`${id}-h`}>Modifier l’action « {action.title} »</h4>
+      <div className="vm-form">
+        <FormField id={`${id}-t`} label="Titre *" error={errors.title} wide>
+          <input id={`${id}-t`} value={title} onChange={(e) => setTitle(e.target.value)} {...aria('title', 't')} />
+        </FormField>
+        <FormField id={`${id}-a`} label="Attribuée à" error={errors.assignee}>
+          <MemberSelect
+            id={`${id}-a`}
+            projectId={projectId}
+            value={assignee}
+            onChange={setAssignee}
+            invalid={!!errors.assignee}
+            describedBy={errors.assignee ? `${id}-a-error` : undefined}
+          />
+        </FormField>
+        <FormField id={`${id}-d`} label="Échéance" error={errors.due_date}>
+          <input
+            id={`${id}-d`}
+            type="date"
+            value={due}
+            onChange={(e) => setDue(e.target.value)}
+            {...aria('due_date', 'd')}
+          />
+        </FormField>
+        <FormField id={`${id}-desc`} label="Description" error={errors.description} wide>
+          <textarea
+            id={`${id}-desc`}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...aria('description', 'desc')}
+          />
+        </FormField>
+        {info && (
+          <p className="muted vm-wide" role="status">
+            {info}
+          </p>
+        )}
+        <FormError error={error} />
+        <FormActions
+          submitLabel={sending ? 'Enregistrement…' : 'Enregistrer l’action'}
           disabled={sending}
           closeLabel="Annuler"
           onClose={onClose}

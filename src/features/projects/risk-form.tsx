@@ -1,5 +1,4 @@
 import { useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../../lib/api-client.ts';
 import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import {
   createRisk,
@@ -23,11 +22,16 @@ import {
   validateRisk,
   type RiskDraft,
 } from './project-rules.ts';
-import { LevelBadge } from './project-widgets.tsx';
+import { errorText } from './use-load.ts';
+import { changedFields, LevelBadge, MemberSelect, NO_CHANGE, serverFieldErrors } from './project-widgets.tsx';
 
-type Errors = Partial<Record<'title' | 'likelihood' | 'impact' | 'treatment' | 'status', string>>;
+const FIELDS = ['title', 'description', 'scenario', 'likelihood', 'impact', 'treatment', 'status', 'owner'] as const;
+type Errors = Partial<Record<(typeof FIELDS)[number], string>>;
 
-/** Create (no `risk`) or edit a risk: vraisemblance and gravité on the 1–4 scales, treatment and status. */
+/**
+ * Create (no `risk`) or edit a risk: vraisemblance and gravité on the 1–4 scales, treatment, status and owner (a
+ * team member). Editing sends (PATCH) only the changed fields.
+ */
 export function RiskForm({
   projectId,
   risk,
@@ -47,6 +51,8 @@ export function RiskForm({
   const [impact, setImpact] = useState(String(risk?.impact ?? 2));
   const [treatment, setTreatment] = useState<RiskTreatment>(risk?.treatment ?? 'REDUCE');
   const [status, setStatus] = useState<RiskStatus>(risk?.status ?? 'IDENTIFIED');
+  const [owner, setOwner] = useState<Id | null>(risk?.owner ?? null);
+  const [info, setInfo] = useState<string | null>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -57,8 +63,8 @@ export function RiskForm({
     const found = validateRisk(draft);
     setErrors(found);
     setError(null);
+    setInfo(null);
     if (Object.keys(found).length > 0) return;
-    setSending(true);
     const body: RiskInput = {
       title: title.trim(),
       description: description.trim(),
@@ -68,18 +74,21 @@ export function RiskForm({
       treatment,
       status,
     };
+    const changes = risk ? changedFields(risk, { ...body, owner }) : null;
+    if (changes && Object.keys(changes).length === 0) {
+      setInfo(NO_CHANGE);
+      return;
+    }
+    setSending(true);
     try {
-      onSaved(risk ? await updateRisk(risk.id, body) : await createRisk({ ...body, project: projectId }));
+      onSaved(
+        risk && changes
+          ? await updateRisk(risk.id, changes)
+          : await createRisk({ ...body, project: projectId, ...(owner !== null ? { owner } : {}) }),
+      );
     } catch (err) {
-      if (err instanceof ApiError) {
-        const mapped: Errors = {};
-        for (const key of ['title', 'likelihood', 'impact', 'treatment', 'status'] as const) {
-          const first = err.fields[key]?.[0];
-          if (first) mapped[key] = first;
-        }
-        setErrors(mapped);
-        setError(err.message);
-      } else setError('Erreur inattendue.');
+      setErrors(serverFieldErrors(err, FIELDS));
+      setError(errorText(err));
     } finally {
       setSending(false);
     }
@@ -142,12 +151,43 @@ export function RiskForm({
             ))}
           </select>
         </FormField>
-        <FormField id={`${id}-sc`} label="Scénario" wide>
-          <textarea id={`${id}-sc`} value={scenario} onChange={(e) => setScenario(e.target.value)} />
+        <FormField id={`${id}-o`} label="Propriétaire du risque" error={errors.owner} errorId={`${id}-owner-error`}>
+          <MemberSelect
+            id={`${id}-o`}
+            projectId={projectId}
+            value={owner}
+            onChange={setOwner}
+            invalid={!!errors.owner}
+            describedBy={errors.owner ? `${id}-owner-error` : undefined}
+          />
         </FormField>
-        <FormField id={`${id}-d`} label="Description" wide>
-          <textarea id={`${id}-d`} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <FormField id={`${id}-sc`} label="Scénario" error={errors.scenario} errorId={`${id}-scenario-error`} wide>
+          <textarea
+            id={`${id}-sc`}
+            value={scenario}
+            onChange={(e) => setScenario(e.target.value)}
+            {...aria('scenario')}
+          />
         </FormField>
+        <FormField
+          id={`${id}-d`}
+          label="Description"
+          error={errors.description}
+          errorId={`${id}-description-error`}
+          wide
+        >
+          <textarea
+            id={`${id}-d`}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...aria('description')}
+          />
+        </FormField>
+        {info && (
+          <p className="muted vm-wide" role="status">
+            {info}
+          </p>
+        )}
         <FormError error={error} />
         <FormActions
           submitLabel={sending ? 'Enregistrement…' : risk ? 'Enregistrer' : 'Créer le risque'}

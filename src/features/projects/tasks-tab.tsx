@@ -4,6 +4,7 @@ import { FilterSelect } from '../../components/filter-select.tsx';
 import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
+import { RowAction } from '../../components/row-action.tsx';
 import { currentTenantId } from '../auth/session.ts';
 import {
   createTask,
@@ -27,7 +28,18 @@ import {
   WORK_STATUS_LABELS,
   WORK_STATUS_TONE,
 } from './project-rules.ts';
-import { Empty, PriorityBadge, ProgressEditor, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
+import {
+  changedFields,
+  Empty,
+  MemberSelect,
+  NO_CHANGE,
+  PriorityBadge,
+  ProgressEditor,
+  serverFieldErrors,
+  TabBody,
+  useProjectActions,
+  type TabProps,
+} from './project-widgets.tsx';
 import { useLoad } from './use-load.ts';
 
 /** Tâches: the project's tasks with status and progress; editors create, update and delete them. */
@@ -39,6 +51,7 @@ export function TasksTab({ project, canEdit, onChanged }: TabProps) {
   );
   const { busy, notice, setNotice, actionError, act } = useProjectActions();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ProjectTask | null>(null);
   const [confirming, setConfirming] = useState<Id | null>(null);
 
   const replace = (task: ProjectTask | null) => {
@@ -57,7 +70,7 @@ export function TasksTab({ project, canEdit, onChanged }: TabProps) {
     <div className="pj-tab">
       <div className="vm-head">
         <h3>Tâches</h3>
-        {canEdit && !creating && (
+        {canEdit && !creating && !editing && (
           <button type="button" className="btn primary" onClick={() => setCreating(true)}>
             Nouvelle tâche
           </button>
@@ -70,6 +83,19 @@ export function TasksTab({ project, canEdit, onChanged }: TabProps) {
           onSaved={(saved) => {
             setCreating(false);
             setNotice(saved.queued ? saved.message : `Tâche « ${saved.data.title} » créée.`);
+            changed();
+          }}
+        />
+      )}
+      {canEdit && editing && (
+        <TaskForm
+          key={editing.id}
+          projectId={project.id}
+          task={editing}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            setEditing(null);
+            setNotice(saved.queued ? saved.message : `Tâche « ${saved.data.title} » enregistrée.`);
             changed();
           }}
         />
@@ -185,7 +211,17 @@ export function TasksTab({ project, canEdit, onChanged }: TabProps) {
                                 )
                               }
                               onCancel={() => setConfirming(null)}
-                            />
+                            >
+                              <RowAction
+                                action="edit"
+                                text="Modifier"
+                                name={t.title}
+                                onClick={() => {
+                                  setCreating(false);
+                                  setEditing(t);
+                                }}
+                              />
+                            </DeletableRowActions>
                           </div>
                         </td>
                       )}
@@ -201,63 +237,112 @@ export function TasksTab({ project, canEdit, onChanged }: TabProps) {
   );
 }
 
+const TASK_FIELDS = ['title', 'description', 'status', 'priority', 'assignee', 'due_date'] as const;
+type TaskErrors = Partial<Record<(typeof TASK_FIELDS)[number], string>>;
+
+/**
+ * Create (no `task`) or edit a task. Editing also changes the status and the assignee, and sends (PATCH) only the
+ * changed fields.
+ */
 function TaskForm({
   projectId,
+  task,
   onSaved,
   onClose,
 }: {
   projectId: Id;
+  task?: ProjectTask;
   onSaved: (result: Written<ProjectTask>) => void;
   onClose: () => void;
 }) {
   const id = useId();
-  const [title, setTitle] = useState('');
-  const [description, setDescription] = useState('');
-  const [priority, setPriority] = useState<ProjectPriority>('MEDIUM');
-  const [due, setDue] = useState('');
-  const [titleError, setTitleError] = useState<string | null>(null);
+  const [title, setTitle] = useState(task?.title ?? '');
+  const [description, setDescription] = useState(task?.description ?? '');
+  const [status, setStatus] = useState<WorkStatus>(task?.status ?? 'TODO');
+  const [priority, setPriority] = useState<ProjectPriority>(task?.priority ?? 'MEDIUM');
+  const [assignee, setAssignee] = useState<Id | null>(task?.assignee ?? null);
+  const [due, setDue] = useState(task?.due_date ?? '');
+  const [errors, setErrors] = useState<TaskErrors>({});
   const [error, setError] = useState<string | null>(null);
+  const [info, setInfo] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     const t = title.trim();
     const problem = titleProblem(t);
-    setTitleError(problem);
+    setErrors(problem ? { title: problem } : {});
     setError(null);
+    setInfo(null);
     if (problem) return;
+    const body = task
+      ? changedFields(task, {
+          title: t,
+          description: description.trim(),
+          status,
+          priority,
+          assignee,
+          due_date: due || null,
+        })
+      : null;
+    if (body && Object.keys(body).length === 0) {
+      setInfo(NO_CHANGE);
+      return;
+    }
     setSending(true);
     try {
       onSaved(
-        await createTask({
-          project: projectId,
-          title: t,
-          description: description.trim(),
-          priority,
-          due_date: due || null,
-        }),
+        task && body
+          ? await updateTask(task.id, body)
+          : await createTask({
+              project: projectId,
+              title: t,
+              description: description.trim(),
+              priority,
+              due_date: due || null,
+              ...(assignee !== null ? { assignee } : {}),
+            }),
       );
     } catch (err) {
+      setErrors(serverFieldErrors(err, TASK_FIELDS));
       setError(err instanceof Error ? err.message : 'Erreur inattendue.');
     } finally {
       setSending(false);
     }
   }
 
+  const aria = (key: keyof TaskErrors, control: string) => errorAria(`${id}-${control}-error`, errors[key]);
+
   return (
     <form className="card pj-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-h`}>
-      <h3 id={`${id}-h`}>Nouvelle tâche</h3>
+      <h3 id={`${id}-h`}>{task ? `Modifier la tâche « ${task.title} »` : 'Nouvelle tâche'}</h3>
       <div className="vm-form">
-        <FormField id={`${id}-t`} label="Titre *" error={titleError} wide>
-          <input
-            id={`${id}-t`}
-            value={title}
-            onChange={(e) => setTitle(e.target.value)}
-            {...errorAria(`${id}-t-error`, titleError)}
-          />
+        <FormField id={`${id}-t`} label="Titre *" error={errors.title} wide>
+          <input id={`${id}-t`} value={title} onChange={(e) => setTitle(e.target.value)} {...aria('title', 't')} />
         </FormField>
-        <FormField id={`${id}-p`} label="Priorité">
-          <select id={`${id}-p`} value={priority} onChange={(e) => setPriority(e.target.value as ProjectPriority)}>
+        {task && (
+          <FormField id={`${id}-s`} label="Statut" error={errors.status}>
+            <select
+              id={`${id}-s`}
+              value={status}
+              onChange={(e) => setStatus(e.target.value as WorkStatus)}
+              {...aria('status', 's')}
+            >
+              {WORK_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {WORK_STATUS_LABELS[s]}
+                </option>
+              ))}
+            </select>
+          </FormField>
+        )}
+        <FormField id={`${id}-p`} label="Priorité" error={errors.priority}>
+          <select
+            id={`${id}-p`}
+            value={priority}
+            onChange={(e) => setPriority(e.target.value as ProjectPriority)}
+            {...aria('priority', 'p')}
+          >
             {PRIORITIES.map((p) => (
               <option key={p} value={p}>
                 {PRIORITY_LABELS[p]}
@@ -265,15 +350,41 @@ function TaskForm({
             ))}
           </select>
         </FormField>
-        <FormField id={`${id}-d`} label="Échéance">
-          <input id={`${id}-d`} type="date" value={due} onChange={(e) => setDue(e.target.value)} />
+        <FormField id={`${id}-a`} label="Attribuée à" error={errors.assignee}>
+          <MemberSelect
+            id={`${id}-a`}
+            projectId={projectId}
+            value={assignee}
+            onChange={setAssignee}
+            invalid={!!errors.assignee}
+            describedBy={errors.assignee ? `${id}-a-error` : undefined}
+          />
         </FormField>
-        <FormField id={`${id}-desc`} label="Description" wide>
-          <textarea id={`${id}-desc`} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <FormField id={`${id}-d`} label="Échéance" error={errors.due_date}>
+          <input
+            id={`${id}-d`}
+            type="date"
+            value={due}
+            onChange={(e) => setDue(e.target.value)}
+            {...aria('due_date', 'd')}
+          />
         </FormField>
+        <FormField id={`${id}-desc`} label="Description" error={errors.description} wide>
+          <textarea
+            id={`${id}-desc`}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...aria('description', 'desc')}
+          />
+        </FormField>
+        {info && (
+          <p className="muted vm-wide" role="status">
+            {info}
+          </p>
+        )}
         <FormError error={error} />
         <FormActions
-          submitLabel={sending ? 'Enregistrement…' : 'Créer la tâche'}
+          submitLabel={sending ? 'Enregistrement…' : task ? 'Enregistrer la tâche' : 'Créer la tâche'}
           disabled={sending}
           closeLabel="Annuler"
           onClose={onClose}
