@@ -107,3 +107,15 @@ export function isCacheable(status: number, contentType: string | null, cacheCon
   // except where the server marks data private to the moment.
   return !/\bno-cache-sw\b/.test(cacheControl ?? '');
 }
+
+/**
+ * The request a queued write is replayed with: the current token, without the queueable mark. Built from a clone:
+ * sending a Request consumes its body, and the stored one must stay whole to go back in the queue when the network
+ * (or the server) fails again — otherwise the write is lost.
+ */
+export function replayRequest(stored: Request, token: string, queueableHeader: string): Request {
+  const headers = new Headers(stored.headers);
+  headers.set('Authorization', `Bearer ${token}`);
+  headers.delete(queueableHeader);
+  return new Request(stored.clone(), { headers });
+}

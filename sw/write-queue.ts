@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
-import { isAuthEndpoint, normalizePath, SOURCE_HEADER } from './policy.ts';
+import { isAuthEndpoint, normalizePath, replayRequest, SOURCE_HEADER } from './policy.ts';
 import { noteWrite } from './api-layer.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -39,12 +39,9 @@ async function replay(queue: Queue): Promise<void> {
     }
     // A write belongs to whoever made it: never replay one user's change with another user's token.
     if ((entry.metadata as { userId?: string } | undefined)?.userId !== userId) continue;
-    const headers = new Headers(entry.request.headers);
-    headers.set('Authorization', `Bearer ${token}`);
-    headers.delete(QUEUEABLE_HEADER);
     let response: Response;
     try {
-      response = await fetch(new Request(entry.request, { headers }));
+      response = await fetch(replayRequest(entry.request, token, QUEUEABLE_HEADER));
     } catch (err) {
       await queue.unshiftRequest(entry);
       throw err;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  replayRequest,
   foreignPartitions,
   freshness,
   isApiPath,
@@ -121,5 +122,33 @@ describe('service-worker routing decisions', () => {
     expect(isCacheable(404, 'application/json', null)).toBe(false);
     expect(isCacheable(200, 'text/html', null)).toBe(false);
     expect(isCacheable(200, 'application/json', 'no-store, no-cache-sw')).toBe(false);
+  });
+});
+
+describe('replaying a queued write', () => {
+  const stored = () =>
+    new Request('https://vigie.test/api/projects/tasks/', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Vigie-Queueable': '1', 'Idempotency-Key': 'k-1' },
+      body: JSON.stringify({ title: 'Restitution' }),
+    });
+
+  it('sends the current token without the queueable mark, keeping the idempotency key and the body', async () => {
+    const request = replayRequest(stored(), 'jeton', 'X-Vigie-Queueable');
+    expect(request.method).toBe('POST');
+    expect(request.headers.get('Authorization')).toBe('Bearer jeton');
+    expect(request.headers.has('X-Vigie-Queueable')).toBe(false);
+    expect(request.headers.get('Idempotency-Key')).toBe('k-1');
+    expect(await request.text()).toBe('{"title":"Restitution"}');
+  });
+
+  it('leaves the stored request whole once the replay is sent, so a failed attempt can go back in the queue', async () => {
+    const original = stored();
+    const first = replayRequest(original, 'jeton', 'X-Vigie-Queueable');
+    await first.arrayBuffer(); // what fetch does with the body, whether the network answers or not
+    expect(original.bodyUsed).toBe(false);
+    // Queued again (Workbox clones it) and replayed a second time: the same body.
+    const again = replayRequest(original.clone(), 'jeton', 'X-Vigie-Queueable');
+    expect(await again.text()).toBe('{"title":"Restitution"}');
   });
 });
