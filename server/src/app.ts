@@ -16,6 +16,7 @@ import userRoutes from './routes/api/users/index.ts';
 import accountRoutes from './routes/api/accounts/index.ts';
 import adminUserRoutes from './routes/api/admin/users/index.ts';
 import auditEventRoutes from './routes/api/audit/events.ts';
+import auditResultRoutes from './routes/api/audit/results.ts';
 import jobs from './plugins/app/jobs.ts';
 import { TASKS } from './tasks/index.ts';
 import type { TaskDefinition } from './tasks/types.ts';
@@ -75,6 +76,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(accountRoutes);
   await fastify.register(adminUserRoutes);
   await fastify.register(auditEventRoutes);
+  await fastify.register(auditResultRoutes);
   await fastify.register(vulnerabilityRoutes);
   await fastify.register(cveRoutes);
   await fastify.register(scanRoutes);

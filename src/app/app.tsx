@@ -21,6 +21,7 @@ const ThreatsPage = lazy(() => import('../features/threats/threats-page.tsx'));
 const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
 const ProjectsPage = lazy(() => import('../features/projects/projects-page.tsx'));
 const ProjectPage = lazy(() => import('../features/projects/project-page.tsx'));
+const AuditPage = lazy(() => import('../features/audit/audit-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
 
 const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
@@ -35,6 +36,7 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/tasks', TasksPage],
   ['/projects', ProjectsPage],
   ['/projects/:id', ProjectPage],
+  ['/audit', AuditPage],
 ];
 
 /**

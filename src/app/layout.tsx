@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
+import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
 import { roleOf } from '../features/auth/roles.ts';
+import type { UserProfile } from '../features/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode } from './modes.ts';
@@ -10,8 +11,24 @@ import { TenantSwitcher } from './tenant-switcher.tsx';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
 
+/**
+ * docs/api-audit.md: the trail is read by the current tenant's admins and managers, staff and superusers (the
+ * server decides; this only hides the entry from the others).
+ */
+export function mayReadAudit(profile: UserProfile, tenantId: string | undefined): boolean {
+  if (profile.is_superuser || profile.is_staff) return true;
+  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId);
+  const role = membership?.role ?? roleOf(profile);
+  return role === 'admin' || role === 'manager';
+}
+
 /** Navigation by role: admin-only areas (§6) appear for administrators only. */
-const NAV: { href: string; label: string; roles?: string[] }[] = [
+const NAV: {
+  href: string;
+  label: string;
+  roles?: string[];
+  show?: (profile: UserProfile, tenantId: string | undefined) => boolean;
+}[] = [
   { href: '/dashboard', label: 'Tableau de bord' },
   { href: '/vulnerabilities', label: 'Vulnérabilités' },
   { href: '/scans', label: 'Scans' },
@@ -21,6 +38,7 @@ const NAV: { href: string; label: string; roles?: string[] }[] = [
   { href: '/tasks', label: 'Tâches' },
   { href: '/cve', label: 'CVE' },
   { href: '/notifications', label: 'Notifications' },
+  { href: '/audit', label: 'Journal d’audit', show: mayReadAudit },
   { href: '/admin/users', label: 'Utilisateurs', roles: ['admin'] },
   { href: '/settings', label: 'Préférences' },
 ];
@@ -43,7 +61,10 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <nav aria-label="Navigation principale" className="topnav">
           {signedIn &&
-            NAV.filter((item) => !item.roles || item.roles.includes(role)).map((item) => (
+            NAV.filter(
+              (item) =>
+                (!item.roles || item.roles.includes(role)) && (!item.show || item.show(profile, currentTenantId())),
+            ).map((item) => (
               <Link key={item.href} href={item.href}>
                 {item.label}
               </Link>

@@ -42,6 +42,11 @@ export function canRead(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff || actor.tenantRole !== null;
 }
 
+/** The audit trail (docs/api-audit.md "Who may read"): tenant admins and managers, staff and superusers. */
+export function canReadAudit(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole === 'admin' || actor.tenantRole === 'manager';
+}
+
 /** Only superusers grant or remove the platform flags (is_superuser, is_staff). */
 export function canChangePlatformFlags(actor: Actor): boolean {
   return actor.isSuperuser;

@@ -1,0 +1,74 @@
+import type { AuditEventRow } from '../repositories/audit-events.ts';
+import { csvLine } from './vulnerability.ts';
+
+// Keys whose values never leave the server, even if a client put them into an event's details.
+const SECRET_KEY = /pass(word)?|secret|token|otp|authorization|cookie|api[_-]?key|private[_-]?key|credential/i;
+const MAX_DEPTH = 8;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[…]';
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[masqué]' : redact(v, depth + 1)]),
+  );
+}
+
+/** AuditEvent (docs/api-audit.md § Event): exactly these fields leave the server. */
+export function presentAuditEvent(e: AuditEventRow) {
+  const { browser, os, success, ...extra } = e.details;
+  return {
+    id: e.id,
+    timestamp: e.timestamp.toISOString(),
+    event_type: e.eventType,
+    user: e.username,
+    ip_address: e.ipAddress,
+    description: e.description,
+    severity: e.severity,
+    tenant_id: e.tenantId,
+    details: {
+      browser: typeof browser === 'string' ? browser : null,
+      os: typeof os === 'string' ? os : null,
+      success: success !== false,
+    },
+    source: e.source === 'frontend' ? ('frontend' as const) : ('server' as const),
+    extra: redact(extra) as Record<string, unknown>,
+  };
+}
+
+export type AuditEvent = ReturnType<typeof presentAuditEvent>;
+
+/** The CSV export's columns, in order; `extra` is its JSON text. */
+export const AUDIT_CSV_COLUMNS = [
+  'id',
+  'timestamp',
+  'event_type',
+  'user',
+  'ip_address',
+  'severity',
+  'source',
+  'tenant_id',
+  'browser',
+  'os',
+  'success',
+  'description',
+  'extra',
+] as const;
+
+export function auditCsvLine(event: AuditEvent): string {
+  return csvLine([
+    event.id,
+    event.timestamp,
+    event.event_type,
+    event.user,
+    event.ip_address,
+    event.severity,
+    event.source,
+    event.tenant_id,
+    event.details.browser,
+    event.details.os,
+    event.details.success,
+    event.description,
+    JSON.stringify(event.extra),
+  ]);
+}
