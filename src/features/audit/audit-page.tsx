@@ -2,12 +2,11 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
-import { DownloadError, streamDownload, type DownloadProgress } from '../../lib/download.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { ExportControls } from '../../components/export-controls.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { ProgressBar } from '../../components/progress-bar.tsx';
 import { messageOf } from '../../components/use-row-actions.ts';
 import { currentTenantId, session } from '../auth/session.ts';
 import {
@@ -71,18 +70,11 @@ export function auditExportFilename(format: AuditExportFormat, now = new Date())
 const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'medium' });
 const DATE_TIME_LONG = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'full', timeStyle: 'long' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
-const BYTES = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
 
 export function formatDateTime(iso: string | null | undefined, long = false): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '—' : (long ? DATE_TIME_LONG : DATE_TIME).format(d);
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${NUMBER.format(bytes)} o`;
-  if (bytes < 1024 * 1024) return `${BYTES.format(bytes / 1024)} Ko`;
-  return `${BYTES.format(bytes / 1024 / 1024)} Mo`;
 }
 
 const labelOf = (labels: Record<string, string>, key: string | null | undefined) => (key ? (labels[key] ?? key) : '—');
@@ -196,96 +188,19 @@ function FilterForm({
   );
 }
 
-/** CSV / JSON export of the current filters, streamed with a progress bar and a cancel button. */
 function AuditExport({ filters, expectedRows }: { filters: AuditFilters; expectedRows: number | null }) {
-  const [running, setRunning] = useState<{ format: AuditExportFormat; progress: DownloadProgress } | null>(null);
-  const [message, setMessage] = useState<{ kind: 'error' | 'done'; text: string } | null>(null);
-  const controller = useRef<AbortController | null>(null);
-
-  useEffect(() => () => controller.current?.abort(), []);
-
-  const start = (format: AuditExportFormat) => {
-    controller.current?.abort();
-    const ac = new AbortController();
-    controller.current = ac;
-    setMessage(null);
-    setRunning({ format, progress: { bytes: 0, rows: 0 } });
-    let last = 0;
-    const query = filterParams(filters);
-    streamDownload({
-      path: auditExportPath(format),
-      query,
-      filename: auditExportFilename(format),
-      mimeType: format === 'csv' ? 'text/csv' : 'application/json',
-      rowCounting: format === 'csv' ? 'csv' : 'json-array',
-      ...(expectedRows !== null ? { expectedRows } : {}),
-      signal: ac.signal,
-      errorMessage: auditExportErrorMessage(format),
-      timeoutMs: 60_000,
-      onProgress: (progress) => {
-        const now = Date.now();
-        if (now - last < 200 && progress.bytes !== 0) return;
-        last = now;
-        setRunning({ format, progress });
-      },
-    }).then(
-      (result) => {
-        if (controller.current !== ac) return;
-        controller.current = null;
-        setRunning(null);
-        setMessage({
-          kind: 'done',
-          text: `Export ${format.toUpperCase()} terminé : ${NUMBER.format(result.rows)} ligne${result.rows > 1 ? 's' : ''}, ${formatBytes(result.bytes)}.`,
-        });
-      },
-      (err: unknown) => {
-        if (controller.current !== ac) return;
-        controller.current = null;
-        setRunning(null);
-        if (err instanceof DownloadError && err.aborted) setMessage({ kind: 'done', text: 'Export annulé.' });
-        else setMessage({ kind: 'error', text: auditExportErrorMessage(format) });
-      },
-    );
-  };
-
-  const p = running?.progress;
-  const expected = p?.expectedRows;
   return (
-    <div className="audit-export" role="group" aria-label="Exporter le journal filtré">
-      <button type="button" className="btn secondary" disabled={!!running} onClick={() => start('csv')}>
-        Exporter en CSV
-      </button>
-      <button type="button" className="btn secondary" disabled={!!running} onClick={() => start('json')}>
-        Exporter en JSON
-      </button>
-      {running && p && (
-        <>
-          {expected && expected > 0 ? (
-            <ProgressBar
-              label={`Progression de l’export ${running.format.toUpperCase()}`}
-              value={Math.min(100, Math.round((p.rows / expected) * 100))}
-            />
-          ) : (
-            <progress aria-label={`Progression de l’export ${running.format.toUpperCase()}`} />
-          )}
-          <button type="button" className="btn secondary" onClick={() => controller.current?.abort()}>
-            Annuler
-          </button>
-        </>
-      )}
-      <p className="muted" role="status" aria-live="polite">
-        {running && p
-          ? `Export en cours : ${NUMBER.format(p.rows)}${expected ? ` / ${NUMBER.format(expected)}` : ''} lignes, ${formatBytes(p.bytes)} reçus`
-          : message?.kind === 'done'
-            ? message.text
-            : ''}
-      </p>
-      {message?.kind === 'error' && (
-        <p className="error" role="alert">
-          {message.text}
-        </p>
-      )}
-    </div>
+    <ExportControls
+      className="audit-export"
+      label="Exporter le journal filtré"
+      expectedRows={expectedRows}
+      target={(format) => ({
+        path: auditExportPath(format),
+        query: filterParams(filters),
+        filename: auditExportFilename(format),
+      })}
+      errorMessage={auditExportErrorMessage}
+    />
   );
 }
 
