@@ -2,7 +2,9 @@ import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { projectDocuments, projects, type DocumentType } from '../db/schema.ts';
 import type { Actor } from '../policies/index.ts';
-import { readableProjects } from './project-links.ts';
+import { ProjectAccessRepository } from './project-access.ts';
+
+const projectAccess = new ProjectAccessRepository();
 
 export type DocumentRow = typeof projectDocuments.$inferSelect;
 
@@ -38,7 +40,7 @@ const inCurrentTenant = eq(projectDocuments.tenantId, sql`app_current_tenant()`)
 export class ProjectDocumentsRepository {
   /** Documents of the projects the actor can read, newest first. */
   async page(tx: TenantDb, actor: Actor, f: DocumentFilters): Promise<{ count: number; rows: DocumentRow[] }> {
-    const where: SQL[] = [inCurrentTenant, readableProjects(actor)];
+    const where: SQL[] = [inCurrentTenant, projectAccess.readable(actor)];
     if (f.projectId !== undefined) where.push(eq(projectDocuments.projectId, f.projectId));
     if (f.documentType !== undefined) where.push(eq(projectDocuments.documentType, f.documentType));
     const joined = and(eq(projects.tenantId, projectDocuments.tenantId), eq(projects.id, projectDocuments.projectId));

@@ -65,10 +65,7 @@ export function foreignKeyViolation(err: unknown): string | undefined {
   return undefined;
 }
 
-/** The projects of the current tenant the actor can read (ProjectAccessRepository.readable). */
-export function readableProjects(actor: Actor): SQL {
-  return new ProjectAccessRepository().readable(actor);
-}
+const projectAccess = new ProjectAccessRepository();
 
 const tables = {
   asset: { table: projectAssets, target: projectAssets.assetId },
@@ -139,7 +136,7 @@ export class ProjectLinksRepository {
     actor: Actor,
     projectId: number | undefined,
   ): SQL[] {
-    const where: SQL[] = [eq(table.tenantId, sql`app_current_tenant()`), readableProjects(actor)];
+    const where: SQL[] = [eq(table.tenantId, sql`app_current_tenant()`), projectAccess.readable(actor)];
     if (projectId !== undefined) where.push(eq(table.projectId, projectId));
     return where;
   }

@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { FORBIDDEN_MESSAGE, hasProjectAccess, type ProjectAccess } from '../../../policies/index.ts';
-import { ProjectAccessRepository, type ProjectRecord } from '../../../repositories/project-access.ts';
+import {
+  ProjectAccessRepository,
+  type ActivityEntry,
+  type ProjectRecord,
+} from '../../../repositories/project-access.ts';
 import { notFound } from '../shared.ts';
 
 export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
@@ -55,4 +59,18 @@ export function projectGate() {
       return found;
     },
   };
+}
+
+/** A project write worth auditing: the activity line's wording, audited after the transaction committed. */
+export async function auditProjectWrite(app: FastifyInstance, request: FastifyRequest, entry: ActivityEntry) {
+  await app.audit.record(request, {
+    eventType: 'data_change',
+    description: `Projet ${entry.projectId} : ${entry.summary}`,
+    extra: {
+      action: entry.action,
+      project_id: entry.projectId,
+      object_type: entry.objectType,
+      object_id: entry.objectId,
+    },
+  });
 }

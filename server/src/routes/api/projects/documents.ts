@@ -28,8 +28,8 @@ import {
   stringQuery,
   type RawQuery,
 } from '../shared.ts';
-import { auditProjectWrite, quoted } from './links.ts';
-import { projectGate } from './access.ts';
+import { quoted } from './links.ts';
+import { auditProjectWrite, projectGate } from './access.ts';
 
 const LIST_PATH = '/api/projects/documents/';
 const LIST_KEYS = ['page', 'page_size', 'project', 'document_type'] as const;

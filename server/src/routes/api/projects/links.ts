@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   ASSET_TYPES,
   CRITICALITIES,
@@ -40,21 +40,7 @@ import {
   stringQuery,
   type RawQuery,
 } from '../shared.ts';
-import { projectGate, type ProjectNeed } from './access.ts';
-
-/** A project write worth auditing: the activity line's wording, audited after the transaction committed. */
-export async function auditProjectWrite(app: FastifyInstance, request: FastifyRequest, entry: ActivityEntry) {
-  await app.audit.record(request, {
-    eventType: 'data_change',
-    description: `Projet ${entry.projectId} : ${entry.summary}`,
-    extra: {
-      action: entry.action,
-      project_id: entry.projectId,
-      object_type: entry.objectType,
-      object_id: entry.objectId,
-    },
-  });
-}
+import { auditProjectWrite, projectGate, type ProjectNeed } from './access.ts';
 
 /** A title quoted in an activity summary, kept short. */
 export const quoted = (text: string) => `« ${text.length > 120 ? `${text.slice(0, 119)}…` : text} »`;

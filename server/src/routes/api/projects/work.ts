@@ -40,7 +40,7 @@ import {
   stringQuery,
   type RawQuery,
 } from '../shared.ts';
-import { projectGate, type ProjectNeed } from './access.ts';
+import { auditProjectWrite, projectGate, type ProjectNeed } from './access.ts';
 
 const RISKS = '/api/projects/risks/';
 const PLANS = '/api/projects/remediation-plans/';
@@ -442,13 +442,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
         entries.push(entry);
       }),
     );
-    for (const e of entries) {
-      await app.audit.record(request, {
-        eventType: 'data_change',
-        description: `Projet ${e.projectId} : ${e.summary}`,
-        extra: { project_id: e.projectId, object_type: e.objectType, object_id: e.objectId, action: e.action },
-      });
-    }
+    for (const e of entries) await auditProjectWrite(app, request, e);
     return result;
   };
 
