@@ -28,6 +28,8 @@ import threatRoutes from './routes/api/threats/index.ts';
 import celeryRoutes from './routes/api/celery/index.ts';
 import dashboardRoutes from './routes/api/dashboard/index.ts';
 import projectsArea from './routes/api/projects/index.ts';
+import notificationsArea from './routes/api/notifications/index.ts';
+import blogArea from './routes/api/blog/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -85,6 +87,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(celeryRoutes);
   await fastify.register(dashboardRoutes);
   await fastify.register(projectsArea);
+  await fastify.register(notificationsArea);
+  await fastify.register(blogArea);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

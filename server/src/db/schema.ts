@@ -929,6 +929,111 @@ export const projectActivity = pgTable(
   ],
 );
 
+// ---------------------------------------------------------------------------------------------------------------
+// Notifications and blog (issue 8). Contracts: docs/api-notifications.md, docs/api-blog.md.
+
+export const NOTIFICATION_LEVELS = ['info', 'warning', 'critical'] as const;
+export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+
+/** What made a notification: a product event, or a manager's message (manual). */
+export const NOTIFICATION_KINDS = [
+  'manual',
+  'kev_match',
+  'critical_vulnerability',
+  'task_assigned',
+  'action_assigned',
+  'task_overdue',
+  'action_overdue',
+  'task_failed',
+  'project_member_added',
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** One notification for one recipient in one tenant. The app role may read, add and mark read; never delete. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<NotificationKind>().notNull().default('manual'),
+    level: text('level').$type<NotificationLevel>().notNull().default('info'),
+    title: text('title').notNull(),
+    body: text('body').notNull().default(''),
+    /** An app path (starts with one slash) to the object concerned, or null. */
+    link: text('link'),
+    /** Same event, same recipient, once: e.g. 'overdue:task:12:2026-11-20'. Null for manual messages. */
+    dedupeKey: text('dedupe_key'),
+    read: boolean('read').notNull().default(false),
+    readAt: timestamp('read_at', { withTimezone: true }),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('notifications_tenant_user_created_idx').on(t.tenantId, t.userId, t.createdAt),
+    index('notifications_unread_idx')
+      .on(t.tenantId, t.userId)
+      .where(sql`not ${t.read}`),
+    uniqueIndex('notifications_dedupe_idx').on(t.tenantId, t.userId, t.dedupeKey),
+    check('notifications_link', sql`${t.link} is null or ${t.link} like '/%'`),
+  ],
+);
+
+export const BLOG_STATUSES = ['draft', 'published'] as const;
+export type BlogStatus = (typeof BLOG_STATUSES)[number];
+
+/** A post of the tenant's blog; content is Markdown, rendered and sanitised by the client. */
+export const blogPosts = pgTable(
+  'blog_posts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    slug: text('slug').notNull(),
+    excerpt: text('excerpt').notNull().default(''),
+    content: text('content').notNull().default(''),
+    authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The author's display name when the post was written (kept if the account goes). */
+    authorName: text('author_name').notNull().default(''),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    featuredImage: text('featured_image'),
+    status: text('status').$type<BlogStatus>().notNull().default('draft'),
+    publishedDate: timestamp('published_date', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('blog_posts_tenant_slug_idx').on(t.tenantId, t.slug),
+    index('blog_posts_tenant_published_idx').on(t.tenantId, t.status, t.publishedDate),
+    check('blog_posts_slug', sql`${t.slug} ~ '^[a-z0-9]+(-[a-z0-9]+)*$'`),
+  ],
+);
+
+/** An image uploaded for the blog; bytes in the document store under a generated key, type from its magic bytes. */
+export const blogImages = pgTable(
+  'blog_images',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    originalName: text('original_name').notNull(),
+    contentType: text('content_type').notNull(),
+    fileSize: bigint('file_size', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    storageKey: text('storage_key').notNull().unique(),
+    uploadedBy: integer('uploaded_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('blog_images_tenant_idx').on(t.tenantId)],
+);
+
 export const schema = {
   tenants,
   users,
@@ -962,4 +1067,7 @@ export const schema = {
   projectTasks,
   projectDocuments,
   projectActivity,
+  notifications,
+  blogPosts,
+  blogImages,
 };

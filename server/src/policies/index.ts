@@ -101,3 +101,16 @@ export function canCreateProject(actor: Actor): boolean {
 }
 
 export const FORBIDDEN_MESSAGE = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Notifications and blog (docs/api-notifications.md, docs/api-blog.md).
+
+/** Tenant admins and managers (and staff, superusers) send notifications to the tenant's members. */
+export function canSendNotifications(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole === 'admin' || actor.tenantRole === 'manager';
+}
+
+/** Tenant admins and managers (and staff, superusers) write, edit, publish and delete blog posts and images. */
+export function canWriteBlog(actor: Actor): boolean {
+  return canSendNotifications(actor);
+}
