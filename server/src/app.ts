@@ -30,6 +30,8 @@ import dashboardRoutes from './routes/api/dashboard/index.ts';
 import projectsArea from './routes/api/projects/index.ts';
 import notificationsArea from './routes/api/notifications/index.ts';
 import blogArea from './routes/api/blog/index.ts';
+import systemSettingsPlugin from './plugins/app/system-settings.ts';
+import systemSettingsRoutes from './routes/api/system/settings.ts';
 
 export interface AppOptions {
   database: Database;
@@ -62,6 +64,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
+  await fastify.register(systemSettingsPlugin);
   await fastify.register(idempotency);
   await fastify.register(jobs, { tasks: opts.tasks ?? TASKS, runJobs: opts.runJobs ?? true });
 
@@ -89,6 +92,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(projectsArea);
   await fastify.register(notificationsArea);
   await fastify.register(blogArea);
+  await fastify.register(systemSettingsRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

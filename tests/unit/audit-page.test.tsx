@@ -63,6 +63,24 @@ function setValue(el: HTMLInputElement | HTMLSelectElement, value: string) {
 }
 
 describe('AuditPage', () => {
+  it('names the application’s own event types in French, keeping unknown ones as sent', async () => {
+    screen.handler = () =>
+      json({
+        results: [
+          auditEvent(1, { event_type: 'login', source: 'frontend' }),
+          auditEvent(2, { event_type: 'tenant_switch', source: 'frontend' }),
+          auditEvent(3, { event_type: 'custom_thing' }),
+        ],
+        total: 3,
+        page: 1,
+        size: 10,
+        pages: 1,
+      });
+    await render('/audit');
+    const types = [...rows()].map((r) => r.querySelectorAll('td')[2]?.textContent);
+    expect(types).toEqual(['Connexion (application)', 'Changement d’organisation', 'custom_thing']);
+  });
+
   it('shows the events with French severity badges, dates and the total', async () => {
     await render('/audit');
     expect(rows()).toHaveLength(2);

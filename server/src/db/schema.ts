@@ -116,6 +116,21 @@ export const mailOutbox = pgTable('mail_outbox', {
   sentAt: timestamp('sent_at', { withTimezone: true }),
 });
 
+/**
+ * System settings (§3), one row: only the values an administrator changed, the defaults live in code
+ * (server/src/services/system-settings.ts). Platform table: never reachable by the tenant-scoped role.
+ */
+export const systemSettings = pgTable(
+  'system_settings',
+  {
+    id: smallint('id').primaryKey().default(1),
+    values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: integer('updated_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [check('system_settings_singleton', sql`${t.id} = 1`)],
+);
+
 export const AUDIT_SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
 export type AuditSeverity = (typeof AUDIT_SEVERITIES)[number];
 
@@ -1041,6 +1056,7 @@ export const schema = {
   refreshTokens,
   passwordResetTokens,
   mailOutbox,
+  systemSettings,
   auditEvents,
   securityPolicies,
   idempotencyKeys,

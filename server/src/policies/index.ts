@@ -114,3 +114,20 @@ export function canSendNotifications(actor: Actor): boolean {
 export function canWriteBlog(actor: Actor): boolean {
   return canSendNotifications(actor);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Administration (issue 9).
+
+/** System settings are platform-wide: administrators read them, superusers change them. */
+export function canReadSystemSettings(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+export function canChangeSystemSettings(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+/** Maintenance mode keeps the API open to administrators only. */
+export function passesMaintenance(actor: Actor | undefined): boolean {
+  return actor !== undefined && isAdmin(actor);
+}

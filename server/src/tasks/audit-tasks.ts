@@ -1,16 +1,16 @@
 import { purgeExpiredAuditEvents } from '../repositories/audit-events.ts';
+import { SETTING_RULES, SystemSettingsStore } from '../services/system-settings.ts';
 import type { TaskContext, TaskDefinition, TaskOutcome } from './types.ts';
 
-/** §8 log_retention_days; the administration issue turns it into a setting. */
-export const DEFAULT_LOG_RETENTION_DAYS = 30;
+export const DEFAULT_LOG_RETENTION_DAYS = SETTING_RULES.log_retention_days.default;
 const MAX_RETENTION_DAYS = 36_500;
 export const PURGE_AUDIT_EVENTS = 'audit.tasks.purge_audit_events';
 
 const number = new Intl.NumberFormat('fr-FR');
 
-/** args.days (a staff launch may name it) or the default retention. */
-function retentionDays(raw: unknown): number {
-  if (raw === undefined) return DEFAULT_LOG_RETENTION_DAYS;
+/** args.days (a staff launch may name it), else the system setting log_retention_days. */
+async function retentionDays(raw: unknown, ctx: TaskContext): Promise<number> {
+  if (raw === undefined) return (await new SystemSettingsStore(ctx.database.db).get()).log_retention_days;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_RETENTION_DAYS) {
     throw new Error(`Paramètre « days » invalide : un entier entre 1 et ${MAX_RETENTION_DAYS} est attendu.`);
   }
@@ -19,7 +19,7 @@ function retentionDays(raw: unknown): number {
 
 /** Deletes the audit events older than the retention, through the owner-rights function the trigger lets through. */
 export async function purgeAuditEvents(ctx: TaskContext): Promise<TaskOutcome> {
-  const days = retentionDays(ctx.args.days);
+  const days = await retentionDays(ctx.args.days, ctx);
   const removed = await purgeExpiredAuditEvents(ctx.database.db, days);
   await ctx.progress(100, { removed, retention_days: days });
   return {
@@ -32,7 +32,7 @@ export const auditTasks: TaskDefinition[] = [
   {
     name: PURGE_AUDIT_EVENTS,
     label: 'Purge du journal d’audit',
-    description: `Supprime les événements d’audit plus anciens que la durée de conservation (${DEFAULT_LOG_RETENTION_DAYS} jours par défaut).`,
+    description: `Supprime les événements d’audit plus anciens que la durée de conservation (paramètre système log_retention_days, ${DEFAULT_LOG_RETENTION_DAYS} jours par défaut).`,
     scope: 'platform',
     schedule: { cron: '0 3 * * *', label: 'Tous les jours à 03:00 (UTC)' },
     retryLimit: 2,

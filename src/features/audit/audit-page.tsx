@@ -50,6 +50,17 @@ export const EVENT_TYPE_LABELS: Record<string, string> = {
   user_deleted: 'Utilisateur supprimé',
   refresh_token_reuse: 'Réutilisation d’un jeton',
   token_expired: 'Token expiré',
+  // Events sent by the application's audit buffer (source « Application »).
+  login: 'Connexion (application)',
+  logout: 'Déconnexion (application)',
+  token_refresh: 'Renouvellement du jeton',
+  permission_check: 'Vérification de droits',
+  tenant_switch: 'Changement d’organisation',
+  route_change: 'Navigation',
+  api_request: 'Appel API',
+  api_error: 'Erreur d’appel API',
+  ui_action: 'Action dans l’interface',
+  ui_event: 'Événement de l’interface',
 };
 
 const SOURCE_LABELS: Record<string, string> = { server: 'Serveur', frontend: 'Application' };
