@@ -3,6 +3,7 @@ import { openDatabase } from '../db/client.ts';
 import { configuredSources, importSources, ImportError } from '../importers/index.ts';
 import { ensureWritableDir, lockDataDir } from '../lib/data-dir.ts';
 import { summarizeImport } from '../tasks/cve-tasks.ts';
+import { notifierOf } from '../services/notifier.ts';
 
 // `npm run cve:import -- [sources…]`: files, folders or URLs; default VIGIE_CVE_SOURCES, else seed-data/.
 const config = loadConfig();
@@ -18,6 +19,7 @@ try {
   console.log(`vigie: importing CVE data from ${sources.join(', ')} (${database.kind})`);
   const counts = await importSources(database.db, sources, {
     signal: controller.signal,
+    onNewlyExploited: (cveIds) => notifierOf(database).kevMatches(cveIds),
     onProgress: ({ processed, percent }) => {
       if (!process.stdout.isTTY || performance.now() - lastLine < 500) return;
       lastLine = performance.now();
@@ -45,6 +47,7 @@ try {
     throw err;
   }
 } finally {
+  await notifierOf(database).close();
   await database.close();
   unlock();
 }

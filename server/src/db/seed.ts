@@ -4,6 +4,8 @@ import { memberships, tenants, users, type MembershipRole } from './schema.ts';
 import { seedCveReference } from './seed-cves.ts';
 import { seedVulnerabilityDemo } from './seed-vulnerabilities.ts';
 import { seedProjectDemo } from './seed-projects.ts';
+import { seedBlogDemo } from './seed-blog.ts';
+import { seedNotificationDemo } from './seed-notifications.ts';
 import { hashPassword, randomPassword } from '../lib/password.ts';
 
 export interface SeededAccount {
@@ -129,6 +131,8 @@ export async function seedDemoData(db: Db, opts: { password?: string | undefined
     await seedCveReference(tx, { mode: 'demo' });
     await seedVulnerabilityDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
     await seedProjectDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
+    await seedBlogDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
+    await seedNotificationDemo(tx, { acme: tenantIds.get('acme')!, horizon: tenantIds.get('horizon')! });
     return accounts;
   });
 }

@@ -377,9 +377,11 @@ async function consume(
   const records = new BatchWriter<CveRecord>(size, n, byCve, async (rows) =>
     account(rows.length, await upsertCveRecords(db, rows)),
   );
-  const kevs = new BatchWriter<KevEntry>(size, n, byCve, async (rows) =>
-    account(rows.length, await applyKevEntries(db, rows)),
-  );
+  const kevs = new BatchWriter<KevEntry>(size, n, byCve, async (rows) => {
+    const counts = await applyKevEntries(db, rows);
+    account(rows.length, counts);
+    if (counts.newlyExploited.length > 0) await opts.onNewlyExploited?.(counts.newlyExploited);
+  });
   const epss = new BatchWriter<EpssRow>(size, n, byCve, async (rows) => {
     const updated = await applyEpssRows(db, rows);
     account(rows.length, { inserted: 0, updated });

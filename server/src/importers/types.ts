@@ -103,6 +103,8 @@ export interface ImportOptions {
   concurrency?: number | undefined;
   /** Time limit for fetching one URL, in ms (default 10 minutes). */
   fetchTimeoutMs?: number | undefined;
+  /** Called after each KEV batch with the CVEs it newly marked known exploited (notifications). */
+  onNewlyExploited?: ((cveIds: string[]) => Promise<unknown>) | undefined;
 }
 
 /** A source that cannot be read as announced: names the file and, where known, the line or record. */

@@ -100,10 +100,13 @@ export async function upsertCveRecords(db: Db, records: readonly CveRecord[]): P
 /**
  * Marks CVEs as known exploited (CISA KEV). An entry whose CVE has no record yet creates a stub (source 'kev',
  * title and description from the catalog) that the NVD or CVE 5 record replaces later. Unchanged entries write
- * nothing, so a re-import counts no update.
+ * nothing, so a re-import counts no update. `newlyExploited` names the CVEs that were not marked before.
  */
-export async function applyKevEntries(db: Db, entries: readonly KevEntry[]): Promise<BatchCounts> {
-  if (entries.length === 0) return { inserted: 0, updated: 0 };
+export async function applyKevEntries(
+  db: Db,
+  entries: readonly KevEntry[],
+): Promise<BatchCounts & { newlyExploited: string[] }> {
+  if (entries.length === 0) return { inserted: 0, updated: 0, newlyExploited: [] };
   const kevColumns = [
     'kev_date_added',
     'kev_due_date',
@@ -113,7 +116,12 @@ export async function applyKevEntries(db: Db, entries: readonly KevEntry[]): Pro
     'kev_name',
     'kev_known_ransomware',
   ];
+  // Every part of one statement sees the table as it was before the statement: "before" is what was already marked.
+  const ids = JSON.stringify(entries.map((e) => e.cve_id));
   const result = await db.execute(sql`
+    with before as (
+      select c.cve_id from cves c where c.kev and c.cve_id in (select json_array_elements_text(${ids}::json))
+    ), written as (
     insert into cves (cve_id, title, description, cwe_ids, source, kev, ${sql.raw(kevColumns.join(', '))},
       search_vector, updated_at)
     select r.cve_id, r.title, r.description, r.cwe_ids, 'kev', true, r.date_added, r.due_date, r.required_action,
@@ -129,8 +137,10 @@ export async function applyKevEntries(db: Db, entries: readonly KevEntry[]): Pro
     where not cves.kev
       or (${sql.raw(kevColumns.map((c) => `cves.${c}`).join(', '))})
         is distinct from (${sql.raw(kevColumns.map((c) => `excluded.${c}`).join(', '))})
-    returning (xmax = 0) as inserted`);
-  return countReturned(rowsOf<{ inserted: boolean }>(result));
+    returning cves.cve_id, (xmax = 0) as inserted)
+    select w.cve_id, w.inserted, (b.cve_id is null) as newly from written w left join before b on b.cve_id = w.cve_id`);
+  const rows = rowsOf<{ cve_id: string; inserted: boolean; newly: boolean }>(result);
+  return { ...countReturned(rows), newlyExploited: rows.filter((r) => r.newly).map((r) => r.cve_id) };
 }
 
 /** Sets EPSS scores on known CVEs (a score for an unknown CVE is ignored); returns how many rows changed. */

@@ -10,6 +10,7 @@ import {
   type Finding,
   type FormatChoice,
 } from '../scan-reports/index.ts';
+import { notifierOf, type Created } from './notifier.ts';
 
 /** Scanner reports live in `${filesDir}/reports/<uuid>.<ext>`; the scan row keeps only the file name. */
 export function reportsDir(filesDir: string): string {
@@ -37,6 +38,8 @@ export interface ProcessOptions {
   signal?: AbortSignal | undefined;
   /** Progress of the run (0–100), e.g. the task's meta.progress. Never called inside the apply transaction. */
   progress?: ((percent: number) => Promise<void>) | undefined;
+  /** Who launched this processing (told of the critical findings it creates); default the scan's creator. */
+  requestedBy?: number | null | undefined;
 }
 
 export type ProcessOutcome =
@@ -309,6 +312,8 @@ export async function processScanReport(database: Database, opts: ProcessOptions
     await setScan(database, tenantId, scanId, { progress: 50 });
     await progress(50);
 
+    const notifier = notifierOf(database);
+    let notices: Created[] = [];
     const summary = await withTenant(database.db, tenantId, async (tx) => {
       // Lock the scan: a cancel that lands meanwhile waits, then finds it finished (or this rolls back).
       const [current] = await tx
@@ -336,8 +341,15 @@ export async function processScanReport(database: Database, opts: ProcessOptions
           updatedAt: new Date(),
         })
         .where(eq(scans.id, scanId));
+      // Written with the findings, published once they are committed.
+      notices = await notifier.criticalFindings(tx, {
+        id: scanId,
+        name: scan.name,
+        launchedBy: opts.requestedBy ?? scan.createdBy,
+      });
       return result;
     });
+    notifier.publish(notices);
     await progress(100);
     return { status: 'COMPLETED', summary };
   } catch (err) {

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
 import { isScheduled, toTaskRunView } from '../presenters/task.ts';
 import { taskRunReads, taskRunWrites, type TaskRunRow } from '../repositories/task-runs.ts';
+import { notifierOf } from './notifier.ts';
 import {
   FINAL_TASK_STATUSES,
   UnknownTaskError,
@@ -458,13 +459,24 @@ export class TaskQueue implements JobQueue {
         : aborted?.kind === 'expired'
           ? `Délai d'exécution dépassé (${expireInSeconds} s)`
           : errorMessage(failure);
-    await taskRunWrites.finish(db, id, attempt, {
+    const finished = await taskRunWrites.finish(db, id, attempt, {
       status: lastAttempt ? 'FAILURE' : 'PENDING',
       result: lastAttempt ? `Échec après ${attempt} tentative${attempt > 1 ? 's' : ''}` : null,
       meta: { ...rest, duration, error },
     });
     // pg-boss decides: retry state while attempts remain (we just said PENDING), failed otherwise.
     await this.boss.fail(def.name, id, { message: error });
+    if (finished?.status === 'FAILURE') {
+      // Best effort: taskFailed logs its own errors and never throws.
+      await notifierOf(this.database, this.log).taskFailed({
+        id,
+        label: def.label,
+        tenantId: finished.tenantId,
+        requestedBy: data.requestedBy,
+        attempts: attempt,
+        error,
+      });
+    }
     if (!lastAttempt && !this.stopping) this.wake(def.name);
   }
 }

@@ -24,6 +24,7 @@ const processScanReportTask: TaskDefinition = {
       filesDir: ctx.filesDir,
       signal: ctx.signal,
       progress: (percent) => ctx.progress(percent),
+      requestedBy: ctx.requestedBy,
     });
     switch (outcome.status) {
       case 'COMPLETED': {

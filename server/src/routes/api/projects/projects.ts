@@ -27,6 +27,7 @@ import {
   type ProjectValues,
 } from '../../../repositories/projects.ts';
 import { todayUtc } from '../../../services/risk-scoring.ts';
+import { displayName, notifierOf } from '../../../services/notifier.ts';
 import { FieldErrors } from '../admin/users/schemas.ts';
 import {
   accessGuards,
@@ -268,6 +269,7 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
   const repo = new ProjectsRepository();
   const gate = projectGate();
   const guard = accessGuards(app);
+  const notifier = notifierOf(app.database);
 
   const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
     const id = parseId(request.params.id);
@@ -448,7 +450,7 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
       const id = idOf(request);
       const actor = request.auth!.actor;
       const body = memberFields(request.body);
-      const { member, added } = await withProject(request, id, 'manage', async (tx, project) => {
+      const { member, added, notices } = await withProject(request, id, 'manage', async (tx, project) => {
         const errors = new FieldErrors();
         const userId = parseUserId(errors, body.user_id);
         let role: TeamRole = 'MEMBER';
@@ -476,8 +478,17 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
               : `Rôle de ${person!.name} : ${before} → ${role}`,
         });
         const team = await repo.team(tx, project);
-        return { member: team.find((m) => m.userId === userId)!, added: before === undefined };
+        const notices =
+          before === undefined
+            ? await notifier.memberAdded(
+                tx,
+                { id: actor.userId, name: displayName(request.auth!.user) },
+                { projectId: id, projectName: project.name, userId: userId!, role },
+              )
+            : [];
+        return { member: team.find((m) => m.userId === userId)!, added: before === undefined, notices };
       });
+      notifier.publish(notices);
       const shown = presentTeamMember(member);
       await audit(
         request,

@@ -27,6 +27,7 @@ import {
   taskStatusFor,
   todayUtc,
 } from '../../../services/risk-scoring.ts';
+import { displayName, notifierOf, type Created } from '../../../services/notifier.ts';
 import { FieldErrors } from '../admin/users/schemas.ts';
 import {
   accessGuards,
@@ -379,6 +380,13 @@ function taskState(
 }
 
 type Note = Omit<ActivityEntry, 'userId'>;
+/** Tells an assignee (notifications), in the write's transaction. */
+type Assign = (a: {
+  kind: 'task_assigned' | 'action_assigned';
+  assigneeId: number | null | undefined;
+  projectId: number;
+  title: string;
+}) => Promise<void>;
 type Params = { Params: { id: string } };
 
 /**
@@ -392,6 +400,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
   const guard = accessGuards(app);
 
   const gate = projectGate();
+  const notifier = notifierOf(app.database);
 
   const idOf = (request: FastifyRequest<Params>) => {
     const id = parseId(request.params.id);
@@ -429,20 +438,30 @@ const workRoutes: FastifyPluginAsync = async (app) => {
   };
   const member = (tx: TenantDb) => (id: number) => repo.isTenantMember(tx, id);
 
-  /** Runs a write in one tenant transaction; what it notes goes to the project's activity, then to the audit. */
+  /**
+   * Runs a write in one tenant transaction; what it notes goes to the project's activity, then to the audit; the
+   * assignees it tells are notified in the same transaction, and their streams once it committed.
+   */
   const write = async <T>(
     request: FastifyRequest,
-    work: (tx: TenantDb, note: (entry: Note) => Promise<void>) => Promise<T>,
+    work: (tx: TenantDb, note: (entry: Note) => Promise<void>, assign: Assign) => Promise<T>,
   ): Promise<T> => {
     const entries: ActivityEntry[] = [];
+    const notices: Created[] = [];
+    const actor = { id: request.auth!.user.id, name: displayName(request.auth!.user) };
     const result = await request.tenantDb((tx) =>
-      work(tx, async (note) => {
-        const entry = { ...note, userId: request.auth!.user.id };
-        await access.record(tx, entry);
-        entries.push(entry);
-      }),
+      work(
+        tx,
+        async (note) => {
+          const entry = { ...note, userId: request.auth!.user.id };
+          await access.record(tx, entry);
+          entries.push(entry);
+        },
+        async (a) => void notices.push(...(await notifier.assigned(tx, actor, a))),
+      ),
     );
     for (const e of entries) await auditProjectWrite(app, request, e);
+    notifier.publish(notices);
     return result;
   };
 
@@ -752,7 +771,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
     resolvePlan: (tx: TenantDb) => Promise<{ id: number; riskId: number; projectId: number }>,
     values: ActionValues,
   ) =>
-    write(request, async (tx, note) => {
+    write(request, async (tx, note, assign) => {
       const plan = await resolvePlan(tx);
       await checkReferences([['assignee', values.assigneeId, member(tx), MESSAGES.userUnknown]]);
       const progress = values.progress ?? 0;
@@ -771,6 +790,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
         objectId: id,
         summary: `Action « ${row.title} » créée`,
       });
+      await assign({ kind: 'action_assigned', assigneeId: row.assigneeId, projectId: row.projectId, title: row.title });
       return row;
     });
 
@@ -849,7 +869,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
     progressOnly: boolean,
   ) => {
     const id = idOf(request);
-    return write(request, async (tx, note) => {
+    return write(request, async (tx, note, assign) => {
       const current = await loadAction(request, tx, id, 'edit');
       if (planId !== undefined && planId !== current.planId) throw fieldError('remediation_plan', MESSAGES.planFixed);
       await checkReferences([['assignee', values.assigneeId, member(tx), MESSAGES.userUnknown]]);
@@ -871,6 +891,14 @@ const workRoutes: FastifyPluginAsync = async (app) => {
           ? `Action « ${row.title} » : progression ${row.progress} %`
           : `Action « ${row.title} » modifiée`,
       });
+      if (row.assigneeId !== current.assigneeId) {
+        await assign({
+          kind: 'action_assigned',
+          assigneeId: row.assigneeId,
+          projectId: row.projectId,
+          title: row.title,
+        });
+      }
       return row;
     });
   };
@@ -955,7 +983,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
     const values = readTask(r);
     r.errors.throwIfAny();
     const state = taskState({ status: 'TODO', progress: 0, completedAt: null }, values);
-    const task = await write(request, async (tx, note) => {
+    const task = await write(request, async (tx, note, assign) => {
       await requireNamed(request, tx, projectId!, 'project', MESSAGES.projectUnknown);
       await checkReferences([['assignee', values.assigneeId, member(tx), MESSAGES.userUnknown]]);
       const row = await repo.createTask(tx, projectId!, { ...values, ...state, title: values.title! });
@@ -966,6 +994,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
         objectId: row.id,
         summary: `Tâche « ${row.title} » créée`,
       });
+      await assign({ kind: 'task_assigned', assigneeId: row.assigneeId, projectId: row.projectId, title: row.title });
       return row;
     });
     return reply.code(201).send(presentTask(task, todayUtc()));
@@ -983,7 +1012,7 @@ const workRoutes: FastifyPluginAsync = async (app) => {
     progressOnly: boolean,
   ) => {
     const id = idOf(request);
-    return write(request, async (tx, note) => {
+    return write(request, async (tx, note, assign) => {
       const current = await loadTask(request, tx, id, 'edit');
       if (projectId !== undefined && projectId !== current.projectId)
         throw fieldError('project', MESSAGES.projectFixed);
@@ -998,6 +1027,9 @@ const workRoutes: FastifyPluginAsync = async (app) => {
           ? `Tâche « ${row.title} » : progression ${row.progress} %`
           : `Tâche « ${row.title} » modifiée`,
       });
+      if (row.assigneeId !== current.assigneeId) {
+        await assign({ kind: 'task_assigned', assigneeId: row.assigneeId, projectId: row.projectId, title: row.title });
+      }
       return row;
     });
   };

@@ -1,0 +1,284 @@
+import { and, desc, eq, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { TenantDb } from '../db/tenant-scope.ts';
+import {
+  correctiveActions,
+  memberships,
+  notifications,
+  projects,
+  projectTasks,
+  remediationPlans,
+  risks,
+  tenants,
+  users,
+  vulnerabilities,
+  type MembershipRole,
+  type NotificationKind,
+  type NotificationLevel,
+} from '../db/schema.ts';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+
+/** A notification with the name of its tenant, as the presenter needs it. */
+export interface NotificationView extends NotificationRow {
+  tenantName: string;
+}
+
+export interface NewNotification {
+  userId: number;
+  kind: NotificationKind;
+  level: NotificationLevel;
+  title: string;
+  body: string;
+  link: string | null;
+  dedupeKey: string | null;
+  createdBy: number | null;
+}
+
+/** Who should receive a notification in the current tenant; the selections add up. */
+export interface Audience {
+  /** Members holding one of these roles. */
+  roles?: readonly MembershipRole[];
+  /** These accounts (null and undefined ignored). */
+  users?: readonly (number | null | undefined)[];
+  /** Every member. */
+  everyone?: boolean;
+  /** Superusers and staff whose default tenant is the current one. */
+  platformStaff?: boolean;
+}
+
+export interface Recipient {
+  id: number;
+  email: string;
+  username: string;
+  firstName: string;
+}
+
+export interface OverdueItem {
+  type: 'task' | 'action';
+  id: number;
+  title: string;
+  dueDate: string;
+  assigneeId: number;
+  projectId: number;
+  projectName: string;
+}
+
+// Row-level security already confines every table; naming the tenant again lets the planner use the tenant indexes.
+const current = sql`app_current_tenant()`;
+const inTenant = eq(notifications.tenantId, current);
+const INT4_MAX = 2_147_483_647;
+
+const viewColumns = { notification: notifications, tenantName: tenants.name };
+const flatten = (r: { notification: NotificationRow; tenantName: string }): NotificationView => ({
+  ...r.notification,
+  tenantName: r.tenantName,
+});
+
+/**
+ * Notifications of the current tenant (the caller's transaction, row-level security). Every read and mark names
+ * the recipient: a user only ever sees or changes their own.
+ */
+export class NotificationsRepository {
+  /** Newest first; `count` is every matching row, `unread` every unread row of the recipient here. */
+  async page(
+    tx: TenantDb,
+    userId: number,
+    opts: { unreadOnly: boolean; limit: number; offset: number },
+  ): Promise<{ rows: NotificationView[]; count: number; unread: number }> {
+    const mine = and(inTenant, eq(notifications.userId, userId));
+    const [totals] = await tx
+      .select({
+        all: sql<number>`count(*)::int`,
+        unread: sql<number>`(count(*) filter (where not ${notifications.read}))::int`,
+      })
+      .from(notifications)
+      .where(mine);
+    const rows = await tx
+      .select(viewColumns)
+      .from(notifications)
+      .innerJoin(tenants, eq(tenants.id, notifications.tenantId))
+      .where(opts.unreadOnly ? and(mine, eq(notifications.read, false)) : mine)
+      .orderBy(desc(notifications.createdAt), desc(notifications.id))
+      .limit(opts.limit)
+      .offset(opts.offset);
+    const unread = totals?.unread ?? 0;
+    return { rows: rows.map(flatten), count: opts.unreadOnly ? unread : (totals?.all ?? 0), unread };
+  }
+
+  async unreadCount(tx: TenantDb, userId: number): Promise<number> {
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(notifications)
+      .where(and(inTenant, eq(notifications.userId, userId), eq(notifications.read, false)));
+    return row?.n ?? 0;
+  }
+
+  /** Marks one of the recipient's notifications read; undefined when it is not theirs (or not here). */
+  async markRead(tx: TenantDb, userId: number, id: number): Promise<{ changed: boolean } | undefined> {
+    const mine = and(inTenant, eq(notifications.userId, userId), eq(notifications.id, id));
+    const changed = await tx
+      .update(notifications)
+      .set({ read: true, readAt: sql`now()` })
+      .where(and(mine, eq(notifications.read, false)))
+      .returning({ id: notifications.id });
+    if (changed.length > 0) return { changed: true };
+    const [found] = await tx.select({ id: notifications.id }).from(notifications).where(mine);
+    return found ? { changed: false } : undefined;
+  }
+
+  /** Marks every unread notification of the recipient read; returns how many changed. */
+  async markAllRead(tx: TenantDb, userId: number): Promise<number> {
+    const rows = await tx
+      .update(notifications)
+      .set({ read: true, readAt: sql`now()` })
+      .where(and(inTenant, eq(notifications.userId, userId), eq(notifications.read, false)))
+      .returning({ id: notifications.id });
+    return rows.length;
+  }
+
+  /** Adds notifications; one already sent for the same (recipient, dedupe key) is skipped. Returns the new rows. */
+  async insert(tx: TenantDb, rows: readonly NewNotification[]): Promise<NotificationRow[]> {
+    if (rows.length === 0) return [];
+    return tx
+      .insert(notifications)
+      .values(rows.map((r) => ({ ...r, tenantId: current })))
+      .onConflictDoNothing({ target: [notifications.tenantId, notifications.userId, notifications.dedupeKey] })
+      .returning();
+  }
+
+  /** The current tenant's name (row-level security shows only this tenant). */
+  async tenantName(tx: TenantDb): Promise<string> {
+    const [row] = await tx.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, current));
+    return row?.name ?? '';
+  }
+
+  /** Active members of the current tenant in the audience: only they may receive a notification. */
+  async recipients(tx: TenantDb, audience: Audience): Promise<Recipient[]> {
+    const ids = (audience.users ?? []).filter(
+      (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0 && id <= INT4_MAX,
+    );
+    const wanted: SQL[] = [];
+    if (audience.everyone) wanted.push(sql`true`);
+    if (audience.roles && audience.roles.length > 0) wanted.push(inArray(memberships.role, [...audience.roles]));
+    if (ids.length > 0) wanted.push(inArray(users.id, ids));
+    if (audience.platformStaff) {
+      wanted.push(and(eq(users.defaultTenantId, current), or(eq(users.isSuperuser, true), eq(users.isStaff, true)))!);
+    }
+    if (wanted.length === 0) return [];
+    return tx
+      .select({ id: users.id, email: users.email, username: users.username, firstName: users.firstName })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.tenantId, current), eq(users.isActive, true), or(...wanted)))
+      .orderBy(users.id);
+  }
+
+  async projectName(tx: TenantDb, projectId: number): Promise<string | undefined> {
+    const [row] = await tx
+      .select({ name: projects.name })
+      .from(projects)
+      .where(and(eq(projects.tenantId, current), eq(projects.id, projectId)));
+    return row?.name;
+  }
+
+  /**
+   * Critical findings this transaction inserted for a scan: created_at defaults to now(), the transaction's start
+   * time, so rows written earlier (re-imported findings, only updated) are left out.
+   */
+  async criticalFindingsCreatedNow(tx: TenantDb, scanId: number): Promise<{ id: number; title: string }[]> {
+    return tx
+      .select({ id: vulnerabilities.id, title: vulnerabilities.title })
+      .from(vulnerabilities)
+      .where(
+        and(
+          eq(vulnerabilities.tenantId, current),
+          eq(vulnerabilities.scanId, scanId),
+          eq(vulnerabilities.severity, 'critical'),
+          sql`${vulnerabilities.createdAt} = now()`,
+        ),
+      )
+      .orderBy(vulnerabilities.id);
+  }
+
+  /** How many open findings of the current tenant name each of these CVEs (CVEs without any are absent). */
+  async openFindingsByCve(tx: TenantDb, cveIds: readonly string[]): Promise<{ cveId: string; n: number }[]> {
+    if (cveIds.length === 0) return [];
+    const rows = await tx
+      .select({ cveId: vulnerabilities.cveId, n: sql<number>`count(*)::int` })
+      .from(vulnerabilities)
+      .where(
+        and(
+          eq(vulnerabilities.tenantId, current),
+          inArray(vulnerabilities.cveId, [...cveIds]),
+          eq(vulnerabilities.isResolved, false),
+        ),
+      )
+      .groupBy(vulnerabilities.cveId)
+      .orderBy(vulnerabilities.cveId);
+    return rows.flatMap((r) => (r.cveId ? [{ cveId: r.cveId, n: r.n }] : []));
+  }
+
+  /** Assigned tasks and corrective actions due before `today` (YYYY-MM-DD) and not finished. */
+  async overdueAssignments(tx: TenantDb, today: string): Promise<OverdueItem[]> {
+    const tasks = await tx
+      .select({
+        id: projectTasks.id,
+        title: projectTasks.title,
+        dueDate: projectTasks.dueDate,
+        assigneeId: projectTasks.assigneeId,
+        projectId: projects.id,
+        projectName: projects.name,
+      })
+      .from(projectTasks)
+      .innerJoin(projects, and(eq(projects.tenantId, projectTasks.tenantId), eq(projects.id, projectTasks.projectId)))
+      .where(
+        and(
+          eq(projectTasks.tenantId, current),
+          isNotNull(projectTasks.assigneeId),
+          lt(projectTasks.dueDate, today),
+          lt(projectTasks.progress, 100),
+        ),
+      )
+      .orderBy(projectTasks.id);
+    const actions = await tx
+      .select({
+        id: correctiveActions.id,
+        title: correctiveActions.title,
+        dueDate: correctiveActions.dueDate,
+        assigneeId: correctiveActions.assigneeId,
+        projectId: projects.id,
+        projectName: projects.name,
+      })
+      .from(correctiveActions)
+      .innerJoin(
+        remediationPlans,
+        and(
+          eq(remediationPlans.tenantId, correctiveActions.tenantId),
+          eq(remediationPlans.id, correctiveActions.planId),
+        ),
+      )
+      .innerJoin(risks, and(eq(risks.tenantId, remediationPlans.tenantId), eq(risks.id, remediationPlans.riskId)))
+      .innerJoin(projects, and(eq(projects.tenantId, risks.tenantId), eq(projects.id, risks.projectId)))
+      .where(
+        and(
+          eq(correctiveActions.tenantId, current),
+          isNotNull(correctiveActions.assigneeId),
+          lt(correctiveActions.dueDate, today),
+          lt(correctiveActions.progress, 100),
+        ),
+      )
+      .orderBy(correctiveActions.id);
+    const item =
+      (type: OverdueItem['type']) =>
+      (
+        r: { id: number; title: string; dueDate: string | null; assigneeId: number | null } & Pick<
+          OverdueItem,
+          'projectId' | 'projectName'
+        >,
+      ): OverdueItem[] =>
+        r.dueDate !== null && r.assigneeId !== null
+          ? [{ ...r, type, dueDate: r.dueDate, assigneeId: r.assigneeId }]
+          : [];
+    return [...tasks.flatMap(item('task')), ...actions.flatMap(item('action'))];
+  }
+}
