@@ -1,3 +1,4 @@
+import { SystemSettingsStore } from '../../server/src/services/system-settings.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -619,6 +620,27 @@ describe(`notification triggers (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
       expect((await mailsSince(mark)).map((m) => [m.recipient, m.subject])).toEqual([
         ['membre@acme-securite.fr', '[Vigie] Pour information'],
       ]);
+    });
+
+    it('sends no e-mail while the system setting « notifications » is off, and the in-app notification stays', async () => {
+      process.env.VIGIE_NOTIFY_EMAIL = 'all';
+      const store = SystemSettingsStore.of(t.database.db);
+      await store.update({ notifications: false }, userIds.get('manager')!);
+      try {
+        const mark = await lastMailId();
+        await sendTo('analyste', 'critical', 'Sans e-mail : réglage coupé');
+        expect(await mailsSince(mark)).toHaveLength(0);
+        const kept = await t.database.db
+          .select()
+          .from(notifications)
+          .where(eq(notifications.title, 'Sans e-mail : réglage coupé'));
+        expect(kept).toHaveLength(1);
+      } finally {
+        await store.update({ notifications: true }, userIds.get('manager')!);
+      }
+      const mark = await lastMailId();
+      await sendTo('analyste', 'critical', 'Avec e-mail : réglage rétabli');
+      expect(await mailsSince(mark)).toHaveLength(1);
     });
 
     it('mails a trigger’s critical notification too (task failure)', async () => {

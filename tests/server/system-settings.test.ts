@@ -167,7 +167,7 @@ describe('maintenance mode', () => {
 
 describe('log_retention_days drives the audit purge', () => {
   it('purges with the stored retention when the launch names none', async () => {
-    const store = new SystemSettingsStore(t.database.db);
+    const store = SystemSettingsStore.of(t.database.db);
     await store.update({ log_retention_days: 5 }, 1);
     await t.database.db.execute(sql`
       insert into audit_events (timestamp, event_type, description)

@@ -17,6 +17,7 @@ import {
   type Recipient,
 } from '../repositories/notifications.ts';
 import { createMailer, type Mailer } from './mailer.ts';
+import { SystemSettingsStore } from './system-settings.ts';
 
 /** What a notification says; the recipients are chosen separately. */
 export interface Notice {
@@ -129,12 +130,15 @@ export class Notifier {
   private readonly repo = new NotificationsRepository();
   private mailer: Mailer | undefined;
   private readonly pending = new Set<Promise<void>>();
+  private readonly settings: SystemSettingsStore;
 
   constructor(
     private readonly database: Database,
     private log: Log = consoleLog,
     private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    this.settings = SystemSettingsStore.of(database.db);
+  }
 
   /** The application's logger replaces the console fallback (the first component with one provides it). */
   useLog(log: Log): void {
@@ -224,6 +228,8 @@ export class Notifier {
   }
 
   private async sendMails(created: readonly Created[]): Promise<void> {
+    // The system setting « notifications » switches e-mail delivery off for the whole platform (in-app stays).
+    if (!(await this.settings.get()).notifications) return;
     this.mailer ??= createMailer(this.database.db, this.env);
     const mailer = this.mailer;
     for (const { notification: n, recipient } of created) {

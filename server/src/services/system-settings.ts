@@ -122,9 +122,17 @@ export function validateSettingsPatch(body: unknown): Partial<SystemSettings> {
  */
 export class SystemSettingsStore {
   static readonly CACHE_MS = 5_000;
+  private static readonly shared = new WeakMap<Db, SystemSettingsStore>();
   private cached: { at: number; value: SystemSettings } | undefined;
 
-  constructor(private readonly db: Db) {}
+  /** One store per database in a process, so a change is seen at once by every reader here. */
+  static of(db: Db): SystemSettingsStore {
+    let store = SystemSettingsStore.shared.get(db);
+    if (!store) SystemSettingsStore.shared.set(db, (store = new SystemSettingsStore(db)));
+    return store;
+  }
+
+  private constructor(private readonly db: Db) {}
 
   async get(): Promise<SystemSettings> {
     const now = Date.now();

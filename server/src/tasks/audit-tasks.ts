@@ -10,7 +10,7 @@ const number = new Intl.NumberFormat('fr-FR');
 
 /** args.days (a staff launch may name it), else the system setting log_retention_days. */
 async function retentionDays(raw: unknown, ctx: TaskContext): Promise<number> {
-  if (raw === undefined) return (await new SystemSettingsStore(ctx.database.db).get()).log_retention_days;
+  if (raw === undefined) return (await SystemSettingsStore.of(ctx.database.db).get()).log_retention_days;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_RETENTION_DAYS) {
     throw new Error(`Paramètre « days » invalide : un entier entre 1 et ${MAX_RETENTION_DAYS} est attendu.`);
   }

@@ -36,7 +36,7 @@ async function actorOf(request: FastifyRequest) {
 /** The system settings store, and maintenance mode: the API answers 503 to everyone but administrators. */
 export default fp(
   async (app) => {
-    app.decorate('systemSettings', new SystemSettingsStore(app.database.db));
+    app.decorate('systemSettings', SystemSettingsStore.of(app.database.db));
     app.addHook('preHandler', async (request) => {
       const path = request.url.split('?')[0] ?? '';
       if (!path.startsWith('/api/') || OPEN_DURING_MAINTENANCE.some((re) => re.test(path))) return;
