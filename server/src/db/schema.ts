@@ -34,6 +34,9 @@ export const tenants = pgTable('tenants', {
   contactEmail: text('contact_email'),
   logoUrl: text('logo_url'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  /** Soft delete (issue 9): the tenant is closed to everyone, its data kept until purged. */
+  deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  deletedBy: integer('deleted_by'),
 });
 
 /** Accounts are global (one person may belong to several tenants); access goes through memberships. */
@@ -131,6 +134,57 @@ export const systemSettings = pgTable(
   (t) => [check('system_settings_singleton', sql`${t.id} = 1`)],
 );
 
+/** Operational configuration an administrator may change (issue 9, docs/api-admin.md "Configuration"). */
+export const adminConfig = pgTable(
+  'admin_config',
+  {
+    id: smallint('id').primaryKey().default(1),
+    values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: integer('updated_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [check('admin_config_singleton', sql`${t.id} = 1`)],
+);
+
+/** The server's structured log records, queryable by administrators, purged after log_retention_days. */
+export const serverLogs = pgTable(
+  'server_logs',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    time: timestamp('time', { withTimezone: true }).notNull().defaultNow(),
+    level: text('level').notNull(),
+    message: text('message').notNull().default(''),
+    requestId: text('request_id'),
+    method: text('method'),
+    url: text('url'),
+    statusCode: integer('status_code'),
+    responseTimeMs: doublePrecision('response_time_ms'),
+    tenantId: uuid('tenant_id'),
+    userId: integer('user_id'),
+    context: jsonb('context').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index('server_logs_time_idx').on(t.time), index('server_logs_level_time_idx').on(t.level, t.time)],
+);
+
+export const BACKUP_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED'] as const;
+export type BackupStatus = (typeof BACKUP_STATUSES)[number];
+
+/** A backup archive (database snapshot and documents) written to the data dir or a configured location. */
+export const backups = pgTable('backups', {
+  id: uuid('id').primaryKey(),
+  filename: text('filename').notNull(),
+  /** 'pglite' or 'postgres': a backup restores only onto the same kind. */
+  engine: text('engine').notNull(),
+  status: text('status').$type<BackupStatus>().notNull().default('RUNNING'),
+  size: bigint('size', { mode: 'number' }),
+  sha256: text('sha256'),
+  note: text('note').notNull().default(''),
+  error: text('error'),
+  createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  completedAt: timestamp('completed_at', { withTimezone: true }),
+});
+
 export const AUDIT_SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
 export type AuditSeverity = (typeof AUDIT_SEVERITIES)[number];
 
@@ -169,6 +223,18 @@ export const securityPolicies = pgTable(
     allowRegistration: boolean('allow_registration').notNull().default(true),
     passwordMinLength: integer('password_min_length').notNull().default(8),
     loginAttemptsPerMinute: integer('login_attempts_per_minute').notNull().default(10),
+    // Issue 9: complexity, 2FA per role, session lifetime, lock-out after failed sign-ins.
+    passwordRequireUppercase: boolean('password_require_uppercase').notNull().default(false),
+    passwordRequireLowercase: boolean('password_require_lowercase').notNull().default(false),
+    passwordRequireDigit: boolean('password_require_digit').notNull().default(false),
+    passwordRequireSymbol: boolean('password_require_symbol').notNull().default(false),
+    /** Membership roles ('admin', 'manager', 'user', 'readonly') and 'superuser'/'staff' that must use 2FA. */
+    twoFactorRequiredRoles: text('two_factor_required_roles').array().notNull().default(sql`'{}'::text[]`),
+    /** How long a sign-in lasts (refresh token lifetime), in minutes. */
+    sessionLifetimeMinutes: integer('session_lifetime_minutes').notNull().default(10_080),
+    /** Failed sign-ins in a row before an account is locked, and for how long. */
+    lockoutThreshold: integer('lockout_threshold').notNull().default(10),
+    lockoutMinutes: integer('lockout_minutes').notNull().default(15),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [check('security_policies_singleton', sql`${t.id} = 1`)],
@@ -1057,6 +1123,9 @@ export const schema = {
   passwordResetTokens,
   mailOutbox,
   systemSettings,
+  adminConfig,
+  serverLogs,
+  backups,
   auditEvents,
   securityPolicies,
   idempotencyKeys,
