@@ -6,6 +6,7 @@ import {
   isAuthEndpoint,
   isDownloadPath,
   isCacheable,
+  isStreamPath,
   normalizePath,
   partitionName,
   SOURCE_HEADER,
@@ -123,15 +124,25 @@ async function store(cacheName: string, request: Request, response: Response): P
 }
 
 /**
- * GET /api/…: auth endpoints to the network untouched; others fresh from the partitioned cache within their
- * TTL (revalidated behind), else network first; on failure the newest cached copy, else sample data; on 404
- * for the §8 areas, sample data. Every answer says where it came from.
+ * The notification stream: the network's answer as it is (its body flows through unbuffered), no cache, no sample
+ * data, no timeout. In mock API mode nothing may reach the network: an empty 204 tells the page there is no stream.
+ */
+async function streamAnswer(request: Request): Promise<Response> {
+  if (await mockModeOn()) return new Response(null, { status: 204, headers: { [SOURCE_HEADER]: 'sample' } });
+  return fetch(request);
+}
+
+/**
+ * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
+ * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
+ * else sample data; on 404 for the §8 areas, sample data. Every answer says where it came from.
  */
 export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;
   const url = new URL(request.url);
   const pathname = normalizePath(url.pathname);
   if (isAuthEndpoint(pathname) || isDownloadPath(pathname)) return fetch(request);
+  if (isStreamPath(pathname)) return streamAnswer(request);
 
   if (await mockModeOn()) {
     const sample = await trySample(request, pathname);

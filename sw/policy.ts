@@ -45,6 +45,14 @@ export function isDownloadPath(pathname: string): boolean {
   return /\/(export|download)(\/|$)/.test(normalizePath(pathname));
 }
 
+/**
+ * The notification stream (text/event-stream, open for minutes): straight to the network, never cached, never
+ * replaced by sample data, and its answer handed over as it is so events arrive as the server sends them.
+ */
+export function isStreamPath(pathname: string): boolean {
+  return /^\/api\/notifications\/stream(\/|$)/.test(normalizePath(pathname));
+}
+
 /** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
 export function ttlSeconds(pathname: string): number {
   const p = normalizePath(pathname);

@@ -8,7 +8,6 @@ import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
 import { UsersPage } from '../features/users/users-page.tsx';
-import { NotificationsPage } from '../features/notifications/notifications-page.tsx';
 
 // Domain screens are separate chunks: the first paint downloads none of them (nor the chart library).
 const VulnerabilityDashboardPage = lazy(() => import('../features/vulnerabilities/dashboard-page.tsx'));
@@ -22,6 +21,11 @@ const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
 const ProjectsPage = lazy(() => import('../features/projects/projects-page.tsx'));
 const ProjectPage = lazy(() => import('../features/projects/project-page.tsx'));
 const AuditPage = lazy(() => import('../features/audit/audit-page.tsx'));
+const NotificationsPage = lazy(() => import('../features/notifications/notifications-page.tsx'));
+// The blog list needs no Markdown; the post and the editor load marked and DOMPurify in a chunk of their own.
+const BlogListPage = lazy(() => import('../features/blog/blog-list-page.tsx'));
+const BlogPostPage = lazy(() => import('../features/blog/blog-post-page.tsx'));
+const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
 
 const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
@@ -37,6 +41,12 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/projects', ProjectsPage],
   ['/projects/:id', ProjectPage],
   ['/audit', AuditPage],
+  ['/notifications', NotificationsPage],
+  ['/blog', BlogListPage],
+  // Before /blog/:slug, which would take "new" for a slug.
+  ['/blog/new', BlogEditorPage],
+  ['/blog/:slug/edit', BlogEditorPage],
+  ['/blog/:slug', BlogPostPage],
 ];
 
 /**
@@ -115,11 +125,6 @@ function MainApp() {
         <Route path="/admin/users">
           <RequireAuth>
             <UsersPage />
-          </RequireAuth>
-        </Route>
-        <Route path="/notifications">
-          <RequireAuth>
-            <NotificationsPage />
           </RequireAuth>
         </Route>
         <Route path="/settings">

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
@@ -10,6 +10,7 @@ import { localDataMode, mockApiMode } from './modes.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
+import { NotificationBell, NotificationToast } from '../features/notifications/notification-bell.tsx';
 
 /**
  * docs/api-audit.md: the trail is read by the current tenant's admins and managers, staff and superusers (the
@@ -37,7 +38,8 @@ const NAV: {
   { href: '/projects', label: 'Projets' },
   { href: '/tasks', label: 'Tâches' },
   { href: '/cve', label: 'CVE' },
-  { href: '/notifications', label: 'Notifications' },
+  // Notifications: the bell beside the account (one link, its name says the unread count).
+  { href: '/blog', label: 'Blog' },
   { href: '/audit', label: 'Journal d’audit', show: mayReadAudit },
   { href: '/admin/users', label: 'Utilisateurs', roles: ['admin'] },
   { href: '/settings', label: 'Préférences' },
@@ -48,6 +50,24 @@ export function Layout({ children }: { children: ReactNode }) {
   const profile = session.value?.profile;
   const role = roleOf(profile);
   const signedIn = isAuthenticated.value && !!profile;
+  // The bell's count and the notification stream, loaded after the first paint (a chunk of their own); the stream
+  // pauses in mock API mode, where nothing may reach the network.
+  useEffect(() => {
+    let stop: (() => void) | undefined;
+    let live = true;
+    import('../features/notifications/notifications-state.ts').then(
+      (engine) => {
+        if (live) stop = engine.startNotifications({ paused: mockApiMode });
+      },
+      () => {
+        /* offline before the chunk was ever cached: the bell keeps 0 until the next load */
+      },
+    );
+    return () => {
+      live = false;
+      stop?.();
+    };
+  }, []);
 
   return (
     <div className="shell">
@@ -73,6 +93,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <div className="account">
           {signedIn ? (
             <>
+              <NotificationBell />
               <TenantSwitcher />
               <span className="who">{greetingName(profile)}</span>
               <button type="button" className="btn ghost" onClick={() => void logout()}>
@@ -124,6 +145,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </button>
         </div>
       )}
+      {signedIn && <NotificationToast />}
       <main id="main" tabIndex={-1}>
         {children}
       </main>

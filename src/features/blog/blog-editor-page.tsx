@@ -1,0 +1,385 @@
+import { useEffect, useId, useState, type ChangeEvent } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { useSignals } from '@preact/signals-react/runtime';
+import { ApiError } from '../../lib/api-client.ts';
+import { ConfirmDelete } from '../../components/confirm-delete.tsx';
+import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
+import { ActionMessages } from '../../components/list-state.tsx';
+import { messageOf } from '../../components/use-row-actions.ts';
+import { currentTenantId, session } from '../auth/session.ts';
+import {
+  BLOG_MESSAGES,
+  deletePost,
+  getPost,
+  imageProblem,
+  mayWriteBlog,
+  savePost,
+  SLUG_PATTERN,
+  slugify,
+  uploadImage,
+  type BlogInput,
+  type BlogPost,
+  type BlogStatus,
+} from './blog-api.ts';
+import { BlogImage } from './blog-image.tsx';
+import { setFlash, takeFlash } from './blog-widgets.tsx';
+import { MarkdownView } from './markdown-view.tsx';
+
+type Field = 'title' | 'slug' | 'excerpt' | 'content' | 'tags' | 'featured_image' | 'status';
+type FieldErrors = Partial<Record<Field, string>>;
+const FIELDS: readonly Field[] = ['title', 'slug', 'excerpt', 'content', 'tags', 'featured_image', 'status'];
+
+interface Draft {
+  title: string;
+  slug: string;
+  excerpt: string;
+  tags: string;
+  featured_image: string | null;
+  content: string;
+}
+
+/** 'CVE, Citrix' → ['CVE', 'Citrix'] (empty and repeated ones dropped). */
+export function parseTags(text: string): string[] {
+  const tags = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  return tags.filter((t, i) => tags.findIndex((u) => u.toLowerCase() === t.toLowerCase()) === i);
+}
+
+/** The server's limits, checked first so the form answers at once. */
+export function validateDraft(draft: Draft): FieldErrors {
+  const errors: FieldErrors = {};
+  const title = draft.title.trim();
+  if (title === '' || title.length > 200) errors.title = BLOG_MESSAGES.title;
+  if (draft.slug.trim() && !SLUG_PATTERN.test(draft.slug.trim())) errors.slug = BLOG_MESSAGES.slug;
+  if (draft.excerpt.length > 500) errors.excerpt = BLOG_MESSAGES.excerpt;
+  if (draft.content.length > 200_000) errors.content = BLOG_MESSAGES.content;
+  const tags = parseTags(draft.tags);
+  if (tags.length > 10 || tags.some((t) => t.length > 40)) errors.tags = BLOG_MESSAGES.tags;
+  return errors;
+}
+
+type LoadState =
+  | { kind: 'loading'; slug: string }
+  | { kind: 'ready'; slug: string; post: BlogPost | null }
+  | { kind: 'missing'; slug: string }
+  | { kind: 'failed'; slug: string; error: string };
+
+/** /blog/new and /blog/:slug/edit, for writers (tenant admins and managers, staff, superusers). */
+export default function BlogEditorPage() {
+  useSignals();
+  const slug = useParams<{ slug?: string }>().slug ?? '';
+  const writer = mayWriteBlog(session.value?.profile, currentTenantId());
+  const [state, setState] = useState<LoadState>(
+    slug ? { kind: 'loading', slug } : { kind: 'ready', slug: '', post: null },
+  );
+
+  useEffect(() => {
+    if (!slug || !writer) return;
+    let live = true;
+    getPost(slug).then(
+      ({ data, origin }) => {
+        if (!live) return;
+        // Sample data is no post to edit: saving it would create one the server never had.
+        if (data && origin.source !== 'sample') setState({ kind: 'ready', slug, post: data });
+        else setState({ kind: 'missing', slug });
+      },
+      (err: unknown) => live && setState({ kind: 'failed', slug, error: messageOf(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [slug, writer]);
+
+  if (!writer)
+    return (
+      <section className="page blog-page">
+        <h1>Blog</h1>
+        <p className="error" role="alert">
+          {BLOG_MESSAGES.forbidden}
+        </p>
+        <p className="muted">La rédaction est réservée aux administrateurs et responsables de l’organisation.</p>
+      </section>
+    );
+
+  const current: LoadState = state.slug === slug ? state : { kind: 'loading', slug };
+  return (
+    <section className="page page-wide blog-page">
+      <p className="blog-back">
+        <Link href="/blog">← Tous les articles</Link>
+      </p>
+      {current.kind === 'loading' && <p role="status">Chargement de l’article…</p>}
+      {current.kind === 'missing' && (
+        <p className="error" role="alert">
+          {BLOG_MESSAGES.notFound}
+        </p>
+      )}
+      {current.kind === 'failed' && (
+        <p className="error" role="alert">
+          Impossible de charger l’article : {current.error}
+        </p>
+      )}
+      {current.kind === 'ready' && <Editor key={current.post?.slug ?? ''} initial={current.post} />}
+    </section>
+  );
+}
+
+function Editor({ initial }: { initial: BlogPost | null }) {
+  const id = useId();
+  const [, navigate] = useLocation();
+  const [post, setPost] = useState(initial);
+  const [draft, setDraft] = useState<Draft>({
+    title: initial?.title ?? '',
+    slug: initial?.slug ?? '',
+    excerpt: initial?.excerpt ?? '',
+    tags: initial?.tags.join(', ') ?? '',
+    featured_image: initial?.featured_image ?? null,
+    content: initial?.content ?? '',
+  });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(takeFlash);
+  const [busy, setBusy] = useState(false);
+  const [uploading, setUploading] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const set = (key: keyof Draft) => (value: string | null) => setDraft((d) => ({ ...d, [key]: value }));
+  const status: BlogStatus = post?.status ?? 'draft';
+
+  function showError(err: unknown) {
+    if (err instanceof ApiError) {
+      const mapped: FieldErrors = {};
+      for (const key of FIELDS) {
+        const first = err.fields[key]?.[0];
+        if (first) mapped[key] = first;
+      }
+      if (err.status === 409) mapped.slug = err.message;
+      setErrors(mapped);
+      setError(err.message);
+    } else setError('Erreur inattendue.');
+  }
+
+  async function save(nextStatus: BlogStatus | undefined, message: string) {
+    const found = validateDraft(draft);
+    setErrors(found);
+    setError(null);
+    setNotice(null);
+    if (Object.keys(found).length > 0) return;
+    const body: Partial<BlogInput> = {
+      title: draft.title.trim(),
+      excerpt: draft.excerpt.trim(),
+      content: draft.content,
+      tags: parseTags(draft.tags),
+      featured_image: draft.featured_image,
+      ...(draft.slug.trim() ? { slug: draft.slug.trim() } : {}),
+      ...(nextStatus ? { status: nextStatus } : {}),
+    };
+    setBusy(true);
+    try {
+      const saved = await savePost(post?.slug ?? null, body);
+      if (!post || saved.slug !== post.slug) {
+        // A new post (or a new slug) has a new address: the editor reopens there.
+        setFlash(message);
+        navigate(`/blog/${encodeURIComponent(saved.slug)}/edit`, { replace: true });
+        return;
+      }
+      setPost(saved);
+      setNotice(message);
+    } catch (err) {
+      showError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    if (!post) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await deletePost(post.slug);
+      setFlash(`Article « ${post.title} » supprimé.`);
+      navigate('/blog');
+    } catch (err) {
+      setConfirming(false);
+      showError(err);
+      setBusy(false);
+    }
+  }
+
+  async function upload(e: ChangeEvent<HTMLInputElement>) {
+    const input = e.target;
+    const file = input.files?.[0];
+    if (!file) return;
+    const problem = imageProblem(file);
+    setErrors((x) => ({ ...x, featured_image: problem ?? undefined }));
+    if (problem) {
+      input.value = '';
+      return;
+    }
+    setUploading(true);
+    try {
+      const image = await uploadImage(file);
+      set('featured_image')(image.url);
+      setNotice('Image envoyée.');
+    } catch (err) {
+      setErrors((x) => ({ ...x, featured_image: messageOf(err) }));
+    } finally {
+      setUploading(false);
+      input.value = '';
+    }
+  }
+
+  const aria = (name: Field) => errorAria(`${id}-${name}-error`, errors[name]);
+  const field = (name: Field) => ({ id: `${id}-${name}`, errorId: `${id}-${name}-error`, error: errors[name] });
+
+  return (
+    <form className="blog-editor" noValidate onSubmit={(e) => e.preventDefault()} aria-labelledby={`${id}-heading`}>
+      <div className="vm-head">
+        <h1 id={`${id}-heading`}>{post ? `Modifier « ${post.title} »` : 'Nouvel article'}</h1>
+        {post && (
+          <span className={status === 'published' ? 'vm-badge ok' : 'vm-badge medium'}>
+            {status === 'published' ? 'Publié' : 'Brouillon'}
+          </span>
+        )}
+      </div>
+      <ActionMessages notice={notice} />
+      <div className="vm-form">
+        <FormField {...field('title')} label="Titre *" wide>
+          <input
+            id={`${id}-title`}
+            value={draft.title}
+            maxLength={200}
+            required
+            onChange={(e) => set('title')(e.target.value)}
+            {...aria('title')}
+          />
+        </FormField>
+        <FormField {...field('slug')} label="Lien (slug)">
+          <input
+            id={`${id}-slug`}
+            value={draft.slug}
+            placeholder={slugify(draft.title) || 'genere-depuis-le-titre'}
+            onChange={(e) => set('slug')(e.target.value)}
+            {...aria('slug')}
+          />
+        </FormField>
+        <FormField {...field('tags')} label="Étiquettes (séparées par des virgules)">
+          <input id={`${id}-tags`} value={draft.tags} onChange={(e) => set('tags')(e.target.value)} {...aria('tags')} />
+        </FormField>
+        <FormField {...field('excerpt')} label="Résumé" wide>
+          <textarea
+            id={`${id}-excerpt`}
+            value={draft.excerpt}
+            maxLength={500}
+            onChange={(e) => set('excerpt')(e.target.value)}
+            {...aria('excerpt')}
+          />
+        </FormField>
+        <FormField
+          {...field('featured_image')}
+          label="Image mise en avant (PNG, JPEG, GIF ou WebP, 5 Mio au plus)"
+          wide
+        >
+          <input
+            id={`${id}-featured_image`}
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            disabled={uploading}
+            onChange={(e) => void upload(e)}
+            {...aria('featured_image')}
+          />
+        </FormField>
+        {uploading && (
+          <p className="vm-wide" role="status">
+            Envoi de l’image…
+          </p>
+        )}
+        {draft.featured_image && (
+          <div className="blog-editor-image vm-wide">
+            <BlogImage src={draft.featured_image} alt="Image mise en avant" className="blog-featured" />
+            <button type="button" className="btn secondary small" onClick={() => set('featured_image')(null)}>
+              Retirer l’image
+            </button>
+          </div>
+        )}
+        <div className="blog-editor-panes vm-wide">
+          <FormField {...field('content')} label="Contenu (Markdown)">
+            <textarea
+              id={`${id}-content`}
+              className="blog-editor-source"
+              value={draft.content}
+              onChange={(e) => set('content')(e.target.value)}
+              {...aria('content')}
+            />
+          </FormField>
+          <section className="blog-editor-preview" aria-label="Aperçu">
+            <h2>Aperçu</h2>
+            <MarkdownView source={draft.content} />
+          </section>
+        </div>
+        <FormError error={error} />
+        <div className="vm-form-actions">
+          {status === 'draft' ? (
+            <>
+              <button
+                type="button"
+                className="btn secondary"
+                disabled={busy}
+                onClick={() => void save('draft', 'Brouillon enregistré.')}
+              >
+                Enregistrer le brouillon
+              </button>
+              <button
+                type="button"
+                className="btn primary"
+                disabled={busy}
+                onClick={() => void save('published', 'Article publié.')}
+              >
+                Publier
+              </button>
+            </>
+          ) : (
+            <>
+              <button
+                type="button"
+                className="btn primary"
+                disabled={busy}
+                onClick={() => void save(undefined, 'Modifications enregistrées.')}
+              >
+                Enregistrer
+              </button>
+              <button
+                type="button"
+                className="btn secondary"
+                disabled={busy}
+                onClick={() => void save('draft', 'Article dépublié : il redevient un brouillon.')}
+              >
+                Dépublier
+              </button>
+            </>
+          )}
+          {post && (
+            <Link href={`/blog/${encodeURIComponent(post.slug)}`} className="btn secondary">
+              Voir l’article
+            </Link>
+          )}
+          {post &&
+            (confirming ? (
+              <ConfirmDelete
+                name={post.title}
+                question="Supprimer définitivement cet article ?"
+                busy={busy}
+                onConfirm={() => void remove()}
+                onCancel={() => setConfirming(false)}
+              />
+            ) : (
+              <button type="button" className="btn danger" disabled={busy} onClick={() => setConfirming(true)}>
+                Supprimer
+              </button>
+            ))}
+        </div>
+      </div>
+    </form>
+  );
+}
