@@ -1,5 +1,5 @@
 import { useEffect, type ReactNode } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
 import { roleOf } from '../features/auth/roles.ts';
@@ -50,6 +50,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const profile = session.value?.profile;
   const role = roleOf(profile);
   const signedIn = isAuthenticated.value && !!profile;
+  const [location] = useLocation();
   // The bell's count and the notification stream, loaded after the first paint (a chunk of their own); the stream
   // pauses in mock API mode, where nothing may reach the network.
   useEffect(() => {
@@ -85,7 +86,11 @@ export function Layout({ children }: { children: ReactNode }) {
               (item) =>
                 (!item.roles || item.roles.includes(role)) && (!item.show || item.show(profile, currentTenantId())),
             ).map((item) => (
-              <Link key={item.href} href={item.href}>
+              <Link
+                key={item.href}
+                href={item.href}
+                aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined}
+              >
                 {item.label}
               </Link>
             ))}
