@@ -52,6 +52,10 @@ describe('screens offline in Chromium', () => {
 
   it('an area the backend does not serve shows marked sample data', async () => {
     const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    // Another backend, without notifications: its paths answer 404 (the service worker's requests included).
+    await context.route('**/api/notifications/**', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not found."}' }),
+    );
     const page = await signInThroughForm(context, 'manager');
     await page.getByRole('link', { name: 'Notifications' }).click();
     await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
