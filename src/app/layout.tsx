@@ -10,6 +10,7 @@ import { localDataMode, mockApiMode } from './modes.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
+import { maintenanceNotice } from '../lib/maintenance.ts';
 import { NotificationBell, NotificationToast } from '../features/notifications/notification-bell.tsx';
 
 /**
@@ -120,6 +121,11 @@ export function Layout({ children }: { children: ReactNode }) {
       {online.value && localDataMode.value && (
         <div className="banner offline" role="status">
           Serveur injoignable — mode données locales : les informations affichées viennent du cache ou d’exemples.
+        </div>
+      )}
+      {maintenanceNotice.value && (
+        <div className="banner refused" role="alert">
+          {maintenanceNotice.value}
         </div>
       )}
       {mockApiMode.value && (

@@ -1,4 +1,5 @@
 import { createFetch, ofetch, type FetchOptions } from 'ofetch';
+import { isMaintenanceAnswer, maintenanceNotice } from './maintenance.ts';
 
 export const API_BASE = '/api';
 
@@ -253,7 +254,11 @@ export async function apiRequestWithOrigin<T>(
   }
   const status = response.status;
   const data = response._data;
-  if (status >= 200 && status < 300) return { data: data as T, origin: originOf(response.headers) };
+  if (status >= 200 && status < 300) {
+    const origin = originOf(response.headers);
+    if (origin.source === 'network' && maintenanceNotice.value !== null) maintenanceNotice.value = null;
+    return { data: data as T, origin };
+  }
 
   if (status === 401 && !opts.anonymous) {
     if (!retried && hooks.hasRefreshToken()) {
@@ -286,6 +291,11 @@ export async function apiRequestWithOrigin<T>(
     throw new ApiError(403, detailOf(data) ?? MESSAGES.accessDenied, data);
   }
 
+  if (isMaintenanceAnswer(status, data)) {
+    // Not a broken backend: the administrators closed it for a while; say so in their words.
+    maintenanceNotice.value = data.detail;
+    throw new ApiError(503, data.detail, data);
+  }
   if (status === 500 || status === 503) throw new ApiError(status, MESSAGES.backendDown, data);
   if (status === 404) throw new ApiError(404, detailOf(data) ?? MESSAGES.notFound, data);
   throw new ApiError(status, detailOf(data) ?? `Erreur de serveur inattendue : ${status}`, data);

@@ -1,0 +1,54 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, signIn, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
+import { listen, resetClientState, useClient } from './harness.ts';
+import { apiRequest, ApiError, MESSAGES } from '../../src/lib/api-client.ts';
+import { login } from '../../src/features/auth/api/login.ts';
+import { maintenanceNotice } from '../../src/lib/maintenance.ts';
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await createTestApp({ runJobs: false });
+  base = await listen(t.app);
+});
+afterAll(async () => t.close());
+beforeEach(async () => {
+  await resetClientState();
+  useClient(base);
+});
+afterEach(async () => {
+  maintenanceNotice.value = null;
+  await resetClientState();
+});
+
+async function setMaintenance(on: boolean) {
+  const admin = await signIn(t.app, 'admin');
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/system/settings/',
+    headers: { authorization: `Bearer ${admin.access}` },
+    payload: { maintenance_mode: on },
+  });
+  expect(res.statusCode).toBe(200);
+}
+
+describe('maintenance mode seen from the client', () => {
+  it('gives the server’s French notice instead of « Backend connection failed », and clears it once the API answers', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    await setMaintenance(true);
+    try {
+      const err = await apiRequest('/assets/').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(503);
+      expect((err as ApiError).message).toBe(
+        'Maintenance en cours : l’application est momentanément indisponible. Réessayez plus tard.',
+      );
+      expect((err as ApiError).message).not.toBe(MESSAGES.backendDown);
+      expect(maintenanceNotice.value).toBe((err as ApiError).message);
+    } finally {
+      await setMaintenance(false);
+    }
+    await apiRequest('/assets/');
+    expect(maintenanceNotice.value).toBeNull();
+  });
+});
