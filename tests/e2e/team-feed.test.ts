@@ -147,6 +147,47 @@ describe('notifications, audit export and blog in Chromium', () => {
     await context.close();
   });
 
+  it('renders a post’s Markdown without running what a writer slipped into it', async () => {
+    const manager = await signIn(e2e.t.app, 'manager');
+    const created = await e2e.t.app.inject({
+      method: 'POST',
+      url: '/api/blog/posts/',
+      headers: { authorization: `Bearer ${manager.access}` },
+      payload: {
+        title: 'Article piégé',
+        status: 'published',
+        content: [
+          '## Bilan',
+          '',
+          'Texte **gras** et [un lien](https://example.org).',
+          '',
+          '<script>window.__pwned = "script"</script>',
+          '<img src="x" onerror="window.__pwned = \'onerror\'">',
+          '<svg onload="window.__pwned = \'svg\'"></svg>',
+          "[clic](javascript:window.__pwned='href')",
+          '<iframe src="/"></iframe>',
+        ].join('\n'),
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const context = await newContext();
+    const page = await signInThroughForm(context, 'analyste');
+    await page.goto(`/blog/${created.json<{ slug: string }>().slug}`);
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'Bilan' }).count()).toBe(1);
+    await page
+      .getByRole('link', { name: 'clic' })
+      .click({ trial: false })
+      .catch(() => {});
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    const body = page.locator('.blog-content');
+    expect(await body.locator('script, iframe, svg, [onerror], [onload]').count()).toBe(0);
+    expect(await body.locator('strong').textContent()).toBe('gras');
+    expect(await body.getByRole('link', { name: 'un lien' }).getAttribute('href')).toBe('https://example.org');
+    expect(await body.locator('a[href^="javascript:"]').count()).toBe(0);
+    await context.close();
+  });
+
   it('a backend without a blog (404) shows the two sample posts, marked as sample data', async () => {
     const context = await newContext();
     // Another backend: its blog paths answer 404 (routed before the request leaves the browser, the service worker's
