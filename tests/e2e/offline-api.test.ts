@@ -85,6 +85,10 @@ describe('service worker /api layer in Chromium', () => {
 
   it('substitutes marked sample data on a 404 area and when offline without a cache', async () => {
     const context = await newContext();
+    // A backend without a blog: its blog paths answer 404 (the service worker's requests included).
+    await context.route('**/api/blog/**', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not found."}' }),
+    );
     const page = await signInThroughForm(context, 'manager');
     const blog = await apiGet(page, '/api/blog/posts/');
     expect(blog.source).toBe('sample');
