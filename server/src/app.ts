@@ -32,6 +32,13 @@ import notificationsArea from './routes/api/notifications/index.ts';
 import blogArea from './routes/api/blog/index.ts';
 import systemSettingsPlugin from './plugins/app/system-settings.ts';
 import systemSettingsRoutes from './routes/api/system/settings.ts';
+import securityPoliciesPlugin from './plugins/app/security-policies.ts';
+import securityPolicyRoutes from './routes/api/security/policies.ts';
+import adminTenantRoutes from './routes/api/admin/tenants/index.ts';
+import serverLogsPlugin from './plugins/app/server-logs.ts';
+import adminLogRoutes from './routes/api/admin/logs/index.ts';
+import adminStatusRoutes from './routes/api/admin/status/index.ts';
+import adminConfigRoutes from './routes/api/admin/config/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -64,7 +71,9 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens });
   await fastify.register(rateLimits);
+  await fastify.register(securityPoliciesPlugin);
   await fastify.register(systemSettingsPlugin);
+  await fastify.register(serverLogsPlugin);
   await fastify.register(idempotency);
   await fastify.register(jobs, { tasks: opts.tasks ?? TASKS, runJobs: opts.runJobs ?? true });
 
@@ -93,6 +102,11 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(notificationsArea);
   await fastify.register(blogArea);
   await fastify.register(systemSettingsRoutes);
+  await fastify.register(securityPolicyRoutes);
+  await fastify.register(adminTenantRoutes);
+  await fastify.register(adminLogRoutes);
+  await fastify.register(adminStatusRoutes, { runJobs: opts.runJobs ?? true });
+  await fastify.register(adminConfigRoutes, { runJobs: opts.runJobs ?? true });
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import closeWithGrace from 'close-with-grace';
-import { LogController, type FastifyInstance } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DatabaseError, openDatabase, redactUrl, type Database } from './db/client.ts';
 import { formatAccounts, isSeeded, seedDemoData } from './db/seed.ts';
@@ -10,6 +11,7 @@ import { SecretBox } from './lib/secret-box.ts';
 import { buildApp } from './build-app.ts';
 import { jobQueueOf } from './services/task-queue.ts';
 import { VERSION } from './version.ts';
+import { ServerLogSink } from './services/server-logs.ts';
 
 function fail(message: string): never {
   console.error(`vigie: ${message}`);
@@ -32,6 +34,22 @@ function assertPortFree(host: string, port: number): Promise<void> {
     );
     probe.listen(port, host, () => probe.close(() => resolve()));
   });
+}
+
+/**
+ * Standard output at LOG_LEVEL, and the queryable log store (docs/api-admin.md "Logs"), which takes debug and up
+ * and keeps what the system setting log_level asks for.
+ */
+function createLogger(level: string, sink: ServerLogSink): FastifyBaseLogger {
+  const values = pino.levels.values;
+  const floor = Math.min(values[level] ?? values.info!, values.debug!);
+  return pino(
+    { level: pino.levels.labels[floor] ?? 'debug', redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    pino.multistream([
+      ...(level === 'silent' ? [] : [{ level: level as pino.Level, stream: process.stdout }]),
+      { level: 'debug' as const, stream: sink.stream },
+    ]),
+  );
 }
 
 export interface Started {
@@ -63,7 +81,7 @@ export async function start(config: Config): Promise<Started> {
     const app = await buildApp(
       { database, tokens, secretBox, staticDir: config.staticDir, filesDir: config.dataDir },
       {
-        logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+        loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),
         logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
         trustProxy: config.trustProxy,
       },

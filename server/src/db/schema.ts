@@ -229,7 +229,10 @@ export const securityPolicies = pgTable(
     passwordRequireDigit: boolean('password_require_digit').notNull().default(false),
     passwordRequireSymbol: boolean('password_require_symbol').notNull().default(false),
     /** Membership roles ('admin', 'manager', 'user', 'readonly') and 'superuser'/'staff' that must use 2FA. */
-    twoFactorRequiredRoles: text('two_factor_required_roles').array().notNull().default(sql`'{}'::text[]`),
+    twoFactorRequiredRoles: text('two_factor_required_roles')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** How long a sign-in lasts (refresh token lifetime), in minutes. */
     sessionLifetimeMinutes: integer('session_lifetime_minutes').notNull().default(10_080),
     /** Failed sign-ins in a row before an account is locked, and for how long. */
@@ -1082,7 +1085,10 @@ export const blogPosts = pgTable(
     authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     /** The author's display name when the post was written (kept if the account goes). */
     authorName: text('author_name').notNull().default(''),
-    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     featuredImage: text('featured_image'),
     status: text('status').$type<BlogStatus>().notNull().default('draft'),
     publishedDate: timestamp('published_date', { withTimezone: true }),

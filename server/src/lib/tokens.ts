@@ -27,24 +27,25 @@ export class TokenService {
     this.#key = new TextEncoder().encode(secret);
   }
 
-  signAccess(claims: AccessClaims): Promise<string> {
+  signAccess(claims: AccessClaims, ttlS: number = ACCESS_TOKEN_TTL_S): Promise<string> {
     return new SignJWT({ ...claims, type: 'access' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
       .setIssuedAt()
       .setIssuer('vigie')
-      .setExpirationTime(`${ACCESS_TOKEN_TTL_S}s`)
+      .setExpirationTime(`${ttlS}s`)
       .sign(this.#key);
   }
 
-  signRefresh(claims: RefreshClaims): Promise<string> {
+  /** `ttlS`: the security policy's session lifetime (docs/api-admin.md "Security policies"). */
+  signRefresh(claims: RefreshClaims, ttlS: number = REFRESH_TOKEN_TTL_S): Promise<string> {
     return new SignJWT({ fam: claims.fam, type: 'refresh' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
       .setJti(claims.jti)
       .setIssuedAt()
       .setIssuer('vigie')
-      .setExpirationTime(`${REFRESH_TOKEN_TTL_S}s`)
+      .setExpirationTime(`${ttlS}s`)
       .sign(this.#key);
   }
 

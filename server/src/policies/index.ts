@@ -131,3 +131,56 @@ export function canChangeSystemSettings(actor: Actor): boolean {
 export function passesMaintenance(actor: Actor | undefined): boolean {
   return actor !== undefined && isAdmin(actor);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tenants and security policies (issue 9, docs/api-admin.md "Tenants", "Security policies").
+
+/** The tenant console: superusers, and admins of at least one tenant (who see only those tenants). */
+export function canAdministerTenants(actor: Actor, rolesHeld: readonly MembershipRole[]): boolean {
+  return actor.isSuperuser || rolesHeld.includes('admin');
+}
+
+/** Editing a tenant's details: superusers, or an admin of that very tenant. */
+export function canEditTenant(actor: Actor, roleThere: MembershipRole | null): boolean {
+  return actor.isSuperuser || roleThere === 'admin';
+}
+
+/** Creating, deleting and restoring tenants, and changing their status or plan: superusers only. */
+export function canGovernTenants(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+/** Every tenant appears in a superuser's lists; anyone else sees only the tenants they belong to. */
+export function seesEveryTenant(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+/** Security policies are platform-wide: administrators read them, superusers change them. */
+export function canReadSecurityPolicies(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+export function canChangeSecurityPolicies(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Logs, status and configuration (issue 9, docs/api-admin.md "Logs", "Health and status", "Configuration").
+// Each shows the whole platform (every tenant's requests and counts, paths and storage): superusers only; staff
+// and tenant admins are refused like everyone else.
+
+export function canReadServerLogs(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+export function canReadSystemStatus(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+export function canReadConfiguration(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+export function canChangeConfiguration(actor: Actor): boolean {
+  return actor.isSuperuser;
+}

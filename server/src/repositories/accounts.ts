@@ -1,19 +1,11 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import {
-  memberships,
-  passwordResetTokens,
-  refreshTokens,
-  securityPolicies,
-  users,
-  type MembershipRole,
-} from '../db/schema.ts';
+import { memberships, passwordResetTokens, refreshTokens, users, type MembershipRole } from '../db/schema.ts';
 import type { UserRow } from './users.ts';
+import { SecurityPolicyStore, type SecurityPolicy } from '../services/security-policies.ts';
 
-export interface AccountPolicy {
-  allowRegistration: boolean;
-  passwordMinLength: number;
-}
+/** Registration switch and password rules come from the platform security policy. */
+export type AccountPolicy = SecurityPolicy;
 
 export interface NewAccount {
   username: string;
@@ -53,12 +45,9 @@ export function uniqueViolation(err: unknown): 'email' | 'username' | undefined 
 export class AccountsRepository {
   constructor(private readonly db: Db) {}
 
+  /** Read fresh each time, so a policy change applies to the next request. */
   async policy(): Promise<AccountPolicy> {
-    const [row] = await this.db
-      .select({ allowRegistration: securityPolicies.allowRegistration, min: securityPolicies.passwordMinLength })
-      .from(securityPolicies)
-      .where(eq(securityPolicies.id, 1));
-    return { allowRegistration: row?.allowRegistration ?? true, passwordMinLength: row?.min ?? 8 };
+    return SecurityPolicyStore.of(this.db).get();
   }
 
   /**

@@ -1,7 +1,8 @@
 import { and, asc, count, eq, ilike, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
-import { memberships, securityPolicies, users, type MembershipRole } from '../db/schema.ts';
+import { memberships, users, type MembershipRole } from '../db/schema.ts';
+import { SecurityPolicyStore, type PasswordRules } from '../services/security-policies.ts';
 
 /** A member of the current tenant as user administration sees it: never the password hash or TOTP seed. */
 export interface TenantUserRow {
@@ -204,12 +205,9 @@ export class PlatformAccounts {
     return deleted.length > 0;
   }
 
-  async passwordMinLength(): Promise<number> {
-    const [row] = await this.db
-      .select({ n: securityPolicies.passwordMinLength })
-      .from(securityPolicies)
-      .where(eq(securityPolicies.id, 1));
-    return row?.n ?? 8;
+  /** The security policy's password rules, read fresh so a change applies to the next account. */
+  async passwordRules(): Promise<PasswordRules> {
+    return SecurityPolicyStore.of(this.db).get();
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { memberships, refreshTokens, tenants, users, type MembershipRole } from '../db/schema.ts';
 
@@ -33,20 +33,21 @@ export class UsersRepository {
   }
 
   async membershipsOf(userId: number): Promise<MembershipView[]> {
+    // A suspended or soft-deleted tenant is closed to its members (docs/api-admin.md "Tenants").
     return this.db
       .select({ tenantId: memberships.tenantId, tenantName: tenants.name, role: memberships.role })
       .from(memberships)
       .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
-      .where(and(eq(memberships.userId, userId), eq(tenants.status, 'active')))
+      .where(and(eq(memberships.userId, userId), eq(tenants.status, 'active'), isNull(tenants.deletedAt)))
       .orderBy(tenants.name);
   }
 
-  /** A tenant by id when it is active (superusers may act in any tenant). */
+  /** A tenant by id when it is active and not deleted (superusers may act in any such tenant). */
   async activeTenant(id: string): Promise<{ id: string; name: string } | undefined> {
     const [row] = await this.db
       .select({ id: tenants.id, name: tenants.name })
       .from(tenants)
-      .where(and(eq(tenants.id, id), eq(tenants.status, 'active')))
+      .where(and(eq(tenants.id, id), eq(tenants.status, 'active'), isNull(tenants.deletedAt)))
       .limit(1);
     return row;
   }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, or } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import {
   memberships,
@@ -457,7 +457,7 @@ export class Notifier {
     const rows = await this.database.db
       .select({ id: tenants.id })
       .from(tenants)
-      .where(eq(tenants.status, 'active'))
+      .where(and(eq(tenants.status, 'active'), isNull(tenants.deletedAt)))
       .orderBy(asc(tenants.name));
     return rows.map((r) => r.id);
   }

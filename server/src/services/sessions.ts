@@ -24,32 +24,48 @@ export class SessionService {
     private readonly tokens: TokenService,
   ) {}
 
-  async issue(user: UserRow, familyId: string = randomUUID()): Promise<IssuedTokens> {
+  /**
+   * `refreshTtlS` is the security policy's session lifetime; the access token never outlives it, so a short
+   * session really ends on time.
+   */
+  async issue(
+    user: UserRow,
+    familyId: string = randomUUID(),
+    refreshTtlS: number = REFRESH_TOKEN_TTL_S,
+  ): Promise<IssuedTokens> {
     const jti = randomUUID();
+    const accessTtlS = Math.min(ACCESS_TOKEN_TTL_S, refreshTtlS);
     await this.db.insert(refreshTokens).values({
       jti,
       familyId,
       userId: user.id,
-      expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_S * 1000),
+      expiresAt: new Date(Date.now() + refreshTtlS * 1000),
     });
     const [access, refresh] = await Promise.all([
-      this.tokens.signAccess({
-        sub: String(user.id),
-        username: user.username,
-        is_staff: user.isStaff,
-        is_superuser: user.isSuperuser,
-        sid: familyId,
-      }),
-      this.tokens.signRefresh({ sub: String(user.id), jti, fam: familyId }),
+      this.tokens.signAccess(
+        {
+          sub: String(user.id),
+          username: user.username,
+          is_staff: user.isStaff,
+          is_superuser: user.isSuperuser,
+          sid: familyId,
+        },
+        accessTtlS,
+      ),
+      this.tokens.signRefresh({ sub: String(user.id), jti, fam: familyId }, refreshTtlS),
     ]);
-    return { access, refresh, expires_in: ACCESS_TOKEN_TTL_S, familyId };
+    return { access, refresh, expires_in: accessTtlS, familyId };
   }
 
   /**
    * Exchanges a refresh token for a new pair in the same family. A token can be used once: presenting
    * it again means it was copied, so the whole family is revoked and the caller must sign in again.
    */
-  async rotate(refreshToken: string, loadUser: (id: number) => Promise<UserRow | undefined>): Promise<RotateResult> {
+  async rotate(
+    refreshToken: string,
+    loadUser: (id: number) => Promise<UserRow | undefined>,
+    refreshTtlS: number = REFRESH_TOKEN_TTL_S,
+  ): Promise<RotateResult> {
     let claims;
     try {
       claims = await this.tokens.verifyRefresh(refreshToken);
@@ -77,7 +93,7 @@ export class SessionService {
       await this.revokeFamily(row.familyId, 'inactive');
       return { ok: false, reason: 'revoked', userId: row.userId };
     }
-    return { ok: true, tokens: await this.issue(user, row.familyId), userId: user.id };
+    return { ok: true, tokens: await this.issue(user, row.familyId, refreshTtlS), userId: user.id };
   }
 
   async revokeFamily(familyId: string, reason: string): Promise<void> {

@@ -8,6 +8,7 @@ import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.
 import type { Actor } from '../../policies/index.ts';
 import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError } from './errors.ts';
+import { twoFactorGate } from './security-policies.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
 export const CSRF_COOKIE = 'csrftoken';
@@ -65,6 +66,7 @@ export default fp<{ tokens: TokenService }>(
   async (app, { tokens }) => {
     await app.register(cookie);
     const users = new UsersRepository(app.database.db);
+    const requireTwoFactorReady = twoFactorGate(app.database.db);
     app.decorate('tokens', tokens);
     app.decorateRequest('auth', null);
     app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
@@ -96,6 +98,8 @@ export default fp<{ tokens: TokenService }>(
         throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
       }
       const memberships = await users.membershipsOf(user.id);
+      // Security policy: an account that must use 2FA and has not set it up may only set it up.
+      await requireTwoFactorReady(request, user, memberships);
 
       const requested = request.headers['x-tenant-id'];
       let tenant: AuthContext['tenant'] = null;

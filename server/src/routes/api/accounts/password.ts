@@ -3,7 +3,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import type { Mailer } from '../../../services/mailer.ts';
 import { hashPassword, verifyPassword } from '../../../lib/password.ts';
+import { lockoutKey } from '../../../services/login-lockout.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
+import type { PasswordRules } from '../../../services/security-policies.ts';
 import { assertValidBody, checkPassword, hasErrors, invalid, MESSAGES, type FieldErrors } from './validation.ts';
 
 interface ResetBody {
@@ -57,9 +59,9 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 const invalidToken = () => new ApiError(400, 'invalid_token', 'Lien de réinitialisation invalide ou expiré.');
 
 /** The new password against the platform policy; the detail is the first problem found. */
-function assertNewPassword(password: string, minLength: number): void {
+function assertNewPassword(password: string, rules: PasswordRules): void {
   const fields: FieldErrors = {};
-  checkPassword(fields, 'new_password', password, minLength);
+  checkPassword(fields, 'new_password', password, rules);
   if (hasErrors(fields)) throw invalid(fields.new_password![0]!, fields);
 }
 
@@ -131,13 +133,14 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
       const user = TOKEN_RE.test(token) ? await repo.resetTokenOwner(tokenHash) : undefined;
       if (!user) throw invalidToken();
       const newPassword = request.body.new_password;
-      assertNewPassword(newPassword, (await repo.policy()).passwordMinLength);
+      assertNewPassword(newPassword, await repo.policy());
       // Spending the token, setting the password and revoking every session happen together.
       const done = await repo.resetPassword(tokenHash, user.id, await hashPassword(newPassword));
       if (!done) throw invalidToken();
       // The owner proved control of the mailbox: lift any sign-in lockout.
       app.limits.clear('login', user.username);
       app.limits.clear('login', user.email);
+      app.lockout.clear(lockoutKey(user.id, user.username));
       await app.audit.record(request, {
         eventType: 'password_reset',
         description: 'Mot de passe réinitialisé',
@@ -171,7 +174,7 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
         });
       }
       const newPassword = request.body.new_password;
-      assertNewPassword(newPassword, (await repo.policy()).passwordMinLength);
+      assertNewPassword(newPassword, await repo.policy());
       // Other devices are signed out; the session making the change stays.
       await repo.changePassword(user.id, await hashPassword(newPassword), auth.claims.sid);
       app.limits.clear('login', user.username);

@@ -128,11 +128,12 @@ const profile: FastifyPluginAsync<{ repo: AccountsRepository }> = async (app, { 
       if (password === '') addError(required, 'password', MESSAGES.passwordRequired);
       if (hasErrors(required)) throw invalid(REQUIRED, required);
 
-      // 8 is the contractual floor; a stricter platform policy wins.
-      const minLength = Math.max(ADMIN_MIN_PASSWORD, (await repo.policy()).passwordMinLength);
+      // 8 is the contractual floor; a stricter platform policy (length or complexity) wins.
+      const policy = await repo.policy();
+      const rules = { ...policy, passwordMinLength: Math.max(ADMIN_MIN_PASSWORD, policy.passwordMinLength) };
       const fields: FieldErrors = {};
-      checkPassword(fields, 'password', password, minLength);
-      if (hasErrors(fields)) throw invalid(MESSAGES.passwordTooShort(minLength), fields);
+      checkPassword(fields, 'password', password, rules);
+      if (hasErrors(fields)) throw invalid(fields.password![0]!, fields);
       checkUsername(fields, username);
       checkEmail(fields, email);
       const confirm = body.confirm_password ?? password;

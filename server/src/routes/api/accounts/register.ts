@@ -58,7 +58,7 @@ const register: FastifyPluginAsync<{ repo: AccountsRepository }> = async (app, {
       const fields: FieldErrors = {};
       checkUsername(fields, username);
       checkEmail(fields, email);
-      checkPassword(fields, 'password', password, policy.passwordMinLength);
+      checkPassword(fields, 'password', password, policy);
       if (password !== '' && confirm !== password) addError(fields, 'confirm_password', MESSAGES.passwordMismatch);
       if (hasErrors(fields)) throw invalid(INVALID, fields);
       await assertAvailable(repo, username, email, INVALID);

@@ -1,5 +1,6 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ApiError } from '../../../plugins/app/errors.ts';
+import { passwordProblems, type PasswordRules } from '../../../services/security-policies.ts';
 
 /** Field name → French messages, the `fields` member of a 400 answer. */
 export type FieldErrors = Record<string, string[]>;
@@ -37,10 +38,10 @@ export function checkEmail(fields: FieldErrors, email: string): void {
   else if (email.length > 254 || !EMAIL_RE.test(email)) addError(fields, 'email', MESSAGES.emailFormat);
 }
 
-export function checkPassword(fields: FieldErrors, field: string, password: string, minLength: number): void {
+/** Required, then the security policy's length and complexity (one shared check for every password set). */
+export function checkPassword(fields: FieldErrors, field: string, password: string, rules: PasswordRules): void {
   if (password === '') addError(fields, field, MESSAGES.passwordRequired);
-  // Counted in characters (code points), as the message says, not UTF-16 units.
-  else if ([...password].length < minLength) addError(fields, field, MESSAGES.passwordTooShort(minLength));
+  else for (const problem of passwordProblems(password, rules)) addError(fields, field, problem);
 }
 
 /** Trimmed text, with the domain part of an email lower-cased (the local part may be case-sensitive). */

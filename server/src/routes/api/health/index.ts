@@ -1,10 +1,10 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { VERSION } from '../../../version.ts';
 
 const PING_TIMEOUT_MS = 2000;
 
 const health: FastifyPluginAsync = async (app) => {
-  app.get('/api/health/', async (_request, reply) => {
+  const handler = async (_request: FastifyRequest, reply: FastifyReply) => {
     let database: 'ok' | 'down' = 'ok';
     try {
       await Promise.race([
@@ -18,7 +18,11 @@ const health: FastifyPluginAsync = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (database === 'down') return reply.code(503).send({ status: 'error', database, version: VERSION });
     return { status: 'ok', database, version: VERSION };
-  });
+  };
+
+  // §7 names both paths; one handler answers them (docs/api-admin.md "Health and status").
+  app.get('/api/health/', handler);
+  app.get('/api/system/health/', handler);
 };
 
 export default health;

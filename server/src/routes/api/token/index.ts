@@ -6,6 +6,8 @@ import { verifyTotp } from '../../../lib/totp.ts';
 import { TokenError } from '../../../lib/tokens.ts';
 import { SessionService } from '../../../services/sessions.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
+import { lockoutKey } from '../../../services/login-lockout.ts';
+import { twoFactorSetupRequired } from '../../../services/security-policies.ts';
 import { readAuthorization } from '../../../plugins/app/authentication.ts';
 import { clearSessionCookies, setSessionCookies } from './session-cookies.ts';
 
@@ -62,6 +64,18 @@ const logoutBody = {
 
 const INVALID_TOKEN = () => new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
 
+/** 429 like the rate limit, so the client stops its endpoint chain and shows the message. */
+const accountLocked = (seconds: number) => {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return new ApiError(
+    429,
+    'account_locked',
+    `Compte temporairement verrouillé après plusieurs échecs de connexion. Réessayez dans ${minutes} minute${minutes > 1 ? 's' : ''}.`,
+    { retry_after: seconds },
+    { 'Retry-After': String(seconds) },
+  );
+};
+
 const token: FastifyPluginAsync = async (app) => {
   const users = new UsersRepository(app.database.db);
   const sessions = new SessionService(app.database.db, app.tokens);
@@ -72,21 +86,51 @@ const token: FastifyPluginAsync = async (app) => {
     if (!login)
       throw new ApiError(400, 'invalid', 'Username is required', { fields: { username: ['Username is required'] } });
     await app.limits.hit(request, 'login', login);
+    // Read at each sign-in: a policy change applies to the next attempt.
+    const policy = await app.securityPolicies.get();
 
     const user = await users.findByLogin(login);
-    // Same work whether or not the account exists, so timing does not reveal usernames.
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!user || !ok || !user.isActive) {
+    const lockKey = lockoutKey(user?.id, login);
+    const lockedFor = app.lockout.lockedFor(lockKey);
+    if (lockedFor > 0) {
       await app.audit.record(request, {
         eventType: 'login_failed',
-        description: 'Échec de connexion',
+        description: 'Connexion refusée : compte temporairement verrouillé',
         severity: 'WARNING',
         success: false,
         tenantId: user?.defaultTenantId ?? null,
         userId: user?.id ?? null,
         username: login.slice(0, 150),
+        extra: { reason: 'account_locked', retry_after: lockedFor },
       });
-      throw new ApiError(400, 'invalid_credentials', 'Invalid credentials');
+      throw accountLocked(lockedFor);
+    }
+    /** Counts a failed attempt toward the lock-out, audits it, and answers the lock once it is reached. */
+    const failed = async (reason: string, description: string, fallback: ApiError): Promise<never> => {
+      const locked = app.lockout.fail(lockKey, policy.lockoutThreshold, policy.lockoutMinutes);
+      await app.audit.record(request, {
+        eventType: 'login_failed',
+        description: locked ? `${description} ; compte verrouillé ${policy.lockoutMinutes} min` : description,
+        severity: locked ? 'ERROR' : 'WARNING',
+        success: false,
+        tenantId: user?.defaultTenantId ?? null,
+        userId: user?.id ?? null,
+        username: login.slice(0, 150),
+        extra: locked
+          ? { reason, locked: true, lockout_threshold: policy.lockoutThreshold, lockout_minutes: policy.lockoutMinutes }
+          : { reason },
+      });
+      throw locked ? accountLocked(policy.lockoutMinutes * 60) : fallback;
+    };
+
+    // Same work whether or not the account exists, so timing does not reveal usernames.
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    if (!user || !ok || !user.isActive) {
+      return failed(
+        !user ? 'unknown_account' : !ok ? 'wrong_password' : 'inactive_account',
+        'Échec de connexion',
+        new ApiError(400, 'invalid_credentials', 'Invalid credentials'),
+      );
     }
 
     if (user.totpEnabled) {
@@ -97,31 +141,30 @@ const token: FastifyPluginAsync = async (app) => {
       }
       const secret = user.totpSecret ? app.secretBox.open(user.totpSecret) : undefined;
       if (!secret || !verifyTotp(secret, otp.trim())) {
-        await app.audit.record(request, {
-          eventType: 'login_failed',
-          description: 'Code de double authentification invalide',
-          severity: 'WARNING',
-          success: false,
-          tenantId: user.defaultTenantId,
-          userId: user.id,
-          username: user.username,
-        });
-        throw new ApiError(403, 'invalid_otp', 'Code de vérification invalide.', { two_factor_required: true });
+        return failed(
+          'invalid_otp',
+          'Code de double authentification invalide',
+          new ApiError(403, 'invalid_otp', 'Code de vérification invalide.', { two_factor_required: true }),
+        );
       }
     }
 
     app.limits.clear('login', login);
+    app.lockout.clear(lockKey);
     await users.touchLastLogin(user.id);
     const fresh = (await users.findById(user.id)) ?? user;
     const memberships = await users.membershipsOf(user.id);
-    const issued = await sessions.issue(fresh);
+    const issued = await sessions.issue(fresh, undefined, policy.sessionLifetimeMinutes * 60);
+    // The policy wants a second factor this account lacks: the session opens, but only onto the 2FA setup.
+    const setupRequired = twoFactorSetupRequired(policy, fresh, memberships);
     await app.audit.record(request, {
       eventType: 'user_login',
-      description: 'Connexion réussie',
+      description: setupRequired ? 'Connexion réussie (configuration 2FA obligatoire)' : 'Connexion réussie',
       tenantId:
         memberships.find((m) => m.tenantId === fresh.defaultTenantId)?.tenantId ?? memberships[0]?.tenantId ?? null,
       userId: user.id,
       username: user.username,
+      ...(setupRequired ? { extra: { two_factor_setup_required: true } } : {}),
     });
     setSessionCookies(request, reply, issued.access);
     reply.header('Cache-Control', 'no-store');
@@ -129,6 +172,7 @@ const token: FastifyPluginAsync = async (app) => {
       access: issued.access,
       refresh: issued.refresh,
       expires_in: issued.expires_in,
+      two_factor_setup_required: setupRequired,
       user: presentProfile(fresh, memberships),
     };
   });
@@ -140,7 +184,8 @@ const token: FastifyPluginAsync = async (app) => {
         fields: { refresh: ['Ce champ est obligatoire.'] },
       });
     }
-    const result = await sessions.rotate(presented.trim(), (id) => users.findById(id));
+    const lifetimeS = (await app.securityPolicies.get()).sessionLifetimeMinutes * 60;
+    const result = await sessions.rotate(presented.trim(), (id) => users.findById(id), lifetimeS);
     if (!result.ok) {
       if (result.reason === 'reused') {
         await app.audit.record(request, {

@@ -120,7 +120,7 @@ const adminUsers: FastifyPluginAsync = async (app) => {
   app.post<{ Body: CreateBody }>(LIST_PATH, { ...guarded, schema: { body: createBody } }, async (request, reply) => {
     const actor = request.auth!.actor;
     const tenant = currentTenant(request);
-    const input = validateCreate(request.body, await accounts.passwordMinLength());
+    const input = validateCreate(request.body, await accounts.passwordRules());
 
     // §6: role admin (or superuser) means both flags; only a superuser hands out platform flags.
     let isSuperuser = false;

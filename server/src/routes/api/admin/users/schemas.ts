@@ -1,5 +1,6 @@
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../../../../db/schema.ts';
 import { ApiError } from '../../../../plugins/app/errors.ts';
+import { passwordProblems, type PasswordRules } from '../../../../services/security-policies.ts';
 
 // The JSON schemas fix the types and a generous size cap; requiredness and the real limits are
 // checked in code so that every message the form shows is French.
@@ -170,7 +171,7 @@ export interface ValidCreate {
   isSuperuser: boolean | undefined;
 }
 
-export function validateCreate(body: CreateBody, passwordMinLength: number): ValidCreate {
+export function validateCreate(body: CreateBody, passwordRules: PasswordRules): ValidCreate {
   const errors = new FieldErrors();
   const username = (body.username ?? '').trim();
   if (username === '') errors.add('username', MESSAGES.usernameRequired);
@@ -181,10 +182,10 @@ export function validateCreate(body: CreateBody, passwordMinLength: number): Val
   checkEmail(errors, email);
 
   const password = body.password ?? '';
+  const problems = password === '' ? [] : passwordProblems(password, passwordRules);
   if (password === '') errors.add('password', MESSAGES.passwordRequired);
-  else if ([...password].length < passwordMinLength)
-    errors.add('password', MESSAGES.passwordTooShort(passwordMinLength));
   else if (password.length > MAX_PASSWORD) errors.add('password', MESSAGES.passwordTooLong);
+  else for (const problem of problems) errors.add('password', problem);
   if (body.confirm_password !== undefined && body.confirm_password !== password) {
     errors.add('confirm_password', MESSAGES.passwordMismatch);
   }

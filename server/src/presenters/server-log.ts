@@ -1,0 +1,60 @@
+import type { ServerLogRow } from '../repositories/server-logs.ts';
+import { redactContext } from '../services/server-logs.ts';
+import { csvLine } from './vulnerability.ts';
+
+/** A log line (docs/api-admin.md "Logs"): exactly these fields leave the server. */
+export function presentServerLog(r: ServerLogRow) {
+  return {
+    id: r.id,
+    time: r.time.toISOString(),
+    level: r.level,
+    message: r.message,
+    request_id: r.requestId,
+    method: r.method,
+    url: r.url,
+    status_code: r.statusCode,
+    response_time_ms: r.responseTimeMs,
+    tenant_id: r.tenantId,
+    user_id: r.userId,
+    username: r.username,
+    // Stored redacted already; redacted again so a line written by an older version cannot leak.
+    context: redactContext(r.context) as Record<string, unknown>,
+  };
+}
+
+export type ServerLog = ReturnType<typeof presentServerLog>;
+
+/** The CSV export's columns, in order; `context` is its JSON text. */
+export const SERVER_LOG_CSV_COLUMNS = [
+  'id',
+  'time',
+  'level',
+  'message',
+  'request_id',
+  'method',
+  'url',
+  'status_code',
+  'response_time_ms',
+  'tenant_id',
+  'user_id',
+  'username',
+  'context',
+] as const;
+
+export function serverLogCsvLine(log: ServerLog): string {
+  return csvLine([
+    log.id,
+    log.time,
+    log.level,
+    log.message,
+    log.request_id,
+    log.method,
+    log.url,
+    log.status_code,
+    log.response_time_ms,
+    log.tenant_id,
+    log.user_id,
+    log.username,
+    JSON.stringify(log.context),
+  ]);
+}
