@@ -39,6 +39,8 @@ import serverLogsPlugin from './plugins/app/server-logs.ts';
 import adminLogRoutes from './routes/api/admin/logs/index.ts';
 import adminStatusRoutes from './routes/api/admin/status/index.ts';
 import adminConfigRoutes from './routes/api/admin/config/index.ts';
+import adminBackupRoutes from './routes/api/admin/backups/index.ts';
+import adminModelRoutes from './routes/api/admin/models/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -107,6 +109,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(adminLogRoutes);
   await fastify.register(adminStatusRoutes, { runJobs: opts.runJobs ?? true });
   await fastify.register(adminConfigRoutes, { runJobs: opts.runJobs ?? true });
+  await fastify.register(adminBackupRoutes);
+  await fastify.register(adminModelRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

@@ -1,5 +1,17 @@
-import { Component, lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
-import { Route, Switch } from 'wouter';
+import {
+  Component,
+  lazy,
+  Suspense,
+  useEffect,
+  type ComponentType,
+  type LazyExoticComponent,
+  type ReactNode,
+} from 'react';
+import { Link, Route, Switch } from 'wouter';
+import { navigate } from 'wouter/use-browser-location';
+import { useSignals } from '@preact/signals-react/runtime';
+import { setClientEnvironment } from '../lib/api-client.ts';
+import { twoFactorSetupNotice } from '../lib/two-factor-gate.ts';
 import { Layout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
@@ -7,7 +19,9 @@ import { LoginPage } from '../features/auth/login-page.tsx';
 import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
-import { UsersPage } from '../features/users/users-page.tsx';
+import { onAuthChange } from '../features/auth/session.ts';
+import { clearAdminLocalData } from '../features/admin/admin-local.ts';
+import { clearUsersLocalData } from '../features/users/users-local.ts';
 
 // Domain screens are separate chunks: the first paint downloads none of them (nor the chart library).
 const VulnerabilityDashboardPage = lazy(() => import('../features/vulnerabilities/dashboard-page.tsx'));
@@ -27,6 +41,19 @@ const BlogListPage = lazy(() => import('../features/blog/blog-list-page.tsx'));
 const BlogPostPage = lazy(() => import('../features/blog/blog-post-page.tsx'));
 const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
+// The administration console: its frame (sub-navigation) and each screen are chunks of their own.
+const AdminLayout = lazy(() => import('../features/admin/admin-shell.tsx'));
+const AdminHomePage = lazy(() => import('../features/admin/admin-shell.tsx').then((m) => ({ default: m.AdminHome })));
+const AdminTenantsPage = lazy(() => import('../features/admin/tenants-page.tsx'));
+const AdminUsersPage = lazy(() => import('../features/users/users-page.tsx'));
+const AdminModelsPage = lazy(() => import('../features/admin/models-page.tsx'));
+const AdminSettingsPage = lazy(() => import('../features/admin/system-settings-page.tsx'));
+const AdminSecurityPage = lazy(() => import('../features/admin/security-page.tsx'));
+const AdminPermissionsPage = lazy(() => import('../features/admin/permissions-page.tsx'));
+const AdminConfigPage = lazy(() => import('../features/admin/config-page.tsx'));
+const AdminLogsPage = lazy(() => import('../features/admin/logs-page.tsx'));
+const AdminBackupsPage = lazy(() => import('../features/admin/backups-page.tsx'));
+const AdminStatusPage = lazy(() => import('../features/admin/status-page.tsx'));
 
 const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/vulnerabilities', VulnerabilityDashboardPage],
@@ -48,6 +75,58 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/blog/:slug/edit', BlogEditorPage],
   ['/blog/:slug', BlogPostPage],
 ];
+
+const ADMIN_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
+  ['/admin', AdminHomePage],
+  ['/admin/tenants', AdminTenantsPage],
+  ['/admin/users', AdminUsersPage],
+  ['/admin/models', AdminModelsPage],
+  ['/admin/settings', AdminSettingsPage],
+  ['/admin/security', AdminSecurityPage],
+  ['/admin/permissions', AdminPermissionsPage],
+  ['/admin/config', AdminConfigPage],
+  ['/admin/logs', AdminLogsPage],
+  ['/admin/backups', AdminBackupsPage],
+  ['/admin/status', AdminStatusPage],
+];
+
+/** Where the account's two-factor authentication is set up. */
+export const TWO_FACTOR_SETUP_PATH = '/settings';
+
+/**
+ * The server's « set up 2FA first » gate (403 two_factor_setup_required): take the user to the setup screen instead of
+ * signing out or bouncing through the sign-in page. Returns the uninstaller.
+ */
+export function installTwoFactorGate(go: (to: string) => void = navigate): () => void {
+  setClientEnvironment({
+    onTwoFactorSetupRequired: () => {
+      if (location.pathname !== TWO_FACTOR_SETUP_PATH) go(TWO_FACTOR_SETUP_PATH);
+    },
+  });
+  return () => setClientEnvironment({ onTwoFactorSetupRequired: () => {} });
+}
+
+/** At sign-out the administration's local copies go, like the other local data. */
+export function installSignOutCleanup(): () => void {
+  return onAuthChange((signedIn) => {
+    if (signedIn) return;
+    twoFactorSetupNotice.value = null;
+    void clearAdminLocalData();
+    void clearUsersLocalData();
+  });
+}
+
+/** The gate's message, above every screen until 2FA is on. */
+export function TwoFactorNotice() {
+  useSignals();
+  const message = twoFactorSetupNotice.value;
+  if (!message) return null;
+  return (
+    <div className="banner refused" role="alert">
+      {message} <Link href={TWO_FACTOR_SETUP_PATH}>Configurer la double authentification</Link>
+    </div>
+  );
+}
 
 /**
  * A screen's chunk can fail to load (offline before it was ever cached, or a deploy removed it): say so in
@@ -81,6 +160,14 @@ function Loading() {
 }
 
 export function App() {
+  useEffect(() => {
+    const offGate = installTwoFactorGate();
+    const offCleanup = installSignOutCleanup();
+    return () => {
+      offGate();
+      offCleanup();
+    };
+  }, []);
   return (
     <Switch>
       <Route path="/kiosk">
@@ -102,7 +189,29 @@ export function App() {
 function MainApp() {
   return (
     <Layout>
+      <TwoFactorNotice />
       <Switch>
+        {/* One route for the console, so its frame (sub-navigation) stays put while its screens load. */}
+        <Route path="/admin/*?">
+          <RequireAuth>
+            <ScreenBoundary>
+              <Suspense fallback={<Loading />}>
+                <AdminLayout>
+                  <Suspense fallback={<Loading />}>
+                    <Switch>
+                      {ADMIN_LAZY.map(([path, Page]) => (
+                        <Route key={path} path={path} component={Page} />
+                      ))}
+                      <Route>
+                        <p>Cet écran d’administration n’existe pas.</p>
+                      </Route>
+                    </Switch>
+                  </Suspense>
+                </AdminLayout>
+              </Suspense>
+            </ScreenBoundary>
+          </RequireAuth>
+        </Route>
         {PROTECTED_LAZY.map(([path, Page]) => (
           <Route key={path} path={path}>
             <RequireAuth>
@@ -120,11 +229,6 @@ function MainApp() {
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />
-          </RequireAuth>
-        </Route>
-        <Route path="/admin/users">
-          <RequireAuth>
-            <UsersPage />
           </RequireAuth>
         </Route>
         <Route path="/settings">

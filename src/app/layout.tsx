@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
 import { roleOf } from '../features/auth/roles.ts';
+import { isAdministrator } from '../features/admin/admin-access.ts';
 import type { UserProfile } from '../features/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
@@ -42,7 +43,8 @@ const NAV: {
   // Notifications: the bell beside the account (one link, its name says the unread count).
   { href: '/blog', label: 'Blog' },
   { href: '/audit', label: 'Journal d’audit', show: mayReadAudit },
-  { href: '/admin/users', label: 'Utilisateurs', roles: ['admin'] },
+  // One entry for the whole console (its own sub-navigation lists the screens).
+  { href: '/admin', label: 'Administration', show: isAdministrator },
   { href: '/settings', label: 'Préférences' },
 ];
 

@@ -1,5 +1,6 @@
 import { createFetch, ofetch, type FetchOptions } from 'ofetch';
 import { isMaintenanceAnswer, maintenanceNotice } from './maintenance.ts';
+import { isGatedPath, isTwoFactorSetupAnswer, twoFactorSetupNotice } from './two-factor-gate.ts';
 
 export const API_BASE = '/api';
 
@@ -76,6 +77,8 @@ export interface ClientEnvironment {
   csrfToken(): string | undefined;
   /** Called when a request got no answer at all, so the app can test the backend connection. */
   onNoResponse(): void;
+  /** A 403 `two_factor_setup_required`: the app takes the user to the two-factor setup (no sign-out, no loop). */
+  onTwoFactorSetupRequired(): void;
   fetch?: typeof globalThis.fetch;
 }
 
@@ -117,6 +120,7 @@ function browserEnvironment(): ClientEnvironment {
             .find((c) => c.startsWith('csrftoken='))
             ?.slice('csrftoken='.length),
     onNoResponse: () => {},
+    onTwoFactorSetupRequired: () => {},
   };
 }
 
@@ -257,6 +261,12 @@ export async function apiRequestWithOrigin<T>(
   if (status >= 200 && status < 300) {
     const origin = originOf(response.headers);
     if (origin.source === 'network' && maintenanceNotice.value !== null) maintenanceNotice.value = null;
+    if (
+      origin.source === 'network' &&
+      twoFactorSetupNotice.value !== null &&
+      isGatedPath(normalizeApiPath(path, opts.raw))
+    )
+      twoFactorSetupNotice.value = null;
     return { data: data as T, origin };
   }
 
@@ -284,6 +294,12 @@ export async function apiRequestWithOrigin<T>(
       { url: normalizeApiPath(path, opts.raw), method, message: MESSAGES.accessDenied },
       'warning',
     );
+    if (!opts.anonymous && isTwoFactorSetupAnswer(status, data)) {
+      // The session is fine, the account only lacks 2FA: signing out or redirecting to sign-in would loop.
+      twoFactorSetupNotice.value = data.detail;
+      env.onTwoFactorSetupRequired();
+      throw new ApiError(403, data.detail, data);
+    }
     if (!opts.allowForbidden && !opts.anonymous) {
       if (PROTECTED_AREAS.test(env.pathname())) await hooks.touchActivity();
       else redirectToLogin();

@@ -184,3 +184,34 @@ export function canReadConfiguration(actor: Actor): boolean {
 export function canChangeConfiguration(actor: Actor): boolean {
   return actor.isSuperuser;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Model administration (issue 9, docs/api-admin.md "Models").
+
+/** The generic model console: superusers (every tenant) and the current tenant's admins (that tenant only). */
+export function canAdministerModels(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+/** Platform models (the mail outbox) belong to no tenant: superusers only; the rest to every administrator. */
+export function canReadAdminModel(actor: Actor, platformOnly: boolean): boolean {
+  return actor.isSuperuser || (!platformOnly && actor.tenantRole === 'admin');
+}
+
+/** Models written by tenant admins too, or by superusers only (accounts and memberships govern access). */
+export function canWriteAdminModel(actor: Actor, writers: 'admin' | 'superuser'): boolean {
+  return actor.isSuperuser || (writers === 'admin' && actor.tenantRole === 'admin');
+}
+
+/** Only superusers see every tenant's rows and may name another tenant (?tenant=). */
+export function seesEveryTenantsRows(actor: Actor): boolean {
+  return actor.isSuperuser;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Backups (issue 9, docs/api-admin.md "Backups"). An archive holds every tenant's data, password hashes included,
+// and a restore replaces the whole platform: superusers only.
+
+export function canManageBackups(actor: Actor): boolean {
+  return actor.isSuperuser;
+}

@@ -217,6 +217,11 @@ export class SecurityPolicyStore {
 
   private constructor(private readonly db: Db) {}
 
+  /** Forgets the cached value: a backup restore replaced the row underneath. */
+  invalidate(): void {
+    this.recent = undefined;
+  }
+
   async get(): Promise<SecurityPolicy> {
     const [row] = await this.db.select().from(securityPolicies).where(eq(securityPolicies.id, 1));
     const value: SecurityPolicy = row

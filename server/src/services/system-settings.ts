@@ -134,6 +134,11 @@ export class SystemSettingsStore {
 
   private constructor(private readonly db: Db) {}
 
+  /** Forgets the cached value: a backup restore replaced the row underneath. */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
   async get(): Promise<SystemSettings> {
     const now = Date.now();
     if (this.cached && now - this.cached.at < SystemSettingsStore.CACHE_MS) return this.cached.value;

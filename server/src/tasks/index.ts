@@ -4,6 +4,7 @@ import { scanTasks } from './scan-tasks.ts';
 import { auditTasks } from './audit-tasks.ts';
 import { notificationTasks } from './notification-tasks.ts';
 import { logTasks } from './log-tasks.ts';
+import { backupTasks } from './backup-tasks.ts';
 
 /** Every background task the product knows, by full name. */
 export const TASKS: readonly TaskDefinition[] = [
@@ -12,6 +13,7 @@ export const TASKS: readonly TaskDefinition[] = [
   ...auditTasks,
   ...notificationTasks,
   ...logTasks,
+  ...backupTasks,
 ];
 
 export function findTask(name: string): TaskDefinition | undefined {

@@ -1,22 +1,12 @@
 import { useEffect, useState } from 'react';
-import { apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { useSignals } from '@preact/signals-react/runtime';
+import { ApiError } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-
-interface AdminUser {
-  id: number;
-  username: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  is_active: boolean;
-  role: string;
-  last_login: string | null;
-}
-
-interface Page<T> {
-  count: number;
-  results: T[];
-}
+import { DeletableRowActions } from '../../components/confirm-delete.tsx';
+import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
+import { useRowActions } from '../../components/use-row-actions.ts';
+import { session } from '../auth/session.ts';
+import { deleteUser, fetchUsers, type AdminUser, type UserList } from './users-api.ts';
 
 const ROLE_LABELS: Record<string, string> = {
   admin: 'Administrateur',
@@ -27,70 +17,124 @@ const ROLE_LABELS: Record<string, string> = {
 
 const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 
-/** User administration of the current tenant (read-only list; editing arrives with the administration screens). */
+type State = { kind: 'loading' } | { kind: 'ok'; list: UserList } | { kind: 'failed'; error: string };
+
+/** User administration of the current tenant: the list with the §8 fallbacks, and deletion with the §8 messages. */
 export function UsersPage() {
-  const [state, setState] = useState<{ users: AdminUser[]; count: number; origin?: DataOrigin } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  useSignals();
+  const me = session.value?.profile.id;
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
+  const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
   useEffect(() => {
     let live = true;
-    apiRequestWithOrigin<Page<AdminUser>>('/admin/users/', {
-      query: { page: 1, page_size: 100 },
-      allowForbidden: true,
-    }).then(
-      ({ data, origin }) => live && setState({ users: data.results, count: data.count, origin }),
-      (err: unknown) => {
-        if (!live) return;
-        setError(err instanceof ApiError ? err.message : 'Erreur inattendue.');
-        setState({ users: [], count: 0 });
-      },
+    fetchUsers().then(
+      (list) => live && setState({ kind: 'ok', list }),
+      (err: unknown) =>
+        live && setState({ kind: 'failed', error: err instanceof ApiError ? err.message : 'Erreur inattendue.' }),
     );
     return () => {
       live = false;
     };
   }, []);
 
+  const list = state.kind === 'ok' ? state.list : null;
+  // Sample rows are fictional: nothing to delete.
+  const deletable = list?.origin.source !== 'sample';
+
+  const remove = (user: AdminUser) =>
+    run(user.id, async () => {
+      await deleteUser(user.id);
+      setConfirming(null);
+      setState((s) =>
+        s.kind === 'ok'
+          ? {
+              kind: 'ok',
+              list: {
+                ...s.list,
+                users: s.list.users.filter((u) => u.id !== user.id),
+                count: Math.max(0, s.list.count - 1),
+              },
+            }
+          : s,
+      );
+      setNotice(`Utilisateur « ${user.username} » supprimé.`);
+    });
+
   return (
-    <section className="page">
+    <section className="admin-page">
       <h1>Utilisateurs</h1>
-      {error && (
+      {state.kind === 'loading' && <p role="status">Chargement…</p>}
+      {state.kind === 'failed' && (
         <p className="error" role="alert">
-          {error}
+          {state.error}
         </p>
       )}
-      {!state && <p>Chargement…</p>}
-      {state && (
+      <ActionMessages notice={notice} error={actionError} />
+      {list && (
         <>
-          <DataOriginNote origin={state.origin} />
-          <p className="muted">{state.count === 1 ? '1 utilisateur' : `${state.count} utilisateurs`}</p>
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Nom d’utilisateur</th>
-                  <th scope="col">Nom</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Rôle</th>
-                  <th scope="col">Actif</th>
-                  <th scope="col">Dernière connexion</th>
-                </tr>
-              </thead>
-              <tbody>
-                {state.users.map((u) => (
-                  <tr key={u.id}>
-                    <td>{u.username}</td>
-                    <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
-                    <td>{u.email}</td>
-                    <td>{ROLE_LABELS[u.role] ?? u.role}</td>
-                    <td>{u.is_active ? 'Oui' : 'Non'}</td>
-                    <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
+          {list.error && (
+            <p className="error" role="alert">
+              Impossible de charger la liste des utilisateurs : {list.error}
+              {list.origin.source === 'sample'
+                ? ' — des utilisateurs d’exemple sont affichés.'
+                : ' — la dernière liste enregistrée sur cet appareil est affichée.'}
+            </p>
+          )}
+          <DataOriginNote origin={list.origin} />
+          <p className="muted">{list.count === 1 ? '1 utilisateur' : `${list.count} utilisateurs`}</p>
+          {list.users.length === 0 ? (
+            <EmptyState>Aucun utilisateur.</EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className={`table${list.origin.source === 'sample' ? ' sample' : ''}`}>
+                {list.origin.source === 'sample' && <caption>Exemple — ces utilisateurs ne sont pas réels</caption>}
+                <thead>
+                  <tr>
+                    <th scope="col">Nom d’utilisateur</th>
+                    <th scope="col">Nom</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Rôle</th>
+                    <th scope="col">Actif</th>
+                    <th scope="col">Dernière connexion</th>
+                    {deletable && <th scope="col">Actions</th>}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {list.users.map((u) => (
+                    <tr key={u.id} data-user-id={u.id}>
+                      <td>{u.username}</td>
+                      <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+                      <td>{u.email}</td>
+                      <td>{ROLE_LABELS[u.role] ?? u.role}</td>
+                      <td>{u.is_active ? 'Oui' : 'Non'}</td>
+                      <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
+                      {deletable && (
+                        <td>
+                          {String(u.id) !== String(me) && (
+                            <DeletableRowActions
+                              name={u.username}
+                              question={`Supprimer ${u.username} ?`}
+                              confirming={confirming === u.id}
+                              busy={busy === u.id}
+                              onAsk={() => setConfirming(u.id)}
+                              onConfirm={() => void remove(u)}
+                              onCancel={() => setConfirming(null)}
+                            />
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
         </>
       )}
     </section>
   );
 }
+
+export default UsersPage;

@@ -1,0 +1,67 @@
+import type { ModelRow } from '../repositories/admin-models.ts';
+import { outgoingValue } from '../services/admin-model-values.ts';
+import {
+  isTenantScoped,
+  type AdminModel,
+  type FieldType,
+  type ModelField,
+  type ModelOperation,
+} from '../services/admin-models.ts';
+
+interface FieldOut {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  read_only: boolean;
+  create_only?: true;
+  choices?: string[];
+  max_length?: number;
+  max_items?: number;
+  min?: number;
+  max?: number;
+  references?: string;
+}
+
+function presentField(field: ModelField, modelReadOnly: boolean): FieldOut {
+  const readOnly = modelReadOnly || field.readOnly;
+  const out: FieldOut = {
+    name: field.name,
+    type: field.type,
+    required: !readOnly && field.required,
+    read_only: readOnly,
+  };
+  if (!readOnly && field.createOnly) out.create_only = true;
+  if (field.choices) out.choices = [...field.choices];
+  if (field.maxLength !== undefined) out.max_length = field.maxLength;
+  if (field.maxItems !== undefined) out.max_items = field.maxItems;
+  if (field.declared.min !== undefined) out.min = field.declared.min;
+  if (field.declared.max !== undefined) out.max = field.declared.max;
+  if (field.references) out.references = field.references;
+  return out;
+}
+
+/** A model's description for this caller: `operations` are what the caller may do besides reading. */
+export function presentAdminModel(model: AdminModel, operations: readonly ModelOperation[]) {
+  const readOnly = operations.length === 0;
+  return {
+    name: model.name,
+    label: model.label,
+    tenant_scoped: isTenantScoped(model),
+    read_only: readOnly,
+    operations: [...operations],
+    primary_key: model.primaryKey.map((f) => f.name),
+    fields: model.fields.map((f) => presentField(f, readOnly)),
+  };
+}
+
+/** One row: exactly the allow-listed fields, in their listed order. */
+export function presentModelRow(model: AdminModel, row: ModelRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of model.fields) out[field.name] = outgoingValue(row[field.name]);
+  return out;
+}
+
+/** The id of a row in the model's paths: its primary key, parts joined by ":" when there are several. */
+export function modelRowId(model: AdminModel, row: ModelRow): string {
+  return model.primaryKey.map((f) => String(outgoingValue(row[f.name]))).join(':');
+}

@@ -1,0 +1,9 @@
+import { kvDelete } from '../../lib/storage.ts';
+
+/** §3 "Local persistence": the tenant list kept for the §8 fallback. */
+export const ADMIN_TENANTS_CACHE_KEY = 'admin_tenants_cache';
+
+/** Sign-out: the tenant list an administrator read does not stay on a shared screen. */
+export async function clearAdminLocalData(): Promise<void> {
+  await kvDelete(ADMIN_TENANTS_CACHE_KEY).catch(() => undefined);
+}

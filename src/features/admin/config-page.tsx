@@ -1,0 +1,233 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ApiError } from '../../lib/api-client.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
+import { fetchConfig, updateConfig, type AdminConfig } from './admin-api.ts';
+import { formatDateTime } from './format.ts';
+import { useLoaded } from './load-state.ts';
+
+const NOTIFY_LABELS: Record<string, string> = { off: 'Désactivées', critical: 'Critiques seulement', all: 'Toutes' };
+const SECRET_SOURCES: Record<string, string> = {
+  environment: 'variable d’environnement',
+  data_dir: 'dossier de données',
+};
+const SECRET_LABELS: Record<string, string> = {
+  jwt_secret: 'Clé de signature des jetons',
+  encryption_key: 'Clé de chiffrement',
+};
+
+const yesNo = (v: unknown) => (v === true ? 'Oui' : v === false ? 'Non' : '—');
+const text = (v: unknown) =>
+  v === null || v === undefined || v === ''
+    ? '—'
+    : typeof v === 'string' || typeof v === 'number'
+      ? String(v)
+      : typeof v === 'boolean'
+        ? yesNo(v)
+        : JSON.stringify(v);
+const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+
+function storageText(v: unknown): string {
+  const s = obj(v);
+  if (s.kind === 'disk') return `Disque — ${text(s.path)}`;
+  if (s.kind === 's3') return `S3 — compartiment ${text(s.bucket)}${s.region ? ` (${text(s.region)})` : ''}`;
+  return text(v);
+}
+
+const KNOWN = new Set([
+  'version',
+  'database',
+  'data_dir',
+  'document_storage',
+  'mail',
+  'notify_email',
+  'job_workers',
+  'cve_sources',
+  'stdout_log_level',
+  'trust_proxy',
+  'secrets',
+  'backups_dir',
+  'editable',
+  'updated_at',
+  'updated_by',
+]);
+
+/** The runtime configuration, read-only, with French labels; keys this screen does not know are listed as sent. */
+function RuntimeView({ config }: { config: AdminConfig }) {
+  const mail = obj(config.mail);
+  const db = obj(config.database);
+  const rows: [string, string][] = [
+    ['Version', text(config.version)],
+    [
+      'Base de données',
+      db.kind === 'pglite' ? 'PGlite (intégrée)' : db.kind === 'postgres' ? 'PostgreSQL' : text(db.kind),
+    ],
+    ['Dossier de données', text(config.data_dir)],
+    ['Stockage des documents', storageText(config.document_storage)],
+    ['Serveur d’envoi (SMTP) configuré', yesNo(mail.smtp_configured)],
+    ['Expéditeur des e-mails', text(mail.from)],
+    ['Adresse publique', text(mail.public_url)],
+    ['Notifications par e-mail', NOTIFY_LABELS[String(config.notify_email)] ?? text(config.notify_email)],
+    ['Tâches exécutées par ce serveur', yesNo(config.job_workers)],
+    [
+      'Sources CVE',
+      Array.isArray(config.cve_sources) ? config.cve_sources.map(text).join(', ') || '—' : text(config.cve_sources),
+    ],
+    ['Niveau de journalisation (sortie standard)', text(config.stdout_log_level)],
+    ['Proxy de confiance', yesNo(config.trust_proxy)],
+    ...Object.entries(obj(config.secrets)).map(([k, v]): [string, string] => [
+      SECRET_LABELS[k] ?? k,
+      `fournie par ${SECRET_SOURCES[String(v)] ?? text(v)}`,
+    ]),
+    ['Dossier des sauvegardes', text(config.backups_dir)],
+    ...Object.entries(config)
+      .filter(([k]) => !KNOWN.has(k))
+      .map(([k, v]): [string, string] => [k, text(v)]),
+  ];
+  return (
+    <dl className="admin-dl">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+type Errors = Partial<Record<'backup_location' | 'backup_retention_count', string>>;
+
+function EditableForm({ config, onSaved }: { config: AdminConfig; onSaved: (config: AdminConfig) => void }) {
+  const id = useId();
+  const [location, setLocation] = useState(config.editable?.backup_location ?? '');
+  const [retention, setRetention] = useState(String(config.editable?.backup_retention_count ?? 10));
+  const [errors, setErrors] = useState<Errors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setNotice(null);
+    setError(null);
+    const found: Errors = {};
+    const path = location.trim();
+    if (path && !path.startsWith('/'))
+      found.backup_location = 'L’emplacement doit être un chemin absolu (par exemple /var/backups/vigie).';
+    const count = Number(retention.trim());
+    if (!Number.isInteger(count) || count < 1 || count > 365)
+      found.backup_retention_count = 'Un entier entre 1 et 365 est attendu.';
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setSending(true);
+    try {
+      const saved = await updateConfig({ backup_location: path || null, backup_retention_count: count });
+      setNotice('Configuration enregistrée.');
+      onSaved(saved);
+    } catch (err) {
+      // §8: a failed update is shown, with the server's message for each field.
+      if (err instanceof ApiError) {
+        setErrors({
+          ...(err.fields.backup_location?.[0] ? { backup_location: err.fields.backup_location[0] } : {}),
+          ...(err.fields.backup_retention_count?.[0]
+            ? { backup_retention_count: err.fields.backup_retention_count[0] }
+            : {}),
+        });
+        setError(err.message);
+      } else setError('Erreur inattendue.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form className="card admin-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Sauvegardes</h2>
+      <div className="vm-form">
+        <FormField id={`${id}-location`} label="Emplacement des sauvegardes" error={errors.backup_location} wide>
+          <input
+            id={`${id}-location`}
+            value={location}
+            placeholder="Vide : dossier de données/backups"
+            onChange={(e) => setLocation(e.target.value)}
+            {...errorAria(`${id}-location-error`, errors.backup_location)}
+          />
+        </FormField>
+        <FormField id={`${id}-retention`} label="Sauvegardes conservées" error={errors.backup_retention_count}>
+          <input
+            id={`${id}-retention`}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={365}
+            value={retention}
+            onChange={(e) => setRetention(e.target.value)}
+            {...errorAria(`${id}-retention-error`, errors.backup_retention_count)}
+          />
+        </FormField>
+        <FormError error={error} />
+        {notice && (
+          <p className="vm-success vm-wide" role="status">
+            {notice}
+          </p>
+        )}
+        <div className="vm-form-actions">
+          <button type="submit" className="btn primary" disabled={sending}>
+            {sending ? 'Enregistrement…' : 'Enregistrer'}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+/** Configuration: the server's runtime view (read-only) and its editable keys; §8 falls back to an empty object. */
+export default function ConfigPage() {
+  const [version, setVersion] = useState(0);
+  const [saved, setSaved] = useState<AdminConfig | null>(null);
+  const state = useLoaded(fetchConfig, version);
+  const read = state.kind === 'ok' ? state.data : null;
+  const config = saved ?? read?.data ?? null;
+  const empty = !!config && Object.keys(config).length === 0;
+
+  return (
+    <section className="admin-page">
+      <div className="vm-head">
+        <h1>Configuration</h1>
+        <button
+          type="button"
+          className="btn secondary"
+          onClick={() => {
+            setSaved(null);
+            setVersion((n) => n + 1);
+          }}
+        >
+          Actualiser
+        </button>
+      </div>
+      {!read && <p role="status">Chargement de la configuration…</p>}
+      {read?.error && (
+        <p className="error" role="alert">
+          Impossible de charger la configuration : {read.error}
+        </p>
+      )}
+      {read && <DataOriginNote origin={read.origin} />}
+      {config && empty && <p className="vm-empty card">Aucune configuration à afficher.</p>}
+      {config && !empty && (
+        <>
+          <p className="muted">
+            Lue au démarrage du serveur (variables d’environnement) ; seuls les réglages ci-dessous se modifient ici.
+            {config.updated_at ? ` Dernière modification : ${formatDateTime(config.updated_at)}` : ''}
+            {config.updated_by ? ` par ${config.updated_by}.` : config.updated_at ? '.' : ''}
+          </p>
+          <EditableForm key={String(version)} config={config} onSaved={setSaved} />
+          <section className="card" aria-labelledby="admin-runtime-title">
+            <h2 id="admin-runtime-title">Configuration d’exécution</h2>
+            <RuntimeView config={config} />
+          </section>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,254 @@
+import { useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from '../../lib/api-client.ts';
+import { errorAria, FormField } from '../../components/form-field.tsx';
+import { ActionMessages } from '../../components/list-state.tsx';
+import {
+  changesOf,
+  draftOf,
+  validateDraft,
+  type Draft,
+  type DraftValue,
+  type SettingGroup,
+  type SettingSpec,
+  type StoredValue,
+} from './setting-specs.ts';
+
+function timeZones(): string[] {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return ['UTC', 'Europe/Paris'];
+  }
+}
+
+function Control({
+  spec,
+  id,
+  value,
+  error,
+  disabled,
+  onChange,
+}: {
+  spec: SettingSpec;
+  id: string;
+  value: DraftValue;
+  error: string | undefined;
+  disabled: boolean;
+  onChange: (value: DraftValue) => void;
+}) {
+  const aria = errorAria(`${id}-error`, error);
+  const help = spec.help ? <span className="muted admin-help">{spec.help}</span> : null;
+  switch (spec.kind) {
+    case 'boolean':
+      return (
+        <div className="vm-field admin-toggle">
+          <label className="vm-check" htmlFor={id}>
+            <input
+              id={id}
+              type="checkbox"
+              role="switch"
+              name={spec.key}
+              checked={value === true}
+              disabled={disabled}
+              onChange={(e) => onChange(e.target.checked)}
+              {...aria}
+            />
+            {spec.label}
+          </label>
+          {help}
+          {error && (
+            <span id={`${id}-error`} className="vm-field-error">
+              {error}
+            </span>
+          )}
+        </div>
+      );
+    case 'roles': {
+      const chosen = Array.isArray(value) ? value : [];
+      return (
+        <fieldset className="vm-field admin-roles" aria-describedby={error ? `${id}-error` : undefined}>
+          <legend>{spec.label}</legend>
+          {spec.options.map(([role, label]) => (
+            <label key={role} className="vm-check">
+              <input
+                type="checkbox"
+                name={`${spec.key}.${role}`}
+                checked={chosen.includes(role)}
+                disabled={disabled}
+                onChange={(e) => {
+                  const next = new Set(chosen);
+                  if (e.target.checked) next.add(role);
+                  else next.delete(role);
+                  // The server's order, so an unchanged list compares equal.
+                  onChange(spec.options.map(([r]) => r).filter((r) => next.has(r)));
+                }}
+              />
+              {label}
+            </label>
+          ))}
+          {help}
+          {error && (
+            <span id={`${id}-error`} className="vm-field-error">
+              {error}
+            </span>
+          )}
+        </fieldset>
+      );
+    }
+    default:
+      return (
+        <FormField id={id} label={spec.kind === 'integer' ? `${spec.label} (${spec.unit})` : spec.label} error={error}>
+          {spec.kind === 'choice' ? (
+            <select
+              id={id}
+              name={spec.key}
+              value={String(value)}
+              disabled={disabled}
+              onChange={(e) => onChange(e.target.value)}
+              {...aria}
+            >
+              {spec.options.map(([v, label]) => (
+                <option key={v} value={v}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input
+              id={id}
+              name={spec.key}
+              value={String(value)}
+              disabled={disabled}
+              {...(spec.kind === 'integer'
+                ? { type: 'number', inputMode: 'numeric' as const, min: spec.min, max: spec.max, step: 1 }
+                : spec.kind === 'email'
+                  ? { type: 'email' }
+                  : spec.kind === 'timezone'
+                    ? { list: `${id}-zones`, autoComplete: 'off' }
+                    : { maxLength: spec.maxLength })}
+              onChange={(e) => onChange(e.target.value)}
+              {...aria}
+            />
+          )}
+          {spec.kind === 'timezone' && (
+            <datalist id={`${id}-zones`}>
+              {timeZones().map((z) => (
+                <option key={z} value={z} />
+              ))}
+            </datalist>
+          )}
+          {help}
+        </FormField>
+      );
+  }
+}
+
+/**
+ * A typed settings form (system settings, security policies): one control per setting, the server's ranges checked
+ * before sending, only the changed keys sent, and the server's field errors shown next to each field.
+ */
+export function SettingsForm({
+  groups,
+  values,
+  readOnly,
+  onSave,
+  warning,
+  submitLabel = 'Enregistrer',
+}: {
+  groups: readonly SettingGroup[];
+  values: Record<string, unknown>;
+  readOnly: boolean;
+  /** Sends the changes; answers every value as the server now holds them. */
+  onSave: (changes: Record<string, StoredValue>) => Promise<Record<string, unknown>>;
+  /** Shown above the buttons, from the form's current values (e.g. the maintenance warning). */
+  warning?: (draft: Draft, saved: Draft) => ReactNode;
+  submitLabel?: string;
+}) {
+  const id = useId();
+  const initial = useMemo(() => draftOf(groups, values), [groups, values]);
+  const [saved, setSaved] = useState<Draft>(initial);
+  const [draft, setDraft] = useState<Draft>(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const changes = changesOf(groups, saved, draft);
+  const dirty = Object.keys(changes).length > 0;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setNotice(null);
+    setError(null);
+    const found = validateDraft(groups, draft);
+    setErrors(found);
+    if (Object.keys(found).length > 0) {
+      setError('Certaines valeurs sont invalides : corrigez les champs signalés.');
+      return;
+    }
+    if (!dirty) return;
+    setSending(true);
+    try {
+      const answer = await onSave(changes);
+      const next = draftOf(groups, answer);
+      setSaved(next);
+      setDraft(next);
+      setNotice('Modifications enregistrées.');
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const mapped: Record<string, string> = {};
+        for (const [key, messages] of Object.entries(err.fields)) {
+          const first = Array.isArray(messages) ? messages[0] : undefined;
+          if (first) mapped[key] = first;
+        }
+        setErrors(mapped);
+        setError(err.message);
+      } else setError('Erreur inattendue.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form className="admin-settings" onSubmit={(e) => void submit(e)} noValidate>
+      {groups.map((group, g) => (
+        <fieldset key={group.title} className="card admin-group" disabled={readOnly}>
+          <legend>{group.title}</legend>
+          <div className="vm-form">
+            {group.specs.map((spec) => (
+              <Control
+                key={spec.key}
+                spec={spec}
+                id={`${id}-${g}-${spec.key}`}
+                value={draft[spec.key] ?? ''}
+                error={errors[spec.key]}
+                disabled={readOnly}
+                onChange={(value) => setDraft((d) => ({ ...d, [spec.key]: value }))}
+              />
+            ))}
+          </div>
+        </fieldset>
+      ))}
+      {warning?.(draft, saved)}
+      <ActionMessages notice={notice} error={error} />
+      {!readOnly && (
+        <div className="vm-form-actions">
+          <button type="submit" className="btn primary" disabled={sending || !dirty}>
+            {sending ? 'Enregistrement…' : submitLabel}
+          </button>
+          <button
+            type="button"
+            className="btn secondary"
+            disabled={sending || !dirty}
+            onClick={() => {
+              setDraft(saved);
+              setErrors({});
+              setError(null);
+            }}
+          >
+            Annuler les modifications
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,305 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { useSearchParams } from 'wouter';
+import { useSignals } from '@preact/signals-react/runtime';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
+import { RowAction } from '../../components/row-action.tsx';
+import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { session } from '../auth/session.ts';
+import { isSuperuser } from './admin-access.ts';
+import { deleteTenant, fetchTenants, restoreTenant, type Tenant, type TenantList } from './admin-api.ts';
+import { TenantForm } from './tenant-form.tsx';
+import { confirmsDomain, PLAN_LABELS, TENANT_STATUS_LABELS } from './tenant-rules.ts';
+import { formatDate, NUMBER } from './format.ts';
+
+/** What each §8 fallback step means for the administrator reading the list. */
+const SOURCE_NOTES: Partial<Record<TenantList['source'], string>> = {
+  'fallback-path':
+    'La liste d’administration est indisponible : liste de secours (/tenants/), limitée aux organisations visibles par votre compte.',
+  'local-cache': 'La liste d’administration est indisponible : dernière liste enregistrée sur cet appareil.',
+  sample: 'La liste d’administration est indisponible : organisations d’exemple, fictives — aucune action possible.',
+  memory: 'La liste d’administration est indisponible : dernière liste lue pendant cette session.',
+  empty: 'La liste d’administration est indisponible et aucune copie locale n’existe.',
+};
+
+/** The typed confirmation of a soft delete: the tenant's domain, as the server asks. */
+export function TenantDeleteConfirm({
+  tenant,
+  onDone,
+  onCancel,
+}: {
+  tenant: Tenant;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const id = useId();
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  const ok = confirmsDomain(typed, tenant.domain);
+
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      await deleteTenant(tenant.id, typed.trim());
+      onDone();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="card admin-danger" role="group" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Supprimer « {tenant.name} »</h2>
+      <p>
+        L’organisation disparaît des connexions et des listes ; ses données restent récupérables par un superutilisateur
+        (restauration). Pour confirmer, saisissez son domaine <strong>{tenant.domain}</strong>.
+      </p>
+      <form
+        className="admin-inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (ok && !busy) void confirm();
+        }}
+      >
+        <label htmlFor={`${id}-confirm`}>Domaine de l’organisation</label>
+        <input
+          id={`${id}-confirm`}
+          ref={input}
+          value={typed}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => setTyped(e.target.value)}
+        />
+        <button type="submit" className="btn danger" disabled={!ok || busy}>
+          {busy ? 'Suppression…' : 'Supprimer définitivement de la liste'}
+        </button>
+        <button type="button" className="btn secondary" onClick={onCancel}>
+          Annuler
+        </button>
+      </form>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+type Panel = { kind: 'create' } | { kind: 'edit'; tenant: Tenant } | { kind: 'delete'; tenant: Tenant } | null;
+
+/** Organisations: the §8 list with its fallbacks, the editor, the typed-confirmation delete and the restore. */
+export default function TenantsPage() {
+  useSignals();
+  const superuser = isSuperuser(session.value?.profile);
+  const [params, setParams] = useSearchParams();
+  const includeDeleted = superuser && params.get('deleted') === '1';
+  const q = (params.get('q') ?? '').trim().toLowerCase();
+  const [list, setList] = useState<TenantList | null>(null);
+  const [reload, setReload] = useState(0);
+  const [panel, setPanel] = useState<Panel>(null);
+  const { busy, notice, setNotice, actionError, run } = useRowActions<string>();
+
+  useEffect(() => {
+    let live = true;
+    void fetchTenants({ includeDeleted }).then((answer) => live && setList(answer));
+    return () => {
+      live = false;
+    };
+  }, [includeDeleted, reload]);
+
+  const setParam = (key: string, value: string) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (value) next.set(key, value);
+        else next.delete(key);
+        return next;
+      },
+      { replace: true },
+    );
+
+  // Fictional rows cannot be written; cached ones can, the server says whether they still exist.
+  const writable = !!list && list.source !== 'sample' && list.source !== 'empty';
+  const rows = (list?.data ?? []).filter(
+    (t) => !q || t.name.toLowerCase().includes(q) || t.domain.toLowerCase().includes(q),
+  );
+  const note = list ? SOURCE_NOTES[list.source] : undefined;
+
+  return (
+    <section className="admin-page">
+      <div className="vm-head">
+        <h1>Organisations</h1>
+        {superuser && (
+          <button type="button" className="btn primary" onClick={() => setPanel({ kind: 'create' })}>
+            Nouvelle organisation
+          </button>
+        )}
+      </div>
+      <div className="vm-toolbar" role="group" aria-label="Filtrer les organisations">
+        <label>
+          Rechercher
+          <input
+            type="search"
+            defaultValue={params.get('q') ?? ''}
+            onChange={(e) => setParam('q', e.target.value.trim())}
+          />
+        </label>
+        {superuser && (
+          <label className="vm-check">
+            <input
+              type="checkbox"
+              checked={includeDeleted}
+              onChange={(e) => setParam('deleted', e.target.checked ? '1' : '')}
+            />
+            Afficher les organisations supprimées
+          </label>
+        )}
+      </div>
+
+      {panel?.kind === 'create' && (
+        <TenantForm
+          superuser={superuser}
+          onClose={() => setPanel(null)}
+          onSaved={(t) => {
+            setPanel(null);
+            setNotice(`Organisation « ${t.name} » créée.`);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+      {panel?.kind === 'edit' && (
+        <TenantForm
+          key={panel.tenant.id}
+          tenant={panel.tenant}
+          superuser={superuser}
+          onClose={() => setPanel(null)}
+          onSaved={(t) => {
+            setPanel(null);
+            setNotice(`Organisation « ${t.name} » enregistrée.`);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+      {panel?.kind === 'delete' && (
+        <TenantDeleteConfirm
+          key={panel.tenant.id}
+          tenant={panel.tenant}
+          onCancel={() => setPanel(null)}
+          onDone={() => {
+            setNotice(`Organisation « ${panel.tenant.name} » supprimée (restaurable).`);
+            setPanel(null);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+      <ActionMessages notice={notice} error={actionError} />
+
+      {!list && <p role="status">Chargement des organisations…</p>}
+      {list && (
+        <>
+          {list.error && note && (
+            <p className="error" role="alert">
+              Impossible de charger les organisations : {list.error}
+            </p>
+          )}
+          {note && (
+            <p className="notice warn" role="note" data-source={list.source}>
+              {note}
+            </p>
+          )}
+          <DataOriginNote origin={list.origin} />
+          <p className="muted">
+            {rows.length === 1 ? '1 organisation' : `${NUMBER.format(rows.length)} organisations`}
+          </p>
+          {rows.length === 0 ? (
+            <EmptyState>{q ? 'Aucune organisation ne correspond.' : 'Aucune organisation.'}</EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className={`table${list.source === 'sample' ? ' sample' : ''}`}>
+                {list.source === 'sample' && <caption>Exemple — ces organisations ne sont pas réelles</caption>}
+                <thead>
+                  <tr>
+                    <th scope="col">Nom</th>
+                    <th scope="col">Domaine</th>
+                    <th scope="col">Offre</th>
+                    <th scope="col">Statut</th>
+                    <th scope="col">Utilisateurs</th>
+                    <th scope="col">Créée le</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((t) => (
+                    <tr key={t.id} data-tenant-id={t.id}>
+                      <td>{t.name}</td>
+                      <td>{t.domain}</td>
+                      <td>{PLAN_LABELS[t.subscription_plan] ?? t.subscription_plan}</td>
+                      <td>
+                        {t.deleted_at ? (
+                          <span className="vm-badge failed">Supprimée</span>
+                        ) : (
+                          <span className={`vm-badge ${t.status === 'active' ? 'ok' : 'pending'}`}>
+                            {TENANT_STATUS_LABELS[t.status] ?? t.status}
+                          </span>
+                        )}
+                      </td>
+                      <td>{NUMBER.format(t.user_count)}</td>
+                      <td>{formatDate(t.created_at)}</td>
+                      <td>
+                        {writable && (
+                          <div className="vm-actions">
+                            {t.deleted_at ? (
+                              superuser && (
+                                <RowAction
+                                  action="restore"
+                                  text="Restaurer"
+                                  name={t.name}
+                                  disabled={busy === t.id}
+                                  onClick={() =>
+                                    void run(t.id, async () => {
+                                      await restoreTenant(t.id);
+                                      setNotice(`Organisation « ${t.name} » restaurée.`);
+                                      setReload((n) => n + 1);
+                                    })
+                                  }
+                                />
+                              )
+                            ) : (
+                              <>
+                                <RowAction
+                                  action="edit"
+                                  text="Modifier"
+                                  name={t.name}
+                                  onClick={() => setPanel({ kind: 'edit', tenant: t })}
+                                />
+                                {superuser && (
+                                  <RowAction
+                                    action="delete"
+                                    text="Supprimer"
+                                    name={t.name}
+                                    onClick={() => setPanel({ kind: 'delete', tenant: t })}
+                                  />
+                                )}
+                              </>
+                            )}
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { kvGet, kvSet } from '../../lib/storage.ts';
+import { currentTenantId, session } from '../auth/session.ts';
+import { ADMIN_USERS_CACHE_KEY } from './users-local.ts';
+
+/** One row of the user list (§3 user-list sample plus last_login). */
+export interface AdminUser {
+  id: number | string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  is_active: boolean;
+  date_joined?: string;
+  role: string;
+  is_staff?: boolean;
+  is_superuser?: boolean;
+  last_login?: string | null;
+}
+
+export interface UserList {
+  users: AdminUser[];
+  count: number;
+  origin: DataOrigin;
+  /** Why the live list is not shown (the first failure), when it is not. */
+  error?: string;
+}
+
+/**
+ * §7: the list paths, tried in order (the spec's /api/accounts/users/ variant normalises to /accounts/users/, so it
+ * is not sent twice).
+ */
+export const USER_LIST_PATHS = ['/admin/users/', '/users/', '/accounts/users/', '/accounts/admin/users/'] as const;
+
+/** §6: the message of a 403 on the user list. */
+export const USERS_FORBIDDEN = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";
+/** §8 delete messages. */
+export const DELETE_MESSAGES = {
+  denied: "Vous n'êtes pas authentifié ou n'avez pas les droits pour supprimer cet utilisateur.",
+  noToken: "Aucun token d'authentification trouvé. Veuillez vous reconnecter.",
+} as const;
+
+/** §8: shown, clearly marked, when the list cannot be read and nothing was kept. */
+export const SAMPLE_USERS: readonly AdminUser[] = [
+  {
+    id: 'exemple-1',
+    username: 'exemple.admin',
+    email: 'admin@exemple.fr',
+    first_name: 'Alice',
+    last_name: 'Exemple',
+    is_active: true,
+    date_joined: '2025-01-15T09:00:00.000Z',
+    role: 'admin',
+    is_staff: true,
+    is_superuser: false,
+    last_login: null,
+  },
+  {
+    id: 'exemple-2',
+    username: 'exemple.analyste',
+    email: 'analyste@exemple.fr',
+    first_name: 'Bruno',
+    last_name: 'Exemple',
+    is_active: true,
+    date_joined: '2025-02-03T10:30:00.000Z',
+    role: 'user',
+    is_staff: false,
+    is_superuser: false,
+    last_login: null,
+  },
+];
+
+interface StoredUsers {
+  owner: string;
+  storedAt: number;
+  users: AdminUser[];
+  count: number;
+}
+
+/** The list belongs to one user looking at one tenant. */
+const ownerKey = () => `${String(session.value?.profile.id ?? '')}:${currentTenantId() ?? ''}`;
+
+function listOf(raw: unknown): { users: AdminUser[]; count: number } {
+  if (Array.isArray(raw)) return { users: raw as AdminUser[], count: raw.length };
+  if (raw && typeof raw === 'object' && Array.isArray((raw as { results?: unknown }).results)) {
+    const page = raw as { results: AdminUser[]; count?: unknown };
+    return { users: page.results, count: typeof page.count === 'number' ? page.count : page.results.length };
+  }
+  throw new ApiError(200, 'Format de réponse non reconnu');
+}
+
+/**
+ * §7/§8 user list: each path in turn; a 403 is the answer (thrown with the §6 message), anything else falls back to
+ * the list kept from the last read for this user and tenant, then to sample users.
+ */
+export async function fetchUsers(): Promise<UserList> {
+  let first: ApiError | undefined;
+  for (const path of USER_LIST_PATHS) {
+    try {
+      const { data, origin } = await apiRequestWithOrigin<unknown>(path, {
+        query: { page: 1, page_size: 100 },
+        allowForbidden: true,
+      });
+      const list = listOf(data);
+      if (origin.source !== 'sample') {
+        const stored: StoredUsers = { owner: ownerKey(), storedAt: Date.now(), ...list };
+        await kvSet(ADMIN_USERS_CACHE_KEY, stored).catch(() => undefined);
+      }
+      return { ...list, origin };
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 403) throw new ApiError(403, USERS_FORBIDDEN, err.data);
+      if (err instanceof ApiError && err.status === 401) throw err;
+      first ??= err instanceof ApiError ? err : new ApiError(0, 'Erreur inattendue.');
+    }
+  }
+  const error = first?.message ?? 'Erreur inattendue.';
+  const stored = await kvGet<StoredUsers>(ADMIN_USERS_CACHE_KEY).catch(() => undefined);
+  if (stored && stored.owner === ownerKey() && Array.isArray(stored.users)) {
+    return { users: stored.users, count: stored.count, origin: { source: 'cache', storedAt: stored.storedAt }, error };
+  }
+  return { users: [...SAMPLE_USERS], count: SAMPLE_USERS.length, origin: { source: 'sample' }, error };
+}
+
+function serverDetail(err: ApiError): string | undefined {
+  const d = err.data;
+  return d && typeof d === 'object' && typeof (d as { detail?: unknown }).detail === 'string'
+    ? (d as { detail: string }).detail
+    : undefined;
+}
+
+/** §7/§8 delete: /admin/users/{id}/, then /users/{id}/ when the first does not know the path; French messages. */
+export async function deleteUser(id: AdminUser['id']): Promise<void> {
+  if (!session.value?.tokens.access_token) throw new ApiError(401, DELETE_MESSAGES.noToken);
+  const paths = [`/admin/users/${encodeURIComponent(String(id))}/`, `/users/${encodeURIComponent(String(id))}/`];
+  let first: ApiError | undefined;
+  for (const path of paths) {
+    try {
+      await apiRequest<unknown>(path, { method: 'DELETE', allowForbidden: true });
+      // The kept list must not bring the user back.
+      const stored = await kvGet<StoredUsers>(ADMIN_USERS_CACHE_KEY).catch(() => undefined);
+      if (stored?.users) {
+        const users = stored.users.filter((u) => String(u.id) !== String(id));
+        await kvSet(ADMIN_USERS_CACHE_KEY, { ...stored, users, count: Math.max(0, stored.count - 1) }).catch(
+          () => undefined,
+        );
+      }
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.status === 401 || err.status === 403)
+        throw new ApiError(err.status, serverDetail(err) ?? DELETE_MESSAGES.denied, err.data);
+      first ??= err;
+      if (err.status !== 404 && err.status !== 405) break;
+    }
+  }
+  throw first ?? new ApiError(0, 'Erreur inattendue.');
+}
