@@ -13,7 +13,8 @@ describe('screens offline in Chromium', () => {
     });
     const page = await signInThroughForm(context, 'admin');
 
-    await page.getByRole('link', { name: 'Utilisateurs' }).click();
+    await page.getByRole('link', { name: 'Administration', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Utilisateurs' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'analyste', exact: true }).count()).toBe(1);
     expect(await page.getByRole('note').count()).toBe(0); // live data carries no mark
 
