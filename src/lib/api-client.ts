@@ -97,6 +97,8 @@ export interface RequestOptions {
   allowForbidden?: boolean;
   /** A write that may wait for the network: the service worker queues it offline and replays it once. */
   queueable?: boolean;
+  /** Act in this tenant instead of the current one (a superuser administering another tenant). */
+  tenantId?: string;
   headers?: Record<string, string>;
   /** 'stream' hands the body over unread (a ReadableStream) for downloads with progress. */
   responseType?: 'json' | 'blob' | 'text' | 'stream';
@@ -219,7 +221,7 @@ export async function apiRequestWithOrigin<T>(
   if (csrf) headers['X-CSRFToken'] = csrf;
   const token = opts.token ?? (opts.anonymous ? undefined : hooks.accessToken());
   if (token) headers.Authorization = `${env.authScheme()} ${token}`;
-  const tenant = hooks.tenantId();
+  const tenant = opts.tenantId ?? hooks.tenantId();
   if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
   if (opts.queueable && method !== 'GET') {
     headers['X-Vigie-Queueable'] = '1';

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { useSearchParams } from 'wouter';
+import { Link, useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
@@ -279,6 +279,13 @@ export default function TenantsPage() {
                                   name={t.name}
                                   onClick={() => setPanel({ kind: 'edit', tenant: t })}
                                 />
+                                <Link
+                                  className="btn secondary"
+                                  href={`/admin/users?${new URLSearchParams({ tenant: t.id, name: t.name }).toString()}`}
+                                  aria-label={`Utilisateurs de ${t.name}`}
+                                >
+                                  Utilisateurs
+                                </Link>
                                 {superuser && (
                                   <RowAction
                                     action="delete"

@@ -93,16 +93,18 @@ function listOf(raw: unknown): { users: AdminUser[]; count: number } {
  * §7/§8 user list: each path in turn; a 403 is the answer (thrown with the §6 message), anything else falls back to
  * the list kept from the last read for this user and tenant, then to sample users.
  */
-export async function fetchUsers(): Promise<UserList> {
+export async function fetchUsers(tenantId?: string): Promise<UserList> {
   let first: ApiError | undefined;
   for (const path of USER_LIST_PATHS) {
     try {
       const { data, origin } = await apiRequestWithOrigin<unknown>(path, {
         query: { page: 1, page_size: 100 },
         allowForbidden: true,
+        ...(tenantId ? { tenantId } : {}),
       });
       const list = listOf(data);
-      if (origin.source !== 'sample') {
+      // The kept copy is the current tenant's; another tenant's list (a superuser's visit) is not kept.
+      if (origin.source !== 'sample' && !tenantId) {
         const stored: StoredUsers = { owner: ownerKey(), storedAt: Date.now(), ...list };
         await kvSet(ADMIN_USERS_CACHE_KEY, stored).catch(() => undefined);
       }
@@ -154,4 +156,24 @@ export async function deleteUser(id: AdminUser['id']): Promise<void> {
     }
   }
   throw first ?? new ApiError(0, 'Erreur inattendue.');
+}
+
+export type NewUser = {
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  password: string;
+  confirm_password: string;
+  role: string;
+};
+
+/** Creates an account in the current tenant, or in `tenantId` (superusers); field errors come back in ApiError.fields. */
+export async function createUser(body: NewUser, tenantId?: string): Promise<AdminUser> {
+  return apiRequest<AdminUser>('/admin/users/', {
+    method: 'POST',
+    body,
+    allowForbidden: true,
+    ...(tenantId ? { tenantId } : {}),
+  });
 }

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { ApiError } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
@@ -6,7 +7,8 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../auth/session.ts';
-import { deleteUser, fetchUsers, type AdminUser, type UserList } from './users-api.ts';
+import { FormField, errorAria } from '../../components/form-field.tsx';
+import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser, type UserList } from './users-api.ts';
 
 const ROLE_LABELS: Record<string, string> = {
   admin: 'Administrateur',
@@ -23,13 +25,16 @@ type State = { kind: 'loading' } | { kind: 'ok'; list: UserList } | { kind: 'fai
 export function UsersPage() {
   useSignals();
   const me = session.value?.profile.id;
+  // ?tenant= lets a superuser administer another tenant's members (from the tenants screen).
+  const tenantParam = new URLSearchParams(useSearch()).get('tenant') ?? undefined;
+  const tenantName = new URLSearchParams(useSearch()).get('name') ?? undefined;
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
   useEffect(() => {
     let live = true;
-    fetchUsers().then(
+    fetchUsers(tenantParam).then(
       (list) => live && setState({ kind: 'ok', list }),
       (err: unknown) =>
         live && setState({ kind: 'failed', error: err instanceof ApiError ? err.message : 'Erreur inattendue.' }),
@@ -37,7 +42,7 @@ export function UsersPage() {
     return () => {
       live = false;
     };
-  }, []);
+  }, [tenantParam]);
 
   const list = state.kind === 'ok' ? state.list : null;
   // Sample rows are fictional: nothing to delete.
@@ -62,9 +67,20 @@ export function UsersPage() {
       setNotice(`Utilisateur « ${user.username} » supprimé.`);
     });
 
+  const added = (user: AdminUser) => {
+    setState((s) =>
+      s.kind === 'ok'
+        ? { kind: 'ok', list: { ...s.list, users: [...s.list.users, user], count: s.list.count + 1 } }
+        : s,
+    );
+    setNotice(`Utilisateur « ${user.username} » créé.`);
+  };
+
   return (
     <section className="admin-page">
       <h1>Utilisateurs</h1>
+      {tenantParam && <p className="muted">Organisation : {tenantName ?? tenantParam}</p>}
+      {deletable && list && <NewUserForm tenantId={tenantParam} onCreated={added} />}
       {state.kind === 'loading' && <p role="status">Chargement…</p>}
       {state.kind === 'failed' && (
         <p className="error" role="alert">
@@ -134,6 +150,97 @@ export function UsersPage() {
         </>
       )}
     </section>
+  );
+}
+
+const EMPTY: NewUser = {
+  username: '',
+  email: '',
+  first_name: '',
+  last_name: '',
+  password: '',
+  confirm_password: '',
+  role: 'user',
+};
+
+/** « Nouvel utilisateur »: an account in the tenant shown, with the server's field messages beside each field. */
+function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; onCreated: (u: AdminUser) => void }) {
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<NewUser>(EMPTY);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  if (!open)
+    return (
+      <p>
+        <button type="button" className="btn" onClick={() => setOpen(true)}>
+          Nouvel utilisateur
+        </button>
+      </p>
+    );
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    setErrors({});
+    setFailure(null);
+    try {
+      onCreated(await createUser(draft, tenantId));
+      setDraft(EMPTY);
+      setOpen(false);
+    } catch (err) {
+      const fields = err instanceof ApiError ? err.fields : {};
+      setErrors(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.join(' ')])));
+      setFailure(err instanceof ApiError ? err.message : 'Erreur inattendue.');
+    } finally {
+      setSaving(false);
+    }
+  };
+  const field = (name: keyof NewUser, label: string, type = 'text') => (
+    <FormField id={`new-user-${name}`} label={label} error={errors[name]}>
+      <input
+        id={`new-user-${name}`}
+        type={type}
+        value={draft[name]}
+        autoComplete={type === 'password' ? 'new-password' : 'off'}
+        onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+        {...errorAria(`new-user-${name}-error`, errors[name])}
+      />
+    </FormField>
+  );
+  return (
+    <form className="card vm-form" aria-label="Nouvel utilisateur" onSubmit={(e) => void submit(e)}>
+      <h2>Nouvel utilisateur</h2>
+      {field('username', "Nom d'utilisateur *")}
+      {field('email', 'E-mail *', 'email')}
+      {field('first_name', 'Prénom')}
+      {field('last_name', 'Nom')}
+      {field('password', 'Mot de passe *', 'password')}
+      {field('confirm_password', 'Confirmation du mot de passe *', 'password')}
+      <FormField id="new-user-role" label="Rôle" error={errors.role}>
+        <select id="new-user-role" value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value })}>
+          {Object.entries(ROLE_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      {failure && (
+        <p className="error" role="alert">
+          {failure}
+        </p>
+      )}
+      <p>
+        <button type="submit" className="btn" disabled={saving}>
+          Créer l’utilisateur
+        </button>{' '}
+        <button type="button" className="btn secondary" onClick={() => setOpen(false)}>
+          Annuler
+        </button>
+      </p>
+    </form>
   );
 }
 
