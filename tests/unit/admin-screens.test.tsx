@@ -298,6 +298,43 @@ describe('users, permissions, configuration, logs', () => {
     expect($('[role="alert"]').textContent).toBe('Vous ne pouvez pas supprimer ce compte.');
   });
 
+  it('users: creates an account in the tenant named in the URL, showing the server’s field errors first', async () => {
+    let attempts = 0;
+    screen.handler = (method, _url, body) => {
+      if (method !== 'POST') return json({ count: 0, results: [] });
+      attempts++;
+      if (attempts === 1)
+        return json(
+          {
+            detail: 'Mot de passe invalide : au moins un chiffre.',
+            fields: { password: ['Mot de passe invalide : au moins un chiffre.'] },
+          },
+          400,
+        );
+      return json({ id: 9, ...(body as object), is_active: true, last_login: null }, 201);
+    };
+    await render(<UsersPage />, `/admin/users?tenant=${TENANT.id}&name=Acme`);
+    expect(text()).toContain('Organisation : Acme');
+    act(() => button('Nouvel utilisateur').click());
+    const form = $<HTMLFormElement>('form[aria-label="Nouvel utilisateur"]');
+    setValue($<HTMLInputElement>('#new-user-username'), 'j.lemaire');
+    setValue($<HTMLInputElement>('#new-user-email'), 'j.lemaire@acme.fr');
+    setValue($<HTMLInputElement>('#new-user-password'), 'motdepasse');
+    setValue($<HTMLInputElement>('#new-user-confirm_password'), 'motdepasse');
+    await submit(form);
+    expect($('#new-user-password-error').textContent).toBe('Mot de passe invalide : au moins un chiffre.');
+    expect($<HTMLInputElement>('#new-user-username').value).toBe('j.lemaire');
+    setValue($<HTMLInputElement>('#new-user-password'), 'motdepasse-2026');
+    setValue($<HTMLInputElement>('#new-user-confirm_password'), 'motdepasse-2026');
+    await submit(form);
+    const posts = writes();
+    expect(posts).toHaveLength(2);
+    expect(posts[1]!.url.pathname).toBe('/api/admin/users/');
+    expect(posts[1]!.headers?.['x-tenant-id']).toBe(TENANT.id);
+    expect(text()).toContain('Utilisateur « j.lemaire » créé.');
+    expect(screen.container.querySelector('[data-user-id="9"]')).not.toBeNull();
+  });
+
   it('permissions: the §6 fallback is shown as assumed', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');

@@ -10,6 +10,8 @@ export interface RecordedCall {
   method: string;
   url: URL;
   body: unknown;
+  /** Lower-case header names (absent on calls a test records itself). */
+  headers?: Record<string, string>;
 }
 
 export type ScreenHandler = (method: string, url: URL, body: unknown) => Response;
@@ -66,7 +68,16 @@ export function setupScreen({ fakeTimers = false }: { fakeTimers?: boolean } = {
         );
         const method = (init?.method ?? 'GET').toUpperCase();
         const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : init?.body;
-        screen.calls.push({ method, url, body });
+        screen.calls.push({
+          method,
+          url,
+          body,
+          headers: Object.fromEntries(
+            [...new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries()].map(
+              ([k, v]) => [k.toLowerCase(), v],
+            ),
+          ),
+        });
         return screen.handler(method, url, body);
       },
     });

@@ -280,7 +280,7 @@ export default function TenantsPage() {
                                   onClick={() => setPanel({ kind: 'edit', tenant: t })}
                                 />
                                 <Link
-                                  className="btn secondary"
+                                  className="btn secondary small"
                                   href={`/admin/users?${new URLSearchParams({ tenant: t.id, name: t.name }).toString()}`}
                                   aria-label={`Utilisateurs de ${t.name}`}
                                 >
