@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/client.ts';
 import { AUDIT_SEVERITIES, type AuditSeverity } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import { canReadAudit, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import { sendExport, type ExportFormat } from '../export-stream.ts';
 import { AUDIT_CSV_COLUMNS, auditCsvLine, presentAuditEvent } from '../../../presenters/audit-event.ts';
-import { csvLine } from '../../../presenters/vulnerability.ts';
 import {
   AuditEventsRepository,
   type AuditExportRow,
@@ -207,38 +206,17 @@ const auditResultsRoutes: FastifyPluginAsync = async (app) => {
         filters: filtersOf(request.query),
       });
 
-      async function* chunks(): AsyncGenerator<string> {
-        // A BOM so spreadsheet software reads the accents as UTF-8.
-        yield format === 'csv' ? `\uFEFF${csvLine(AUDIT_CSV_COLUMNS)}` : '[';
-        const batchAfter = (after: AuditExportRow | undefined) => {
-          const cursor = after && { cursor: after.cursor, id: after.id };
-          const pending = read(request, scope, (db) => repo.exportBatch(db, scope, filters, cursor, EXPORT_BATCH));
-          // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.
-          pending.catch(() => {});
-          return pending;
-        };
-        let next = batchAfter(undefined);
-        let first = true;
-        for (;;) {
-          const rows = await next;
-          if (rows.length === 0) break;
-          const more = rows.length === EXPORT_BATCH;
-          // The database reads the next batch while this one is formatted and sent.
-          if (more) next = batchAfter(rows.at(-1));
-          const events = rows.map(presentAuditEvent);
-          if (format === 'csv') yield events.map(auditCsvLine).join('');
-          else yield (first ? '' : ',') + events.map((e) => JSON.stringify(e)).join(',');
-          first = false;
-          if (!more) break;
-        }
-        if (format === 'json') yield ']';
-      }
-
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
-        .header('content-disposition', `attachment; filename="audit-${day}.${format}"`)
-        .send(Readable.from(chunks()));
+      return sendExport(reply, 'audit', {
+        format: format as ExportFormat,
+        csvColumns: AUDIT_CSV_COLUMNS,
+        batchSize: EXPORT_BATCH,
+        batchAfter: (last: AuditExportRow | undefined) =>
+          read(request, scope, (db) =>
+            repo.exportBatch(db, scope, filters, last && { cursor: last.cursor, id: last.id }, EXPORT_BATCH),
+          ),
+        csvRow: (row) => auditCsvLine(presentAuditEvent(row)),
+        jsonRow: presentAuditEvent,
+      });
     },
   );
 };

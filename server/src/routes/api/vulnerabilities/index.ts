@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SEVERITIES, type Severity } from '../../../db/schema.ts';
 import { ApiError } from '../../../plugins/app/errors.ts';
 import {
   CSV_COLUMNS,
-  csvLine,
   exportCsvLine,
   presentExportRow,
   presentVulnerability,
 } from '../../../presenters/vulnerability.ts';
 import { presentCve } from '../../../presenters/cve.ts';
+import { sendExport, type ExportFormat } from '../export-stream.ts';
 import { AssetsRepository } from '../../../repositories/assets.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
@@ -382,39 +381,15 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
 
       const prepared = await request.tenantDb((tx) => repo.prepare(tx, filters));
 
-      async function* chunks(): AsyncGenerator<string> {
-        // A BOM so spreadsheet software reads the accents as UTF-8.
-        yield format === 'csv' ? `\uFEFF${csvLine(CSV_COLUMNS)}` : '[';
-        const batchAfter = (after: number) => {
-          const pending = request.tenantDb((tx) => repo.exportBatch(tx, prepared, after, EXPORT_BATCH));
-          // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.
-          pending.catch(() => {});
-          return pending;
-        };
-        let next = batchAfter(0);
-        let first = true;
-        for (;;) {
-          const rows = await next;
-          if (rows.length === 0) break;
-          const more = rows.length === EXPORT_BATCH;
-          // The database reads the next batch while this one is formatted and sent.
-          if (more) next = batchAfter(rows.at(-1)!.id);
-          if (format === 'csv') {
-            yield rows.map(exportCsvLine).join('');
-          } else {
-            yield (first ? '' : ',') + rows.map((r) => JSON.stringify(presentExportRow(r))).join(',');
-          }
-          first = false;
-          if (!more) break;
-        }
-        if (format === 'json') yield ']';
-      }
-
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
-        .header('content-disposition', `attachment; filename="vulnerabilites-${day}.${format}"`)
-        .send(Readable.from(chunks()));
+      return sendExport(reply, 'vulnerabilites', {
+        format: format as ExportFormat,
+        csvColumns: CSV_COLUMNS,
+        batchSize: EXPORT_BATCH,
+        batchAfter: (last: { id: number } | undefined) =>
+          request.tenantDb((tx) => repo.exportBatch(tx, prepared, last?.id ?? 0, EXPORT_BATCH)),
+        csvRow: exportCsvLine,
+        jsonRow: presentExportRow,
+      });
     },
   );
 };

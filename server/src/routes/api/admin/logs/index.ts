@@ -1,9 +1,8 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../plugins/app/errors.ts';
 import { canReadServerLogs, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
 import { presentServerLog, SERVER_LOG_CSV_COLUMNS, serverLogCsvLine } from '../../../../presenters/server-log.ts';
-import { csvLine } from '../../../../presenters/vulnerability.ts';
+import { sendExport } from '../../export-stream.ts';
 import {
   serverLogReads,
   type ServerLogExportRow,
@@ -170,43 +169,20 @@ const adminLogRoutes: FastifyPluginAsync = async (app) => {
         },
       });
 
-      const db = app.database.db;
-      async function* chunks(): AsyncGenerator<string> {
-        // A BOM so spreadsheet software reads the accents as UTF-8.
-        yield format === 'csv' ? `\uFEFF${csvLine(SERVER_LOG_CSV_COLUMNS)}` : '[';
-        const batchAfter = (after: ServerLogExportRow | undefined) => {
-          const pending = serverLogReads.exportBatch(
-            db,
+      return sendExport(reply, 'vigie-logs', {
+        format: format,
+        csvColumns: SERVER_LOG_CSV_COLUMNS,
+        batchSize: EXPORT_BATCH,
+        batchAfter: (last: ServerLogExportRow | undefined) =>
+          serverLogReads.exportBatch(
+            app.database.db,
             filters,
-            after && { cursor: after.cursor, id: after.id },
+            last && { cursor: last.cursor, id: last.id },
             EXPORT_BATCH,
-          );
-          // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.
-          pending.catch(() => {});
-          return pending;
-        };
-        let next = batchAfter(undefined);
-        let first = true;
-        for (;;) {
-          const rows = await next;
-          if (rows.length === 0) break;
-          const more = rows.length === EXPORT_BATCH;
-          // The database reads the next batch while this one is formatted and sent.
-          if (more) next = batchAfter(rows.at(-1));
-          const logs = rows.map(presentServerLog);
-          if (format === 'csv') yield logs.map(serverLogCsvLine).join('');
-          else yield (first ? '' : ',') + logs.map((l) => JSON.stringify(l)).join(',');
-          first = false;
-          if (!more) break;
-        }
-        if (format === 'json') yield ']';
-      }
-
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
-        .header('content-disposition', `attachment; filename="vigie-logs-${day}.${format}"`)
-        .send(Readable.from(chunks()));
+          ),
+        csvRow: (row) => serverLogCsvLine(presentServerLog(row)),
+        jsonRow: presentServerLog,
+      });
     },
   );
 };
