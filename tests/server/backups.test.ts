@@ -1,7 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { InjectOptions } from 'fastify';
@@ -12,6 +10,7 @@ import { openDatabase } from '../../server/src/db/client.ts';
 import { checkRestorePermitted, RestoreNotPermittedError } from '../../server/src/services/backup-archive.ts';
 import { ServerLogSink } from '../../server/src/services/server-logs.ts';
 import { CREATE_BACKUP_TASK } from '../../server/src/tasks/backup-tasks.ts';
+import { startFakeS3, type FakeS3 } from './fake-s3.ts';
 import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
 
 const ENGINE = onPostgres ? 'postgres' : 'pglite';
@@ -696,50 +695,17 @@ describe(`Backups: refusals before anything is read (${onPostgres ? 'PostgreSQL'
 });
 
 describe(`Backups: documents in an S3 bucket (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  // An in-process fake S3 (path-style PUT, GET, DELETE), as in document-store.test.ts.
   const objects = new Map<string, Buffer>();
-  let server: Server;
+  let fake: FakeS3;
   let s3: TestApp;
   let token: string;
   let tenant: string;
   let project: number;
 
-  const body = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  };
-
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      void (async () => {
-        const key = decodeURIComponent(new URL(req.url ?? '/', 'http://fake').pathname);
-        if (req.method === 'PUT') {
-          objects.set(key, await body(req));
-          res.writeHead(200, { etag: '"fake"' });
-          res.end();
-        } else if (req.method === 'GET') {
-          const object = objects.get(key);
-          if (!object) {
-            res.writeHead(404, { 'content-type': 'application/xml' });
-            res.end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>absent</Message></Error>');
-            return;
-          }
-          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': object.length });
-          res.end(object);
-        } else if (req.method === 'DELETE') {
-          objects.delete(key);
-          res.writeHead(204);
-          res.end();
-        } else {
-          res.writeHead(405);
-          res.end();
-        }
-      })();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    fake = await startFakeS3(objects);
     vi.stubEnv('VIGIE_S3_BUCKET', 'vigie-docs');
-    vi.stubEnv('VIGIE_S3_ENDPOINT', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    vi.stubEnv('VIGIE_S3_ENDPOINT', fake.endpoint);
     vi.stubEnv('VIGIE_S3_REGION', 'eu-west-3');
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAFAKE');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'fake-secret');
@@ -757,7 +723,7 @@ describe(`Backups: documents in an S3 bucket (${onPostgres ? 'PostgreSQL' : 'PGl
   afterAll(async () => {
     await s3?.close();
     vi.unstubAllEnvs();
-    await new Promise((resolve) => server.close(resolve));
+    await fake.close();
   });
 
   const inject = (method: InjectOptions['method'], url: string, payload?: unknown, multipart = false) =>

@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { startFakeS3, type FakeS3, type SeenS3Request } from './fake-s3.ts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createDocumentStore,
@@ -116,67 +115,16 @@ describe('disk document store', () => {
   });
 });
 
-interface SeenRequest {
-  method: string;
-  url: string;
-  authorization: string | undefined;
-  contentLength: string | undefined;
-}
-
 describe('S3 document store (against an in-process fake S3, path-style)', () => {
   const objects = new Map<string, Buffer>();
-  const seen: SeenRequest[] = [];
-  let server: Server;
+  const seen: SeenS3Request[] = [];
+  let fake: FakeS3;
   let endpoint: string;
   let store: S3DocumentStore;
 
-  const body = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  };
-
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      void (async () => {
-        const url = new URL(req.url ?? '/', 'http://fake');
-        seen.push({
-          method: req.method ?? '',
-          url: url.pathname,
-          authorization: req.headers.authorization,
-          contentLength: req.headers['content-length'],
-        });
-        const key = decodeURIComponent(url.pathname);
-        if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256 Credential=AKIAFAKE/')) {
-          res.writeHead(403, { 'content-type': 'application/xml' });
-          res.end('<Error><Code>AccessDenied</Code><Message>no</Message></Error>');
-          return;
-        }
-        if (req.method === 'PUT') {
-          objects.set(key, await body(req));
-          res.writeHead(200, { etag: '"fake"' });
-          res.end();
-        } else if (req.method === 'GET') {
-          const object = objects.get(key);
-          if (!object) {
-            res.writeHead(404, { 'content-type': 'application/xml' });
-            res.end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>absent</Message></Error>');
-            return;
-          }
-          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': object.length });
-          res.end(object);
-        } else if (req.method === 'DELETE') {
-          objects.delete(key);
-          res.writeHead(204);
-          res.end();
-        } else {
-          res.writeHead(405);
-          res.end();
-        }
-      })();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    fake = await startFakeS3(objects, seen);
+    endpoint = fake.endpoint;
     store = new S3DocumentStore({
       bucket: 'vigie-docs',
       endpoint,
@@ -187,7 +135,7 @@ describe('S3 document store (against an in-process fake S3, path-style)', () => 
 
   afterAll(async () => {
     await store.close();
-    await new Promise((resolve) => server.close(resolve));
+    await fake.close();
   });
 
   it('puts a signed object at {endpoint}/{bucket}/documents/{key} and reads the same bytes back', async () => {
