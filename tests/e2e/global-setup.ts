@@ -15,7 +15,8 @@ const DEMO_PASSWORD = 'e2e-demo-password-1234';
 
 /** Starts the real server (built app, fresh PGlite data dir, free port) once for the e2e suite. */
 export default async function setup(project: TestProject) {
-  if (!existsSync('dist/index.html'))
+  const appDir = path.resolve(process.env.VIGIE_E2E_APP_DIR ?? 'dist');
+  if (!existsSync(path.join(appDir, 'index.html')))
     throw new Error('dist/ is missing: run `npm run build` first (npm run test:e2e does).');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vigie-e2e-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/server.ts'], {
@@ -24,6 +25,7 @@ export default async function setup(project: TestProject) {
       HOST: '127.0.0.1',
       PORT: '0',
       VIGIE_DATA_DIR: dataDir,
+      VIGIE_STATIC_DIR: appDir,
       VIGIE_DEMO_PASSWORD: DEMO_PASSWORD,
       LOG_LEVEL: 'warn',
     },

@@ -4,6 +4,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
 
+/** The built app the browser suites load: dist/, or another build (VIGIE_E2E_APP_DIR) so parallel work can build apart. */
+export function e2eAppDir(): string {
+  return path.resolve(process.env.VIGIE_E2E_APP_DIR ?? 'dist');
+}
+
 export interface E2e {
   t: TestApp;
   baseURL: string;
@@ -17,7 +22,7 @@ export interface E2e {
 export function useServerAndBrowser(): E2e {
   const e2e = {} as E2e;
   beforeAll(async () => {
-    e2e.t = await createTestApp({ appDir: path.resolve('dist') });
+    e2e.t = await createTestApp({ appDir: e2eAppDir() });
     await e2e.t.app.listen({ host: '127.0.0.1', port: 0 });
     e2e.baseURL = `http://127.0.0.1:${(e2e.t.app.server.address() as { port: number }).port}`;
     e2e.browser = await launchChromium();
