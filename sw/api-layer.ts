@@ -16,6 +16,7 @@ import {
   type Source,
 } from './policy.ts';
 import { sampleAreaOf, sampleBody } from './samples.ts';
+import { mockAnswer } from './mock-api.ts';
 
 /** What the SW needs to know of the page's session (IndexedDB 'vigie' → kv 'session'); never the tokens. */
 interface SessionView {
@@ -38,6 +39,32 @@ async function currentSession(): Promise<SessionView> {
 
 async function mockModeOn(): Promise<boolean> {
   return (await kvGet<boolean>('mock-api-mode').catch(() => false)) === true;
+}
+
+/**
+ * Mock API mode: the answer made on the device for any /api request (reads and writes), marked as sample data;
+ * null when mock mode is off or the request is an identity call that still goes to the server.
+ */
+export async function mockModeAnswer(request: Request): Promise<Response | null> {
+  if (!(await mockModeOn())) return null;
+  const pathname = normalizePath(new URL(request.url).pathname);
+  let body: unknown;
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    body = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+  const answer = mockAnswer(request.method, pathname, body, new Date());
+  if (!answer) return null;
+  return new Response(answer.status === 204 ? null : JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      [SOURCE_HEADER]: 'sample',
+      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? 'mock',
+    },
+  });
 }
 
 const WRITE_KEY = 'api-last-write:';
@@ -124,15 +151,6 @@ async function store(cacheName: string, request: Request, response: Response): P
 }
 
 /**
- * The notification stream: the network's answer as it is (its body flows through unbuffered), no cache, no sample
- * data, no timeout. In mock API mode nothing may reach the network: an empty 204 tells the page there is no stream.
- */
-async function streamAnswer(request: Request): Promise<Response> {
-  if (await mockModeOn()) return new Response(null, { status: 204, headers: { [SOURCE_HEADER]: 'sample' } });
-  return fetch(request);
-}
-
-/**
  * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
  * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
  * else sample data; on 404 for the §8 areas, sample data. Every answer says where it came from.
@@ -141,13 +159,11 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;
   const url = new URL(request.url);
   const pathname = normalizePath(url.pathname);
-  if (isAuthEndpoint(pathname) || isDownloadPath(pathname)) return fetch(request);
-  if (isStreamPath(pathname)) return streamAnswer(request);
-
-  if (await mockModeOn()) {
-    const sample = await trySample(request, pathname);
-    if (sample) return sample;
-  }
+  // Mock mode first: nothing it answers may reach the network, the stream and downloads included.
+  const mocked = await mockModeAnswer(request);
+  if (mocked) return mocked;
+  // The stream's body flows through unbuffered; downloads and identity calls are never cached.
+  if (isAuthEndpoint(pathname) || isDownloadPath(pathname) || isStreamPath(pathname)) return fetch(request);
 
   const session = await currentSession();
   if (session.userId !== undefined && String(session.userId) !== lastUserId) {
@@ -162,6 +178,8 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
 
   const fromNetwork = async (): Promise<Response> => {
     const response = await fetchWithTimeout(request);
+    // A 404 on an area's list, summary or launch URL: the backend does not serve that area (sample). A 404 on one
+    // record is the truth about that record (sampleAreaOf has no area for records) and is passed on.
     if (response.status === 404) {
       const sample = await trySample(request, pathname);
       if (sample) return sample;
@@ -183,6 +201,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   try {
     return await fromNetwork();
   } catch {
+    // Cached real data always wins, whatever its age (it carries its date); a sample only where nothing was kept.
     if (cached) return marked(cached, 'cache', storedAt);
     const sample = await trySample(request, pathname);
     if (sample) return sample;

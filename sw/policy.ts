@@ -107,9 +107,12 @@ export const STORED_AT_HEADER = 'X-Vigie-Stored-At';
 /** Headers that must never be kept in Cache Storage. */
 export const UNCACHEABLE_HEADERS = ['set-cookie', 'authorization'];
 
-/** Only plain successful JSON answers are worth keeping. */
+/**
+ * Plain successful JSON answers are worth keeping, and so are a record's 404 and 403 (the areas' 404s became
+ * samples before this is asked): offline, a project that does not exist still reads « introuvable ».
+ */
 export function isCacheable(status: number, contentType: string | null, cacheControl: string | null): boolean {
-  if (status !== 200) return false;
+  if (status !== 200 && status !== 403 && status !== 404) return false;
   if (!contentType?.includes('application/json')) return false;
   // The server says no-store for its own HTTP caches; the SW keeps a partitioned, purgeable copy anyway,
   // except where the server marks data private to the moment.

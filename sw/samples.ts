@@ -9,15 +9,22 @@
  *
  * | area                  | method | pathname                                                                  |
  * | --------------------- | ------ | ------------------------------------------------------------------------- |
- * | projects              | GET    | /api/projects/ and /api/projects/{id}/ ({id}: digits or a UUID)           |
- * | celery                | GET    | /api/celery/ and /api/tasks/, and anything below them                     |
+ * | projects              | GET    | /api/projects/                                                            |
+ * | celery                | GET    | /api/celery/ and /api/tasks/, and the lists below them (recent, scheduled,  |
+ * |                       |        | available…)                                                               |
  * | task-run              | POST   | /api/celery/…/{run}/ or /api/celery/…/{run}/{task_name}/, same under      |
  * |                       |        | /api/tasks/; {run} is one of run, launch, run-task, run_task              |
  * |                       |        | (so /api/celery/run/, /api/tasks/run/, /api/celery/tasks/x/run/, …)       |
  * | vulnerability-summary | GET    | /api/vulnerabilities/summary/                                             |
- * | audit                 | GET    | /api/audit/ and below, except /api/audit/export/… (file downloads)        |
- * | notifications         | GET    | /api/notifications/ and below                                             |
- * | blog                  | GET    | /api/blog/ and below                                                      |
+ * | audit                 | GET    | /api/audit/ and its lists, except /api/audit/export/… (file downloads)    |
+ * | notifications         | GET    | /api/notifications/ and its lists (unread_count included)                 |
+ * | blog                  | GET    | /api/blog/, /api/blog/posts/ and /api/blog/tags/                          |
+ *
+ * A sample stands in for an AREA the backend does not serve, never for one missing OBJECT: a URL naming a
+ * record (a numeric or UUID segment, a blog post's slug, a task's id) has no sample, so a project that does
+ * not exist or belongs to another tenant reads « introuvable », never as an invented project. A DRF backend
+ * without the projects app answers 404 on /api/projects/ (sample); one with it answers 404 on
+ * /api/projects/99/ (a real 404, passed on).
  *
  * Everything else has no sample (null): other /api areas, project sub-resources (/api/projects/assets/,
  * /api/projects/{id}/dashboard/, …) whose shape these files do not hold, and every write except a task run,
@@ -72,6 +79,14 @@ function runPathTaskName(rest: string[]): string | undefined {
   return undefined;
 }
 
+/** Lists under /api/blog/; any other segment there is a post's slug. */
+const BLOG_LISTS = new Set(['posts', 'tags']);
+
+/** True when the segments below an area name one record (a numeric or UUID id). */
+function namesRecord(rest: string[]): boolean {
+  return rest.some((s) => RECORD_ID.test(s));
+}
+
 /** Which §8 area a request belongs to, or null when it gets no sample (see the table above). */
 export function sampleAreaOf(method: string, pathname: string): SampleArea | null {
   const m = method.toUpperCase();
@@ -79,19 +94,19 @@ export function sampleAreaOf(method: string, pathname: string): SampleArea | nul
   if (api !== 'api') return null;
   switch (root) {
     case 'projects':
-      return m === 'GET' && (rest.length === 0 || (rest.length === 1 && RECORD_ID.test(rest[0]!))) ? 'projects' : null;
+      return m === 'GET' && rest.length === 0 ? 'projects' : null;
     case 'celery':
     case 'tasks':
       if (m === 'POST') return runPathTaskName(rest) === undefined ? null : 'task-run';
-      return m === 'GET' ? 'celery' : null;
+      return m === 'GET' && !namesRecord(rest) ? 'celery' : null;
     case 'vulnerabilities':
       return m === 'GET' && rest.length === 1 && rest[0] === 'summary' ? 'vulnerability-summary' : null;
     case 'audit':
-      return m === 'GET' && rest[0] !== 'export' ? 'audit' : null;
+      return m === 'GET' && rest[0] !== 'export' && !namesRecord(rest) ? 'audit' : null;
     case 'notifications':
-      return m === 'GET' ? 'notifications' : null;
+      return m === 'GET' && !namesRecord(rest) ? 'notifications' : null;
     case 'blog':
-      return m === 'GET' ? 'blog' : null;
+      return m === 'GET' && (rest.length === 0 || (rest.length === 1 && BLOG_LISTS.has(rest[0]!))) ? 'blog' : null;
     default:
       return null;
   }
@@ -139,39 +154,27 @@ function taskRunBody(ctx: SampleContext, rest: string[]) {
   };
 }
 
-/** /api/celery/…: one recent task when the path names its id, else the list the path words ask for. */
+/** /api/celery/…: the list the path words ask for. */
 function celeryBody(rest: string[]) {
-  const task = celeryTasks.recent_tasks.find((t) => rest.includes(t.id));
-  if (task) return structuredClone(task);
   if (rest.some((s) => /schedul/i.test(s))) return structuredClone(celeryTasks.scheduled_tasks);
   if (rest.some((s) => /recent/i.test(s))) return structuredClone(celeryTasks.recent_tasks);
   return structuredClone(celeryTasks);
 }
 
-/** /api/blog/ and /api/blog/posts/: the list; /api/blog/{slug}/ and /api/blog/posts/{slug}/: one post or null. */
+/** /api/blog/ and /api/blog/posts/: the two posts; /api/blog/tags/: their tags, most used first. */
 function blogBody(rest: string[]) {
-  const key = rest[0] === 'posts' ? rest.slice(1) : rest;
-  if (key.length === 0) return structuredClone(blogPosts);
-  if (key.length > 1) return null;
-  const post = blogPosts.results.find((p) => p.slug === key[0] || String(p.id) === key[0]);
-  return post ? structuredClone(post) : null;
+  if (rest[0] !== 'tags') return structuredClone(blogPosts);
+  const counts = new Map<string, number>();
+  for (const post of blogPosts.results) for (const tag of post.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+  return { results: [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count) };
 }
 
-function projectsBody(rest: string[]) {
-  if (rest.length === 0) return structuredClone(projects);
-  const project = projects.results.find((p) => String(p.id) === rest[0]);
-  return project ? structuredClone(project) : null;
-}
-
-/**
- * The JSON to serve for `area`: a fresh copy of the file with the dynamic parts computed from ctx. Null means the
- * URL names a record the samples do not hold (unknown blog slug or project id).
- */
+/** The JSON to serve for `area`: a fresh copy of the file with the dynamic parts computed from ctx. */
 export function sampleBody(area: SampleArea, ctx: SampleContext): unknown {
   const rest = segmentsOf(ctx.pathname).slice(2);
   switch (area) {
     case 'projects':
-      return projectsBody(rest);
+      return structuredClone(projects);
     case 'celery':
       return celeryBody(rest);
     case 'vulnerability-summary':

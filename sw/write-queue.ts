@@ -2,7 +2,7 @@
 import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
 import { isAuthEndpoint, normalizePath, replayRequest, SOURCE_HEADER } from './policy.ts';
-import { noteWrite } from './api-layer.ts';
+import { mockModeAnswer, noteWrite } from './api-layer.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -123,6 +123,9 @@ export async function pendingWrites(): Promise<number> {
 export async function handleApiWrite(event: FetchEvent): Promise<Response> {
   const request = event.request;
   const pathname = normalizePath(new URL(request.url).pathname);
+  // Mock API mode: a task launch gets the simulation, other writes are refused on the device; none is queued.
+  const mocked = await mockModeAnswer(request);
+  if (mocked) return mocked;
   const queueable = request.headers.get(QUEUEABLE_HEADER) === '1' && request.headers.has('Idempotency-Key');
   const body = queueable ? await request.clone().arrayBuffer() : undefined;
   try {

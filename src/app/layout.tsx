@@ -8,6 +8,7 @@ import type { UserProfile } from '../features/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode } from './modes.ts';
+import { SAMPLE_BANNER, samplesOnScreen } from '../lib/sample-presence.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
@@ -133,6 +134,11 @@ export function Layout({ children }: { children: ReactNode }) {
       {mockApiMode.value && (
         <div className="banner sample" role="status">
           Mode API simulée — données d’exemple, aucune donnée réelle.
+        </div>
+      )}
+      {(samplesOnScreen.value > 0 || mockApiMode.value) && (
+        <div className="banner sample-wide" role="status" data-testid="sample-banner">
+          {SAMPLE_BANNER}
         </div>
       )}
       {pendingWrites.value > 0 && (

@@ -1,4 +1,5 @@
 import type { DataOrigin } from '../lib/api-client.ts';
+import { useSamplePresence } from '../lib/sample-presence.ts';
 
 const FORMAT = new Intl.DateTimeFormat('fr-FR', {
   day: '2-digit',
@@ -23,6 +24,7 @@ export function originLabel(origin: DataOrigin | undefined, online: boolean): st
 
 /** Shown where the data appears, so nobody takes sample or stale data for live data. */
 export function DataOriginNote({ origin }: { origin: DataOrigin | undefined }) {
+  useSamplePresence(origin?.source === 'sample');
   const label = originLabel(origin, typeof navigator === 'undefined' ? true : navigator.onLine);
   if (!label) return null;
   return (

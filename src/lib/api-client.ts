@@ -79,7 +79,22 @@ export interface ClientEnvironment {
   onNoResponse(): void;
   /** A 403 `two_factor_setup_required`: the app takes the user to the two-factor setup (no sign-out, no loop). */
   onTwoFactorSetupRequired(): void;
+  /**
+   * A live answer that no service worker saw (the page was not controlled yet: the first seconds of a first
+   * visit): the app keeps a copy where the service worker looks offline, so that visit is not lost.
+   */
+  keepCopy?(copy: LiveCopy): void;
   fetch?: typeof globalThis.fetch;
+}
+
+/** What `keepCopy` receives: the request's absolute URL and tenant, and the answer as read. */
+export interface LiveCopy {
+  url: string;
+  tenantId: string | undefined;
+  status: number;
+  contentType: string | null;
+  cacheControl: string | null;
+  data: unknown;
 }
 
 export interface RequestOptions {
@@ -107,6 +122,24 @@ export interface RequestOptions {
 }
 
 const PROTECTED_AREAS = /^\/(dashboard|tenants|organizations)(\/|$)/;
+
+/**
+ * 403 codes that refuse the session itself rather than one action (our server's and DRF's): they follow the §4
+ * redirect even where a screen expects 403s (`allowForbidden`), since no screen can go on without its session.
+ */
+const SESSION_REFUSED = new Set([
+  'tenant_forbidden',
+  'no_tenant',
+  'csrf_failed',
+  'not_authenticated',
+  'authentication_failed',
+  'token_not_valid',
+]);
+
+function sessionRefused(data: unknown): boolean {
+  const code = data && typeof data === 'object' ? (data as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && SESSION_REFUSED.has(code);
+}
 
 function browserEnvironment(): ClientEnvironment {
   return {
@@ -260,8 +293,24 @@ export async function apiRequestWithOrigin<T>(
   }
   const status = response.status;
   const data = response._data;
+  const origin = originOf(response.headers);
+  if (
+    env.keepCopy &&
+    method === 'GET' &&
+    !opts.anonymous &&
+    (opts.responseType ?? 'json') === 'json' &&
+    response.headers.get('x-vigie-source') === null
+  )
+    env.keepCopy({
+      // The answer's own URL carries the query string, as the worker's cache key does.
+      url: response.url || new URL(url, typeof location === 'undefined' ? 'http://localhost' : location.href).href,
+      tenantId: tenant,
+      status,
+      contentType: response.headers.get('content-type'),
+      cacheControl: response.headers.get('cache-control'),
+      data,
+    });
   if (status >= 200 && status < 300) {
-    const origin = originOf(response.headers);
     if (origin.source === 'network' && maintenanceNotice.value !== null) maintenanceNotice.value = null;
     if (
       origin.source === 'network' &&
@@ -271,6 +320,8 @@ export async function apiRequestWithOrigin<T>(
       twoFactorSetupNotice.value = null;
     return { data: data as T, origin };
   }
+  // Mock API mode's refusals and « introuvable » are made on the device: their French detail says it all.
+  if (origin.source === 'sample') throw new ApiError(status, detailOf(data) ?? MESSAGES.backendDown, data);
 
   if (status === 401 && !opts.anonymous) {
     if (!retried && hooks.hasRefreshToken()) {
@@ -302,7 +353,9 @@ export async function apiRequestWithOrigin<T>(
       env.onTwoFactorSetupRequired();
       throw new ApiError(403, data.detail, data);
     }
-    if (!opts.allowForbidden && !opts.anonymous) {
+    // The rule (docs/ARCHITECTURE.md): a refused action stays on its screen with its message where the screen
+    // expects it; a refused session (or a screen that expects no refusal) follows the §4 redirect.
+    if ((!opts.allowForbidden || sessionRefused(data)) && !opts.anonymous) {
       if (PROTECTED_AREAS.test(env.pathname())) await hooks.touchActivity();
       else redirectToLogin();
     }
@@ -314,6 +367,7 @@ export async function apiRequestWithOrigin<T>(
     maintenanceNotice.value = data.detail;
     throw new ApiError(503, data.detail, data);
   }
+  if (status >= 500) hooks.recordAudit('api_error', { url: normalizeApiPath(path, opts.raw), method, status }, 'error');
   if (status === 500 || status === 503) throw new ApiError(status, MESSAGES.backendDown, data);
   if (status === 404) throw new ApiError(404, detailOf(data) ?? MESSAGES.notFound, data);
   throw new ApiError(status, detailOf(data) ?? `Erreur de serveur inattendue : ${status}`, data);

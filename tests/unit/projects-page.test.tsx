@@ -225,11 +225,27 @@ describe('project page', () => {
     expect(screen.container.querySelector('.pj-matrix')).not.toBeNull();
   });
 
-  it('says so when the project does not exist', async () => {
+  it('says « introuvable » when the project does not exist', async () => {
     screen.handler = () => json({ detail: 'Ressource introuvable.' }, 404);
     await render();
+    expect(screen.container.querySelector('h1')!.textContent).toBe('Projet introuvable');
     expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
-      'Ce projet n’existe pas ou n’est plus accessible.',
+      'Projet introuvable : il n’existe pas ou vous n’y avez pas accès dans cette organisation.',
+    );
+  });
+
+  it('says « introuvable », never crashes, when another backend answers 200 null', async () => {
+    screen.handler = () => json(null);
+    await render();
+    expect(screen.container.querySelector('h1')!.textContent).toBe('Projet introuvable');
+  });
+
+  it('says « accès refusé » on a 403', async () => {
+    screen.handler = () => json({ detail: 'Vous n’avez pas la permission.', code: 'permission_denied' }, 403);
+    await render();
+    expect(screen.container.querySelector('h1')!.textContent).toBe('Accès refusé');
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
+      'Accès refusé : vous n’avez pas les droits pour consulter ce projet.',
     );
   });
 });

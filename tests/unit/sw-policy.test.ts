@@ -117,9 +117,15 @@ describe('service-worker routing decisions', () => {
     ]);
   });
 
-  it('keeps only successful JSON answers', () => {
+  it('keeps successful JSON answers and a record’s 404 or 403, nothing else', () => {
     expect(isCacheable(200, 'application/json; charset=utf-8', 'no-store')).toBe(true);
-    expect(isCacheable(404, 'application/json', null)).toBe(false);
+    // Offline, a project that does not exist (or is refused) must still read so.
+    expect(isCacheable(404, 'application/json', null)).toBe(true);
+    expect(isCacheable(403, 'application/json', null)).toBe(true);
+    expect(isCacheable(404, 'text/html', null)).toBe(false);
+    expect(isCacheable(401, 'application/json', null)).toBe(false);
+    expect(isCacheable(500, 'application/json', null)).toBe(false);
+    expect(isCacheable(201, 'application/json', null)).toBe(false);
     expect(isCacheable(200, 'text/html', null)).toBe(false);
     expect(isCacheable(200, 'application/json', 'no-store, no-cache-sw')).toBe(false);
   });

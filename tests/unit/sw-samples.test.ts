@@ -33,13 +33,9 @@ describe('sampleAreaOf: which §8 area a URL belongs to', () => {
     ['GET', '/api/projects/', 'projects'],
     ['GET', '/api/projects', 'projects'],
     ['GET', '/api/api/projects/', 'projects'],
-    ['GET', '/api/projects/2/', 'projects'],
-    ['GET', '/api/projects/2', 'projects'],
-    ['GET', '/api/projects/5b9e7c3d-1f2a-4e6b-a0c4-8d3f2e1b9a70/', 'projects'],
     ['get', '/api//projects/', 'projects'],
     ['GET', '/api/celery/', 'celery'],
     ['GET', '/api/celery/tasks/recent/', 'celery'],
-    ['GET', '/api/celery/status/3f6c2a1e-8b4d-4c7a-9e21-5d0b7f1a4c93', 'celery'],
     ['GET', '/api/api/celery/scheduled', 'celery'],
     ['GET', '/api/tasks/', 'celery'],
     ['GET', '/api/tasks/recent_tasks', 'celery'],
@@ -65,13 +61,25 @@ describe('sampleAreaOf: which §8 area a URL belongs to', () => {
     ['GET', '/api/api/notifications/notifications', 'notifications'],
     ['GET', '/api/blog/', 'blog'],
     ['GET', '/api/blog/posts', 'blog'],
-    ['GET', '/api/api/blog/posts/prioriser-correctifs-kev-epss/', 'blog'],
+    ['GET', '/api/blog/tags/', 'blog'],
+    ['GET', '/api/notifications/notifications/unread_count/', 'notifications'],
   ];
   it.each(positives)('%s %s → %s', (method, pathname, area) => {
     expect(sampleAreaOf(method, pathname)).toBe(area);
   });
 
   const negatives: [string, string][] = [
+    // One missing record is never replaced by a sample: a missing area is not a missing object.
+    ['GET', '/api/projects/2/'],
+    ['GET', '/api/projects/2'],
+    ['GET', '/api/projects/999999/'],
+    ['GET', '/api/projects/5b9e7c3d-1f2a-4e6b-a0c4-8d3f2e1b9a70/'],
+    ['GET', '/api/celery/status/3f6c2a1e-8b4d-4c7a-9e21-5d0b7f1a4c93'],
+    ['GET', '/api/celery/tasks/3f6c2a1e-8b4d-4c7a-9e21-5d0b7f1a4c93/'],
+    ['GET', '/api/audit/results/99999/'],
+    ['GET', '/api/notifications/notifications/99999/'],
+    ['GET', '/api/api/blog/posts/prioriser-correctifs-kev-epss/'],
+    ['GET', '/api/blog/prioriser-correctifs-kev-epss'],
     // Other areas have no sample.
     ['GET', '/api/assets/'],
     ['GET', '/api/threats/'],
@@ -164,11 +172,8 @@ describe('projects sample (§3 Project)', () => {
     expect(new Set(list.results.map((p) => p.id)).size).toBe(list.results.length);
   });
 
-  it('serves the single project a URL names, or null for an unknown id', () => {
-    const second = projects.results[1]!;
-    expect(serve('GET', `/api/projects/${second.id}/`)).toEqual(second);
-    expect(serve('GET', `/api/api/projects/${second.id}`)).toEqual(second);
-    expect(serve('GET', '/api/projects/999/')).toBeNull();
+  it('has no single project: a sample project id is no area', () => {
+    expect(sampleAreaOf('GET', `/api/projects/${projects.results[1]!.id}/`)).toBeNull();
   });
 
   it('hands out copies, so changing one answer never changes the next', () => {
@@ -227,9 +232,8 @@ describe('celery sample (§3 Background task, Scheduled task; §9)', () => {
     expect(serve('GET', '/api/celery/tasks/')).toEqual(celeryTasks);
   });
 
-  it('serves one recent task when the path names its id', () => {
-    const task = celeryTasks.recent_tasks[2]!;
-    expect(serve('GET', `/api/celery/status/${task.id}/`)).toEqual(task);
+  it('has no single task: a path naming a task id is no area', () => {
+    expect(sampleAreaOf('GET', `/api/celery/status/${celeryTasks.recent_tasks[2]!.id}/`)).toBeNull();
   });
 });
 
@@ -353,13 +357,18 @@ describe('blog sample (§3 Blog post, §8)', () => {
     }
   });
 
-  it('serves the post a slug or id names, or null', () => {
+  it('has no single post: a slug or an id is no area', () => {
     const [first, second] = blogPosts.results;
-    expect(serve('GET', `/api/blog/posts/${second!.slug}/`)).toEqual(second);
-    expect(serve('GET', `/api/blog/${first!.slug}`)).toEqual(first);
-    expect(serve('GET', `/api/api/blog/posts/${first!.slug}`)).toEqual(first);
-    expect(serve('GET', `/api/blog/posts/${second!.id}/`)).toEqual(second);
-    expect(serve('GET', '/api/blog/posts/inconnu/')).toBeNull();
-    expect(serve('GET', `/api/blog/posts/${first!.slug}/comments/`)).toBeNull();
+    expect(sampleAreaOf('GET', `/api/blog/posts/${second!.slug}/`)).toBeNull();
+    expect(sampleAreaOf('GET', `/api/blog/${first!.slug}`)).toBeNull();
+    expect(sampleAreaOf('GET', `/api/blog/posts/${second!.id}/`)).toBeNull();
+  });
+
+  it('serves the two posts’ tags, most used first', () => {
+    const tags = serve('GET', '/api/blog/tags/') as { results: { tag: string; count: number }[] };
+    const expected = new Set(blogPosts.results.flatMap((p) => p.tags));
+    expect(new Set(tags.results.map((t) => t.tag))).toEqual(expected);
+    const counts = tags.results.map((t) => t.count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
   });
 });

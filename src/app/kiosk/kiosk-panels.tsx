@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
 import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
 import { isRunning, taskStatusLabel } from '../../features/tasks/task-rules.ts';
@@ -44,9 +45,17 @@ function since(prefix: string, at: number, now: number): string {
 }
 
 function Figure({ label, value, tone }: { label: string; value: number | undefined; tone?: string }) {
+  const sample = useIsSample();
   return (
     <div className={`kiosk-figure${tone ? ` ${tone}` : ''}`}>
-      <span className="kiosk-figure-value">{value === undefined ? '—' : NUMBER.format(value)}</span>
+      <span className="kiosk-figure-value" data-figure="">
+        {value === undefined ? '—' : NUMBER.format(value)}
+      </span>
+      {sample && (
+        <span className="sample-mark kiosk-sample-mark" data-sample-mark="">
+          exemple
+        </span>
+      )}
       <span className="kiosk-figure-label">{label}</span>
     </div>
   );
@@ -239,8 +248,14 @@ export function KioskPanel({ id, state, now }: { id: PanelId; state: PanelState 
           <span className="kiosk-stale">Mise à jour impossible ({state.error}) — dernières données affichées</span>
         )}
       </div>
+      {state?.origin?.source === 'sample' && (
+        // Across a room a small tag is not read: sample figures are announced in the panel's own type size.
+        <p className="kiosk-sample" role="status">
+          Exemple — ces chiffres ne sont pas ceux de votre organisation
+        </p>
+      )}
       {state?.data !== undefined ? (
-        renderPanel(id, state, now)
+        <SampleScope origin={state.origin}>{renderPanel(id, state, now)}</SampleScope>
       ) : state?.error ? (
         <p className="kiosk-unavailable">Données indisponibles ({state.error}). Nouvelle tentative automatique.</p>
       ) : (

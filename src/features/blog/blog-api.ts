@@ -205,15 +205,15 @@ export async function listTags(): Promise<TagCount[]> {
 
 const postPath = (slug: string) => `/blog/posts/${encodeURIComponent(slug)}/`;
 
-/** One post, or null when there is none by that slug (a draft, for a reader, is none). */
+/**
+ * One post, or null when there is none by that slug (a draft, for a reader, is none). A missing post is never
+ * replaced by a sample one: samples stand in for a blog the backend does not serve, not for one missing post.
+ */
 export async function getPost(slug: string): Promise<{ data: BlogPost | null; origin: DataOrigin }> {
   try {
     const { data, origin } = await apiRequestWithOrigin<unknown>(postPath(slug), { allowForbidden: true });
     return { data: toPost(data), origin };
   } catch (err) {
-    if (!fallsBack(err)) throw err;
-    const sample = samplePage({ status: 'all' }).results.find((p) => p.slug === slug);
-    if (sample) return { data: sample, origin: SAMPLE };
     if (err instanceof ApiError && err.status === 404) return { data: null, origin: { source: 'network' } };
     throw err;
   }

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
@@ -160,25 +161,34 @@ export default function BlogListPage() {
       {data && state.kind === 'ok' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <p className="muted">{data.count === 1 ? '1 article' : `${NUMBER.format(data.count)} articles`}</p>
-          {data.results.length === 0 ? (
-            <EmptyState>
-              {filtered ? 'Aucun article ne correspond à ces critères.' : 'Aucun article publié pour le moment.'}
-            </EmptyState>
-          ) : (
-            <div className="blog-cards">
-              {data.results.map((post) => (
-                <article key={post.slug} className="card blog-card" data-slug={post.slug}>
-                  {post.featured_image && <BlogImage className="blog-card-image" src={post.featured_image} alt="" />}
-                  <h2>
-                    <Link href={`/blog/${encodeURIComponent(post.slug)}`}>{post.title}</Link>
-                  </h2>
-                  <PostMeta post={post} />
-                  {post.excerpt && <p className="blog-excerpt">{post.excerpt}</p>}
-                </article>
-              ))}
-            </div>
-          )}
+          <SampleScope origin={state.origin}>
+            <p className="muted">
+              <Figure>{NUMBER.format(data.count)}</Figure> {data.count === 1 ? 'article' : 'articles'}
+            </p>
+            {data.results.length === 0 ? (
+              <EmptyState>
+                {filtered ? 'Aucun article ne correspond à ces critères.' : 'Aucun article publié pour le moment.'}
+              </EmptyState>
+            ) : (
+              <div className="blog-cards">
+                {data.results.map((post) => (
+                  <article key={post.slug} className="card blog-card" data-slug={post.slug}>
+                    {post.featured_image && <BlogImage className="blog-card-image" src={post.featured_image} alt="" />}
+                    <h2>
+                      {/* Sample posts are not on this server: no link leads into one. */}
+                      {state.origin.source === 'sample' ? (
+                        post.title
+                      ) : (
+                        <Link href={`/blog/${encodeURIComponent(post.slug)}`}>{post.title}</Link>
+                      )}
+                    </h2>
+                    <PostMeta post={post} />
+                    {post.excerpt && <p className="blog-excerpt">{post.excerpt}</p>}
+                  </article>
+                ))}
+              </div>
+            )}
+          </SampleScope>
           <Pager label="Pages du blog" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>
       )}

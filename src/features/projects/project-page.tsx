@@ -7,7 +7,7 @@ import { ConfirmDelete } from '../../components/confirm-delete.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { currentTenantId } from '../auth/session.ts';
-import { deleteProject, getProject, type Project } from './projects-api.ts';
+import { deleteProject, getProject, PROJECT_MESSAGES, type Project } from './projects-api.ts';
 import { ACCESS_LABELS, accessOf, formatDay, formatDateTime, isLate, ownerName } from './project-rules.ts';
 import { ProjectForm } from './project-form.tsx';
 import { PriorityBadge, StatusBadge, useProjectActions, type TabProps } from './project-widgets.tsx';
@@ -56,11 +56,17 @@ export function ProjectView({ id }: { id: string }) {
       {state.status === 'loading' && <p role="status">Chargement du projet…</p>}
       {state.status === 'error' && (
         <>
-          <h1>Projet</h1>
+          <h1>
+            {state.httpStatus === 404 ? 'Projet introuvable' : state.httpStatus === 403 ? 'Accès refusé' : 'Projet'}
+          </h1>
           <p className="error" role="alert">
-            {state.httpStatus === 404 ? 'Ce projet n’existe pas ou n’est plus accessible.' : state.message}
+            {state.httpStatus === 404
+              ? PROJECT_MESSAGES.notFound
+              : state.httpStatus === 403
+                ? PROJECT_MESSAGES.forbidden
+                : state.message}
           </p>
-          {state.httpStatus !== 404 && (
+          {state.httpStatus !== 404 && state.httpStatus !== 403 && (
             <button type="button" className="btn secondary" onClick={reload}>
               Réessayer
             </button>

@@ -348,6 +348,8 @@ export const PROJECT_MESSAGES = {
   unknownCause: 'Erreur inconnue.',
   createFailed: 'Erreur lors de la création du projet. Veuillez réessayer.',
   queued: 'Modification enregistrée hors ligne ; elle sera envoyée au retour du réseau.',
+  notFound: 'Projet introuvable : il n’existe pas ou vous n’y avez pas accès dans cette organisation.',
+  forbidden: 'Accès refusé : vous n’avez pas les droits pour consulter ce projet.',
 } as const;
 
 export function unexpectedMessage(what: string, cause?: string | null): string {
@@ -521,8 +523,13 @@ export async function createProject(body: ProjectInput): Promise<Written<Project
   }
 }
 
-export function getProject(id: Id): Promise<{ data: Project; origin: DataOrigin }> {
-  return read<Project>('lecture du projet', `${PROJECTS_PATH}${id}/`);
+/** One project; an answer that is no project (another backend's `null`, a list) reads as « introuvable ». */
+export async function getProject(id: Id): Promise<{ data: Project; origin: DataOrigin }> {
+  const answer = await read<Project | null>('lecture du projet', `${PROJECTS_PATH}${id}/`);
+  const p = answer.data as unknown;
+  if (!p || typeof p !== 'object' || Array.isArray(p) || !('id' in p) || !('name' in p))
+    throw new ApiError(404, PROJECT_MESSAGES.notFound);
+  return { data: answer.data as Project, origin: answer.origin };
 }
 
 export function updateProject(id: Id, body: ProjectInput): Promise<Written<Project>> {

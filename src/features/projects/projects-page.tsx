@@ -1,3 +1,4 @@
+import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
@@ -137,16 +138,19 @@ export default function ProjectsPage() {
       {state.status !== 'loading' && (
         <>
           {result && <ListNotes result={result} />}
-          <p className="muted">
-            {(result?.data.count ?? 0) === 1 ? '1 projet' : `${NUMBER.format(result?.data.count ?? 0)} projets`}
-          </p>
-          {!result || result.data.results.length === 0 ? (
-            <EmptyState>
-              {filtered ? 'Aucun projet ne correspond à ces filtres.' : 'Aucun projet pour le moment.'}
-            </EmptyState>
-          ) : (
-            <ProjectTable projects={result.data.results} />
-          )}
+          <SampleScope origin={result?.origin}>
+            <p className="muted">
+              <Figure>{NUMBER.format(result?.data.count ?? 0)}</Figure>{' '}
+              {(result?.data.count ?? 0) === 1 ? 'projet' : 'projets'}
+            </p>
+            {!result || result.data.results.length === 0 ? (
+              <EmptyState>
+                {filtered ? 'Aucun projet ne correspond à ces filtres.' : 'Aucun projet pour le moment.'}
+              </EmptyState>
+            ) : (
+              <ProjectTable projects={result.data.results} />
+            )}
+          </SampleScope>
           <Pager label="Pages des projets" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>
       )}
@@ -155,6 +159,8 @@ export default function ProjectsPage() {
 }
 
 function ProjectTable({ projects }: { projects: Project[] }) {
+  // Sample projects do not exist anywhere: no link leads into one.
+  const sample = useIsSample();
   return (
     <div className="table-wrap">
       <table className="table pj-table">
@@ -174,7 +180,11 @@ function ProjectTable({ projects }: { projects: Project[] }) {
           {projects.map((p) => (
             <tr key={p.id} data-project-id={p.id}>
               <th scope="row" className="pj-name">
-                <Link href={`/projects/${encodeURIComponent(String(p.id))}`}>{p.name}</Link>
+                {sample ? (
+                  <span>{p.name}</span>
+                ) : (
+                  <Link href={`/projects/${encodeURIComponent(String(p.id))}`}>{p.name}</Link>
+                )}
                 {p.description && <span className="muted pj-desc">{p.description}</span>}
               </th>
               <td>

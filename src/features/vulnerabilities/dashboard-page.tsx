@@ -1,6 +1,7 @@
 import { Link, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import {
   HorizontalBars,
   SEVERITIES,
@@ -79,7 +80,9 @@ export default function VulnerabilityDashboardPage() {
       {state.status === 'ready' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <SummaryView summary={state.data} days={days} />
+          <SampleScope origin={state.origin}>
+            <SummaryView summary={state.data} days={days} />
+          </SampleScope>
         </>
       )}
     </section>
@@ -87,6 +90,8 @@ export default function VulnerabilityDashboardPage() {
 }
 
 function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: number }) {
+  // Sample findings are not the organisation's: no link may lead into one (it would not exist).
+  const sample = useIsSample();
   const dist: SeverityDistribution = {
     critical: summary.severity_distribution?.critical ?? 0,
     high: summary.severity_distribution?.high ?? 0,
@@ -120,20 +125,20 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
       <ul className="stat-tiles" aria-label="Chiffres clés">
         <li>
           <Link href={listHref({ is_resolved: 'false' })}>
-            <strong data-testid="stat-total">{NUMBER.format(total)}</strong>
+            <Figure testId="stat-total">{NUMBER.format(total)}</Figure>
             <span>{total > 1 ? 'vulnérabilités ouvertes' : 'vulnérabilité ouverte'}</span>
           </Link>
         </li>
         <li className="tile-critical">
           <Link href={listHref({ severity: 'critical', is_resolved: 'false' })}>
-            <strong data-testid="stat-critical">{NUMBER.format(dist.critical)}</strong>
+            <Figure testId="stat-critical">{NUMBER.format(dist.critical)}</Figure>
             <span>{dist.critical > 1 ? 'critiques' : 'critique'}</span>
           </Link>
         </li>
         {summary.kev_count !== undefined && (
           <li className="tile-kev">
             <Link href={listHref({ kev: 'true', is_resolved: 'false' })}>
-              <strong data-testid="stat-kev">{NUMBER.format(summary.kev_count)}</strong>
+              <Figure testId="stat-kev">{NUMBER.format(summary.kev_count)}</Figure>
               <span>activement exploitées (KEV)</span>
             </Link>
           </li>
@@ -141,7 +146,7 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
         {summary.open_count !== undefined && (
           <li>
             <Link href={listHref({ is_resolved: 'false' })}>
-              <strong data-testid="stat-open">{NUMBER.format(summary.open_count)}</strong>
+              <Figure testId="stat-open">{NUMBER.format(summary.open_count)}</Figure>
               <span>{summary.open_count > 1 ? 'ouvertes' : 'ouverte'}</span>
             </Link>
           </li>
@@ -149,7 +154,7 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
         {summary.resolved_count !== undefined && (
           <li>
             <Link href={listHref({ is_resolved: 'true' })}>
-              <strong data-testid="stat-resolved">{NUMBER.format(summary.resolved_count)}</strong>
+              <Figure testId="stat-resolved">{NUMBER.format(summary.resolved_count)}</Figure>
               <span>{summary.resolved_count > 1 ? 'résolues' : 'résolue'}</span>
             </Link>
           </li>
@@ -191,9 +196,15 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
               {recent.map((v) => (
                 <li key={v.id}>
                   <SeverityBadge severity={v.severity} />
-                  <Link href={`/vulnerabilities/${encodeURIComponent(String(v.id))}`} className="recent-title">
-                    {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
-                  </Link>
+                  {sample ? (
+                    <span className="recent-title">
+                      {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
+                    </span>
+                  ) : (
+                    <Link href={`/vulnerabilities/${encodeURIComponent(String(v.id))}`} className="recent-title">
+                      {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
+                    </Link>
+                  )}
                   <span className="muted">
                     {assetName(v.asset) ?? 'Sans actif'} ·{' '}
                     <time dateTime={v.created_at}>{formatDateTime(v.created_at)}</time>

@@ -1,0 +1,58 @@
+import { setClientEnvironment, type LiveCopy } from '../lib/api-client.ts';
+import { currentTenantId, onAuthChange, session } from '../features/auth/session.ts';
+import {
+  API_CACHE_PREFIX,
+  isAuthEndpoint,
+  isCacheable,
+  isDownloadPath,
+  isStreamPath,
+  partitionName,
+  STORED_AT_HEADER,
+  UNCACHEABLE_HEADERS,
+} from '../../sw/policy.ts';
+
+/**
+ * The first seconds of a first visit, before the service worker controls the page, the API's answers pass it by:
+ * a dashboard read then was never kept, and offline a minute later the screen fell back to sample figures. The
+ * page keeps those answers itself, in the partition (user, tenant) and with the stored-at mark the service worker
+ * reads, under the same rules (sw/policy.ts).
+ */
+export async function keepLiveCopy(copy: LiveCopy, userId: string | number | undefined): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  const pathname = new URL(copy.url).pathname;
+  if (isAuthEndpoint(pathname) || isDownloadPath(pathname) || isStreamPath(pathname)) return;
+  if (!isCacheable(copy.status, copy.contentType, copy.cacheControl)) return;
+  const name = partitionName(userId, copy.tenantId);
+  if (!name) return;
+  const headers = new Headers({ 'Content-Type': copy.contentType ?? 'application/json' });
+  for (const h of UNCACHEABLE_HEADERS) headers.delete(h);
+  headers.set(STORED_AT_HEADER, String(Date.now()));
+  const cache = await caches.open(name);
+  await cache.put(new Request(copy.url), new Response(JSON.stringify(copy.data), { status: copy.status, headers }));
+}
+
+/** Drops every cached API answer on this device (sign-out or a lost session), whether or not a worker runs. */
+export async function purgeApiCopies(): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  const names = await caches.keys();
+  await Promise.all(names.filter((n) => n.startsWith(`${API_CACHE_PREFIX}:`)).map((n) => caches.delete(n)));
+}
+
+/** Wires the copies into the API client and their purge into sign-out. Returns the uninstaller. */
+export function installOfflineCopies(): () => void {
+  setClientEnvironment({
+    keepCopy: (copy) => {
+      // A controlled page's answers are the worker's business (it marks them); only the unseen ones are kept here.
+      if (typeof navigator !== 'undefined' && navigator.serviceWorker?.controller) return;
+      const userId = session.value?.profile.id;
+      void keepLiveCopy({ ...copy, tenantId: copy.tenantId ?? currentTenantId() }, userId).catch(() => undefined);
+    },
+  });
+  const off = onAuthChange((signedIn) => {
+    if (!signedIn) void purgeApiCopies().catch(() => undefined);
+  });
+  return () => {
+    setClientEnvironment({ keepCopy: undefined });
+    off();
+  };
+}
