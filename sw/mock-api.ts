@@ -23,6 +23,7 @@ export const MOCK_MESSAGES = {
   write: 'Mode API simulée : cette modification n’est pas envoyée au serveur.',
   notFound: 'Introuvable en mode API simulée : les données d’exemple ne contiennent pas cet élément.',
   download: 'Mode API simulée : aucun fichier n’est produit.',
+  account: 'Mode API simulée : les informations du compte ne sont pas lues.',
 } as const;
 
 /** Reachability probes answered on the device (the §1 availability check and §9 health check). */
@@ -55,6 +56,8 @@ export function mockAnswer(method: string, rawPathname: string, body: unknown, n
   if (PROBES.test(pathname) && m === 'GET') return { status: 200, body: { status: 'ok', mock: true } };
   if (AUDIT_EVENTS.test(pathname)) return { status: 503, body: { detail: MOCK_MESSAGES.write, code: 'mock_mode' } };
   if (isAuthEndpoint(pathname)) return null;
+  if (pathname.startsWith('/api/accounts/'))
+    return { status: 503, body: { detail: MOCK_MESSAGES.account, code: 'mock_mode' } };
   if (isStreamPath(pathname)) return { status: 204, body: null };
   if (isDownloadPath(pathname)) return { status: 503, body: { detail: MOCK_MESSAGES.download, code: 'mock_mode' } };
 

@@ -9,7 +9,8 @@ const AUTH_PATTERNS = [
   /^\/api\/auth\//,
   /^\/api\/logout(\/|$)/,
   /^\/api\/register(\/|$)/,
-  /^\/api\/accounts\/(2fa|password|me|admin)(\/|$)/,
+  // The 2FA status is a plain read of the account, kept like any other (a screen offline still shows it).
+  /^\/api\/accounts\/(2fa(?!\/status\/?$)|password|me|admin)(\/|$)/,
   /^\/api\/users\/me(\/|$)/,
   /^\/api\/user\/profile(\/|$)/,
   /^\/api\/v1\/(api\/)?users\/me(\/|$)/,

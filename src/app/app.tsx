@@ -14,6 +14,7 @@ import { setClientEnvironment } from '../lib/api-client.ts';
 import { twoFactorSetupNotice } from '../lib/two-factor-gate.ts';
 import { Layout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
+import { useRouteAudit } from './route-audit.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
 import { LoginPage } from '../features/auth/login-page.tsx';
 import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
@@ -160,6 +161,7 @@ function Loading() {
 }
 
 export function App() {
+  useRouteAudit();
   useEffect(() => {
     const offGate = installTwoFactorGate();
     const offCleanup = installSignOutCleanup();

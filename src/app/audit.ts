@@ -1,4 +1,5 @@
 import { apiRequest } from '../lib/api-client.ts';
+import { setAuditLogSink } from '../lib/audit-log.ts';
 import { AuditBuffer, AUDIT_EVENT } from '../features/audit/audit-buffer.ts';
 import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } from '../features/auth/session.ts';
 
@@ -22,10 +23,21 @@ export const audit = new AuditBuffer({
   },
 });
 
+/**
+ * Connects the features' audit trail (`src/lib/audit-log.ts`: route, permission, UI, sign-in and API events) to a
+ * buffer, the app's own by default. Returns the disconnector.
+ */
+export function connectAuditLog(buffer: AuditBuffer = audit): () => void {
+  return setAuditLogSink((eventType, details, severity) => {
+    void buffer.log(eventType, details, severity);
+  });
+}
+
 export function startAudit(): void {
   setAuditSink((eventType, details, severity) => {
     void audit.log(eventType as Parameters<AuditBuffer['log']>[0], details, severity);
   });
+  connectAuditLog();
   onAuthChange((authenticated) => {
     if (authenticated) void audit.log(AUDIT_EVENT.LOGIN, {});
   });

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
+import { recordUiAction } from '../lib/audit-log.ts';
 import { mockApiMode, setMockMode } from './modes.ts';
 
 /** §1: the mock API mode switch, with its alert message on each change. */
@@ -12,7 +13,11 @@ export function MockModeToggle() {
         <input
           type="checkbox"
           checked={mockApiMode.value}
-          onChange={(e) => void setMockMode(e.target.checked).then(setMessage)}
+          onChange={(e) => {
+            const enabled = e.target.checked;
+            recordUiAction('mock_api_mode', { enabled });
+            void setMockMode(enabled).then(setMessage);
+          }}
         />{' '}
         Mode API simulée
       </label>

@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals-react';
 import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS } from '../lib/api-client.ts';
 import { kvGet, kvSet } from '../lib/storage.ts';
+import { recordAuditEvent } from '../lib/audit-log.ts';
 
 /** §1: on when the backend availability check failed; the app then works from cached and sample data. */
 export const localDataMode = signal(false);
@@ -107,14 +108,53 @@ export async function healthCheck(): Promise<boolean> {
 
 export const health = new HealthMonitor(healthCheck);
 
-/** §8 "no response": test the backend connection; when it is down, switch to local-data mode. */
-export function watchConnection(onNoResponse: () => void = () => {}): void {
+/** What the connection test said after a request got no answer. */
+export type ConnectionTestOutcome = 'backend_reachable' | 'backend_unreachable' | 'check_bypassed';
+
+/**
+ * §8 "no response": the backend connection is tested (the §9 health check), then the error is recorded as an
+ * `api_error` event (error) carrying the test's outcome; when the backend is down, local-data mode switches on.
+ * `onNoResponse` is told at once, before the test. Requests that get no answer while a test runs (the health
+ * request itself among them) share that test and its one event, which counts them.
+ */
+export function watchConnection(
+  onNoResponse: () => void = () => {},
+  monitor: Pick<HealthMonitor, 'healthy' | 'consecutiveFailures'> = health,
+): void {
+  let unanswered = 0;
+  let testing = false;
+  const test = async () => {
+    // §9: after three failures in a row the check is bypassed and says "healthy" without asking anyone.
+    const bypassed = monitor.consecutiveFailures >= HEALTH_MAX_FAILURES;
+    const ok = await monitor.healthy().catch(() => false);
+    if (!ok) localDataMode.value = true;
+    const outcome: ConnectionTestOutcome = bypassed
+      ? 'check_bypassed'
+      : ok
+        ? 'backend_reachable'
+        : 'backend_unreachable';
+    const count = unanswered;
+    unanswered = 0;
+    testing = false;
+    recordAuditEvent(
+      'api_error',
+      {
+        error: 'no_response',
+        connection_test: outcome,
+        backend_reachable: bypassed ? null : ok,
+        unanswered_requests: count,
+        local_data_mode: localDataMode.value,
+      },
+      'error',
+    );
+  };
   setClientEnvironment({
     onNoResponse: () => {
       onNoResponse();
-      void health.healthy().then((ok) => {
-        if (!ok) localDataMode.value = true;
-      });
+      unanswered++;
+      if (testing) return;
+      testing = true;
+      void test();
     },
   });
 }

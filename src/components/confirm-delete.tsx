@@ -1,7 +1,11 @@
 import type { ReactNode } from 'react';
+import { recordUiAction } from '../lib/audit-log.ts';
 import { RowAction } from './row-action.tsx';
 
-/** The inline "delete this row?" question of a list, with its confirm and cancel buttons. */
+/**
+ * The inline "delete this row?" question of a list, with its confirm and cancel buttons. A confirmation is recorded
+ * in the audit trail (`ui_action` delete_confirmed) before `onConfirm` runs.
+ */
 export function ConfirmDelete({
   name,
   question,
@@ -16,10 +20,14 @@ export function ConfirmDelete({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  const confirm = () => {
+    recordUiAction('delete_confirmed', { name, question });
+    onConfirm();
+  };
   return (
     <div className="vm-actions" role="group" aria-label={`Supprimer ${name}`}>
       <span>{question}</span>
-      <button type="button" className="btn danger small" disabled={busy} onClick={onConfirm}>
+      <button type="button" className="btn danger small" disabled={busy} onClick={confirm}>
         Oui, supprimer
       </button>
       <button type="button" className="btn secondary small" onClick={onCancel}>

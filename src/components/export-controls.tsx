@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { DownloadError, streamDownload, type DownloadProgress, type StreamDownloadOptions } from '../lib/download.ts';
+import { recordUiAction } from '../lib/audit-log.ts';
 import { ProgressBar } from './progress-bar.tsx';
 
 export type ExportFormat = 'csv' | 'json';
@@ -49,8 +50,16 @@ export function ExportControls({
     setMessage(null);
     setRunning({ format, progress: { bytes: 0, rows: 0 } });
     let last = 0;
+    const exported = target(format);
+    // The filters are what was exported; they travel as they are sent to the server.
+    recordUiAction('export', {
+      export: label,
+      format,
+      path: exported.path,
+      ...(exported.query ? { filters: exported.query } : {}),
+    });
     streamDownload({
-      ...target(format),
+      ...exported,
       mimeType: MIME[format],
       rowCounting: format === 'csv' ? 'csv' : 'json-array',
       ...(expectedRows !== null ? { expectedRows } : {}),

@@ -505,11 +505,19 @@ describe('oversize events', () => {
   });
 
   it('drops, with a warning, an event too big even without its details', async () => {
-    window.history.pushState({}, '', `/search?q=${'a'.repeat(40_000)}`);
+    window.history.pushState({}, '', `/search/${'a'.repeat(40_000)}`);
     const buffer = makeBuffer();
     expect(await buffer.info(AUDIT_EVENT.ROUTE_CHANGE)).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('dropped'));
     expect(await buffer.size()).toBe(0);
+    window.history.pushState({}, '', '/');
+  });
+
+  it('keeps the page as origin and path: a query string (a reset token) never enters the buffer', async () => {
+    window.history.pushState({}, '', '/reset-password?token=S3CR3T#x');
+    const buffer = makeBuffer();
+    const event = await buffer.info(AUDIT_EVENT.ROUTE_CHANGE);
+    expect(event?.url).toBe(`${location.origin}/reset-password`);
     window.history.pushState({}, '', '/');
   });
 

@@ -197,7 +197,8 @@ describe('AuditPage', () => {
     screen.handler = () => json({ detail: 'down' }, 503);
     await render('/audit');
     expect(rows()).toHaveLength(10);
-    expect(text()).toContain('42 événements');
+    // The figure carries the « exemple » mark beside it.
+    expect(text()).toContain('42exemple événements');
     expect(text()).toContain('Page 1 sur 5');
     expect(screen.container.querySelector('.data-origin.sample')!.textContent).toBe('Données d’exemple');
     expect(screen.container.querySelector('caption')!.textContent).toContain('Exemple');

@@ -71,5 +71,10 @@ describe('mock API mode: every request answered on the device', () => {
     expect(mockAnswer('POST', '/api/token/', {}, NOW)).toBeNull();
     expect(mockAnswer('POST', '/api/token/refresh/', {}, NOW)).toBeNull();
     expect(mockAnswer('POST', '/api/logout/', {}, NOW)).toBeNull();
+    // The account's own reads are not samples: refused in French, not sent.
+    expect(mockAnswer('GET', '/api/accounts/2fa/status/', undefined, NOW)).toMatchObject({
+      status: 503,
+      body: { detail: MOCK_MESSAGES.account },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDB } from 'idb';
 import {
   backendList,
   checkAvailability,
@@ -8,12 +9,19 @@ import {
   setMockMode,
   mockApiMode,
   restoreMockMode,
+  watchConnection,
 } from '../../src/app/modes.ts';
+import { connectAuditLog } from '../../src/app/audit.ts';
+import { AuditBuffer, type AuditEvent } from '../../src/features/audit/audit-buffer.ts';
+import { apiRequest, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
+import { setAuditLogSink } from '../../src/lib/audit-log.ts';
 import { kvGet } from '../../src/lib/storage.ts';
 
 afterEach(() => {
   localDataMode.value = false;
   activeBackend.value = '';
+  resetApiClient();
+  setAuditLogSink(null);
 });
 
 describe('backend list (§9)', () => {
@@ -110,5 +118,119 @@ describe('mock API mode (§1)', () => {
     expect(mockApiMode.value).toBe(true);
     expect(await setMockMode(false)).toBe('Mode API simulée désactivé : retour aux données du serveur.');
     expect(await kvGet('mock-api-mode')).toBe(false);
+  });
+});
+
+describe('no response (§8): the connection is tested, then the error is recorded', () => {
+  /** A health monitor whose answer the test gives, and the order things happen in. */
+  function setup(consecutiveFailures = 0) {
+    const steps: string[] = [];
+    const recorded: { type: string; details: Record<string, unknown>; severity: string }[] = [];
+    let answer!: (ok: boolean) => void;
+    const monitor = {
+      consecutiveFailures,
+      healthy: () => {
+        steps.push('connection tested');
+        return new Promise<boolean>((resolve) => {
+          answer = (ok) => {
+            steps.push(`backend ${ok ? 'reachable' : 'unreachable'}`);
+            resolve(ok);
+          };
+        });
+      },
+    };
+    setAuditLogSink((type, details, severity) => {
+      steps.push(`recorded ${type}`);
+      recorded.push({ type, details, severity });
+    });
+    watchConnection(() => steps.push('told'), monitor);
+    // The API client's fetch rejects as when nothing answers.
+    setClientEnvironment({
+      fetch: () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    return { steps, recorded, answer: (ok: boolean) => answer(ok) };
+  }
+
+  const fail = () => apiRequest('/projects/').catch(() => undefined);
+  const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('records api_error (error) only after the test, with its outcome: backend unreachable', async () => {
+    const { steps, recorded, answer } = setup();
+    await fail();
+    expect(steps).toEqual(['told', 'connection tested']);
+    expect(recorded).toEqual([]);
+    // Another request without an answer while the test runs shares it.
+    await fail();
+    expect(steps).toEqual(['told', 'connection tested', 'told']);
+    answer(false);
+    await flush();
+    expect(steps).toEqual(['told', 'connection tested', 'told', 'backend unreachable', 'recorded api_error']);
+    expect(recorded).toEqual([
+      {
+        type: 'api_error',
+        severity: 'error',
+        details: {
+          error: 'no_response',
+          connection_test: 'backend_unreachable',
+          backend_reachable: false,
+          unanswered_requests: 2,
+          local_data_mode: true,
+        },
+      },
+    ]);
+    expect(localDataMode.value).toBe(true);
+  });
+
+  it('says so when the backend is reachable, and stays out of local-data mode', async () => {
+    const { steps, recorded, answer } = setup();
+    await fail();
+    answer(true);
+    await flush();
+    expect(steps).toEqual(['told', 'connection tested', 'backend reachable', 'recorded api_error']);
+    expect(recorded[0]!.details).toMatchObject({
+      connection_test: 'backend_reachable',
+      backend_reachable: true,
+      unanswered_requests: 1,
+      local_data_mode: false,
+    });
+    expect(localDataMode.value).toBe(false);
+    // The next failure is tested and recorded again.
+    await fail();
+    answer(false);
+    await flush();
+    expect(recorded.map((r) => r.details.connection_test)).toEqual(['backend_reachable', 'backend_unreachable']);
+  });
+
+  it('does not claim the backend is reachable when the §9 check is bypassed', async () => {
+    const { recorded, answer } = setup(3);
+    await fail();
+    answer(true);
+    await flush();
+    expect(recorded[0]!.details).toMatchObject({ connection_test: 'check_bypassed', backend_reachable: null });
+  });
+
+  it('lands in the audit buffer: error is above the §9 minimum level', async () => {
+    const dbName = 'modes-no-response';
+    const buffer = new AuditBuffer({ send: () => Promise.resolve(), beacon: () => true, dbName });
+    const disconnect = connectAuditLog(buffer);
+    try {
+      watchConnection(undefined, { consecutiveFailures: 0, healthy: () => Promise.resolve(false) });
+      setClientEnvironment({ fetch: () => Promise.reject(new TypeError('Failed to fetch')) });
+      await fail();
+      let events: AuditEvent[] = [];
+      for (let i = 0; i < 20 && events.length === 0; i++) {
+        await flush();
+        if ((await buffer.size()) === 0) continue;
+        const db = await openDB(dbName, 1);
+        events = ((await db.getAll('events')) as { event: AuditEvent }[]).map((r) => r.event);
+        db.close();
+      }
+      expect(events.map((e) => [e.event_type, e.severity, e.details.connection_test])).toEqual([
+        ['api_error', 'error', 'backend_unreachable'],
+      ]);
+    } finally {
+      disconnect();
+      await buffer.close();
+    }
   });
 });

@@ -19,7 +19,8 @@ describe('service-worker routing decisions', () => {
     '/api/auth/logout/',
     '/api/logout/',
     '/api/register/',
-    '/api/accounts/2fa/status/',
+    '/api/accounts/2fa/enable/',
+    '/api/accounts/2fa/verify/',
     '/api/accounts/password/reset/',
     '/api/accounts/me/',
     '/api/users/me/',
@@ -39,6 +40,8 @@ describe('service-worker routing decisions', () => {
     '/api/admin/users/',
     '/api/tokens-report/',
     '/api/audit/results/',
+    // A read of the account's 2FA state: the settings screen shows it offline too.
+    '/api/accounts/2fa/status/',
   ])('%s may be cached', (path) => {
     expect(isAuthEndpoint(path)).toBe(false);
   });

@@ -1,17 +1,26 @@
+import { recordPermissionCheck } from '../../lib/audit-log.ts';
 import type { UserProfile } from '../auth/types.ts';
 
 /**
  * Who sees the administration console: superusers, and the admins of the current tenant (their role there, or the
- * profile's role when no membership says). The server enforces the real rights; this only hides.
+ * profile's role when no membership says). The server enforces the real rights; this only hides. The check is
+ * recorded (`permission_check` « admin_console ») at most once per screen visit.
  */
 export function isAdministrator(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
   if (!profile) return false;
-  if (profile.is_superuser === true) return true;
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId);
-  return (membership?.role ?? profile.role) === 'admin';
+  const superuser = profile.is_superuser === true;
+  const tenantRole = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId)?.role ?? profile.role;
+  const allowed = superuser || tenantRole === 'admin';
+  recordPermissionCheck('admin_console', allowed, { role: superuser ? 'superuser' : (tenantRole ?? null) });
+  return allowed;
 }
 
-/** Platform-wide screens (logs, status, configuration, backups, models) and every platform write: superusers. */
+/**
+ * Platform-wide screens (logs, status, configuration, backups, models) and every platform write: superusers.
+ * Recorded (`permission_check` « platform_admin ») at most once per screen visit.
+ */
 export function isSuperuser(profile: UserProfile | null | undefined): boolean {
-  return profile?.is_superuser === true;
+  const allowed = profile?.is_superuser === true;
+  if (profile) recordPermissionCheck('platform_admin', allowed);
+  return allowed;
 }

@@ -261,9 +261,9 @@ export type SystemSettings = Record<string, SettingValue>;
 
 export const SETTINGS_PATH = '/system/settings/';
 
-export async function fetchSystemSettings(): Promise<SystemSettings> {
-  const data = await apiRequest<unknown>(SETTINGS_PATH, { allowForbidden: true });
-  return isObject(data) ? (data as SystemSettings) : {};
+export async function fetchSystemSettings(): Promise<{ data: SystemSettings; origin: DataOrigin }> {
+  const { data, origin } = await apiRequestWithOrigin<unknown>(SETTINGS_PATH, { allowForbidden: true });
+  return { data: isObject(data) ? (data as SystemSettings) : {}, origin };
 }
 
 export async function updateSystemSettings(changes: SystemSettings): Promise<SystemSettings> {
@@ -276,9 +276,9 @@ export type SecurityPolicies = Record<string, PolicyValue | string | null>;
 
 export const POLICIES_PATH = '/security/policies';
 
-export async function fetchSecurityPolicies(): Promise<SecurityPolicies> {
-  const data = await apiRequest<unknown>(POLICIES_PATH, { allowForbidden: true });
-  return isObject(data) ? (data as SecurityPolicies) : {};
+export async function fetchSecurityPolicies(): Promise<{ data: SecurityPolicies; origin: DataOrigin }> {
+  const { data, origin } = await apiRequestWithOrigin<unknown>(POLICIES_PATH, { allowForbidden: true });
+  return { data: isObject(data) ? (data as SecurityPolicies) : {}, origin };
 }
 
 export async function updateSecurityPolicies(changes: Record<string, PolicyValue>): Promise<SecurityPolicies> {

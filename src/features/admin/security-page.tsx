@@ -4,6 +4,7 @@ import { isSuperuser } from './admin-access.ts';
 import { fetchSecurityPolicies, updateSecurityPolicies, type PolicyValue } from './admin-api.ts';
 import { formatDateTime } from './format.ts';
 import { useLoaded } from './load-state.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SettingsForm } from './settings-form.tsx';
 import { SECURITY_POLICY_GROUPS } from './setting-specs.ts';
 
@@ -29,14 +30,15 @@ export default function SecurityPoliciesPage() {
       )}
       {state.kind === 'ok' && (
         <>
+          <DataOriginNote origin={state.data.origin} />
           <p className="muted">
             Dernière modification :{' '}
-            {formatDateTime(typeof state.data.updated_at === 'string' ? state.data.updated_at : null)}. Chaque politique
-            s’applique immédiatement, sans redémarrage.
+            {formatDateTime(typeof state.data.data.updated_at === 'string' ? state.data.data.updated_at : null)}. Chaque
+            politique s’applique immédiatement, sans redémarrage.
           </p>
           <SettingsForm
             groups={SECURITY_POLICY_GROUPS}
-            values={state.data}
+            values={state.data.data}
             readOnly={!superuser}
             onSave={(changes) => updateSecurityPolicies(changes as Record<string, PolicyValue>)}
             warning={(draft) => {

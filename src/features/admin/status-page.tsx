@@ -76,7 +76,8 @@ export default function StatusPage() {
     running.current ??= fetchStatus()
       .then((answer) => {
         setRead(answer);
-        setReadAt(Date.now());
+        // A cached answer is as old as its copy, not as the moment it was shown again.
+        setReadAt(answer.origin?.source === 'cache' && answer.origin.storedAt ? answer.origin.storedAt : Date.now());
       })
       .finally(() => {
         running.current = null;

@@ -3,6 +3,7 @@ import { session } from '../auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { fetchSystemSettings, updateSystemSettings, type SystemSettings } from './admin-api.ts';
 import { useLoaded } from './load-state.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SettingsForm } from './settings-form.tsx';
 import { SYSTEM_SETTING_GROUPS } from './setting-specs.ts';
 
@@ -26,10 +27,11 @@ export default function SystemSettingsPage() {
           Impossible de charger les paramètres système : {state.error}
         </p>
       )}
+      {state.kind === 'ok' && <DataOriginNote origin={state.data.origin} />}
       {state.kind === 'ok' && (
         <SettingsForm
           groups={SYSTEM_SETTING_GROUPS}
-          values={state.data}
+          values={state.data.data}
           readOnly={!superuser}
           onSave={(changes) => updateSystemSettings(changes as SystemSettings)}
           warning={(draft, saved) =>

@@ -332,7 +332,8 @@ export class AuditBuffer {
       severity,
       details: toJsonDetails(details),
       source: 'frontend',
-      url: typeof location === 'undefined' ? '' : location.href,
+      // Origin and path only: a query string can carry secrets (a password-reset token), and the buffer is kept.
+      url: typeof location === 'undefined' ? '' : location.origin + location.pathname,
       user_agent: typeof navigator === 'undefined' ? '' : navigator.userAgent,
     };
     const context = this.getContext();

@@ -3,6 +3,7 @@ import { useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { ExportControls } from '../../components/export-controls.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
@@ -408,10 +409,12 @@ export default function AuditPage() {
             <div className={`audit-body${event ? ' with-detail' : ''}`}>
               <div className="audit-list">
                 <DataOriginNote origin={origin} />
-                <p className="muted audit-count">
-                  {data.total === 1 ? '1 événement' : `${NUMBER.format(data.total)} événements`}
-                  {allTenants && ' — tous les tenants'}
-                </p>
+                <SampleScope origin={origin}>
+                  <p className="muted audit-count">
+                    <Figure>{NUMBER.format(data.total)}</Figure> {data.total === 1 ? 'événement' : 'événements'}
+                    {allTenants && ' — tous les tenants'}
+                  </p>
+                </SampleScope>
                 {data.results.length === 0 ? (
                   <EmptyState>
                     {filtered ? 'Aucun événement ne correspond à ces filtres.' : 'Aucun événement enregistré.'}

@@ -1,10 +1,20 @@
+import { useEffect } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
+import { recordPermissionCheck } from '../../lib/audit-log.ts';
 import { session } from './session.ts';
 import { roleOf } from './roles.ts';
 
-/** Read-only members (and guests) see no write action; the server refuses them anyway (403). */
+/**
+ * Read-only members (and guests) see no write action; the server refuses them anyway (403). The screen's check is
+ * recorded (`permission_check` « write », granted or denied) at most once per screen visit.
+ */
 export function useCanWrite(): boolean {
   useSignals();
   const role = roleOf(session.value?.profile);
-  return role !== 'readonly' && role !== 'guest';
+  const allowed = role !== 'readonly' && role !== 'guest';
+  const signedIn = !!session.value;
+  useEffect(() => {
+    if (signedIn) recordPermissionCheck('write', allowed, { role });
+  }, [signedIn, allowed, role]);
+  return allowed;
 }

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
@@ -249,10 +250,12 @@ export default function NotificationsPage() {
       {data && state.kind === 'ok' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <p className="muted nt-count">
-            {data.count === 1 ? '1 notification' : `${NUMBER.format(data.count)} notifications`}
-            {data.unread > 0 && ` · ${data.unread === 1 ? '1 non lue' : `${NUMBER.format(data.unread)} non lues`}`}
-          </p>
+          <SampleScope origin={state.origin}>
+            <p className="muted nt-count">
+              <Figure>{NUMBER.format(data.count)}</Figure> {data.count === 1 ? 'notification' : 'notifications'}
+              {data.unread > 0 && ` · ${data.unread === 1 ? '1 non lue' : `${NUMBER.format(data.unread)} non lues`}`}
+            </p>
+          </SampleScope>
           {data.results.length === 0 ? (
             <EmptyState>{unread ? 'Aucune notification non lue.' : 'Aucune notification.'}</EmptyState>
           ) : (

@@ -2,7 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { session } from '../auth/session.ts';
 import { FormError, password, twoFactor, updateMyProfile } from '../auth/api/account.ts';
-import { ApiError } from '../../lib/api-client.ts';
+import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { DataOriginNote } from '../../components/data-origin-note.tsx';
 
 function messageOf(err: unknown): string {
   if (err instanceof FormError || err instanceof ApiError) return err.message;
@@ -101,13 +102,17 @@ function PasswordForm() {
 
 function TwoFactorCard() {
   const [enabled, setEnabled] = useState<boolean | null>(null);
+  const [origin, setOrigin] = useState<DataOrigin | undefined>(undefined);
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState('');
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
 
   useEffect(() => {
     twoFactor.status().then(
-      (s) => setEnabled(s.enabled),
+      (s) => {
+        setEnabled(s.data.enabled);
+        setOrigin(s.origin);
+      },
       () => setEnabled(null),
     );
   }, []);
@@ -139,6 +144,7 @@ function TwoFactorCard() {
   return (
     <section className="card form" aria-labelledby="tfa-title">
       <h2 id="tfa-title">Double authentification</h2>
+      <DataOriginNote origin={origin} />
       <p>{enabled === null ? 'État inconnu (serveur injoignable).' : enabled ? 'Activée.' : 'Désactivée.'}</p>
       {enabled === false && !setup && (
         <button className="btn primary" type="button" onClick={() => void start()}>

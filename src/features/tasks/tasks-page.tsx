@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { messageOf } from '../../components/use-row-actions.ts';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
@@ -17,6 +18,7 @@ import {
 } from './tasks-api.ts';
 import { formatDuration, isRunning, scheduleLabel, taskStatusLabel, taskStatusTone } from './task-rules.ts';
 import { usePolling } from '../../lib/use-polling.ts';
+import { recordUiAction } from '../../lib/audit-log.ts';
 import { useTaskPermissions, type TaskPermissions } from './can-run.ts';
 import './tasks.css';
 
@@ -81,11 +83,15 @@ function CancelForm({
     e.preventDefault();
     setSending(true);
     setError(null);
+    const why = reason.trim();
     try {
-      const { data } = await cancelTask(task.id, reason.trim() || undefined);
+      const { data } = await cancelTask(task.id, why || undefined);
+      recordUiAction('task_cancel', { task_id: task.id, task: task.full_name, reason: why, result: 'cancelled' });
       onCancelled(data);
     } catch (err) {
-      setError(messageOf(err));
+      const message = messageOf(err);
+      recordUiAction('task_cancel', { task_id: task.id, task: task.full_name, reason: why, result: 'failed', message });
+      setError(message);
       setSending(false);
     }
   }
@@ -143,9 +149,18 @@ function LaunchPanel({
     setError(null);
     try {
       const { data, origin } = await launchTask(selected);
+      recordUiAction('task_launch', {
+        task: selected,
+        result: 'launched',
+        task_id: data.task_id,
+        status: data.status,
+        origin: origin.source,
+      });
       onLaunched(data, origin);
     } catch (err) {
-      setError(messageOf(err));
+      const message = messageOf(err);
+      recordUiAction('task_launch', { task: selected, result: 'failed', message });
+      setError(message);
     } finally {
       setSending(false);
     }
@@ -281,6 +296,12 @@ export default function TasksPage() {
         <>
           <h2>Tâches récentes</h2>
           <DataOriginNote origin={state.origin} />
+          <SampleScope origin={state.origin}>
+            <p className="muted">
+              <Figure>{NUMBER.format(state.recent.length)}</Figure>{' '}
+              {state.recent.length === 1 ? 'tâche récente' : 'tâches récentes'}
+            </p>
+          </SampleScope>
           <p className="muted" aria-live="polite">
             {running ? 'Suivi en direct : actualisation toutes les 2 secondes.' : null}
           </p>

@@ -3,6 +3,7 @@ import { ApiError } from '../../lib/api-client.ts';
 import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { createThreat, updateThreat, type Severity, type Threat, type ThreatStatus } from './threats-api.ts';
 import {
+  failureReason,
   SEVERITIES,
   SEVERITY_LABELS,
   THREAT_STATUS_LABELS,
@@ -11,13 +12,28 @@ import {
   type ThreatFieldErrors,
 } from './threat-rules.ts';
 
-/** Create (no `threat`) or edit a threat. */
+/** The field messages of a refused save, on the fields this form has. */
+function fieldErrors(fields: Record<string, string[]>): ThreatFieldErrors {
+  const mapped: ThreatFieldErrors = {};
+  for (const key of ['title', 'cve_id', 'asset_id'] as const) {
+    const first = fields[key]?.[0];
+    if (first) mapped[key] = first;
+  }
+  return mapped;
+}
+
+/**
+ * Create (no `threat`) or edit a threat. A save that fails keeps everything typed and says so; `note` tells what
+ * the form started from when it is not the server's current version.
+ */
 export function ThreatForm({
   threat,
+  note = null,
   onSaved,
   onClose,
 }: {
   threat?: Threat | undefined;
+  note?: string | null;
   onSaved: (threat: Threat) => void;
   onClose: () => void;
 }) {
@@ -54,16 +70,20 @@ export function ThreatForm({
       asset_id: assetId.trim() ? Number(assetId.trim()) : null,
     };
     try {
-      onSaved(threat ? await updateThreat(threat.id, body) : await createThreat(body));
+      const answer = threat ? await updateThreat(threat.id, body) : await createThreat(body);
+      if (!answer.failed && answer.data) {
+        onSaved(answer.data);
+        return;
+      }
+      // §7: the save gave null. Nothing typed is lost; the user may correct it or try again.
+      const what = threat ? 'L’enregistrement de la menace a échoué' : 'La création de la menace a échoué';
+      const why = answer.failed ? failureReason(answer.status, answer.message) : 'réponse vide du serveur';
+      setErrors(answer.failed ? fieldErrors(answer.fields) : {});
+      setError(`${what} : ${why}. Vos saisies sont conservées.`);
     } catch (err) {
+      // 401 and 403 are thrown as before.
       if (err instanceof ApiError) {
-        const fields = err.fields;
-        const mapped: ThreatFieldErrors = {};
-        for (const key of ['title', 'cve_id', 'asset_id'] as const) {
-          const first = fields[key]?.[0];
-          if (first) mapped[key] = first;
-        }
-        setErrors(mapped);
+        setErrors(fieldErrors(err.fields));
         setError(err.message);
       } else setError('Erreur inattendue.');
     } finally {
@@ -76,6 +96,11 @@ export function ThreatForm({
   return (
     <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{threat ? `Modifier « ${threat.title} »` : 'Nouvelle menace'}</h2>
+      {note && (
+        <p className="notice warn" role="status">
+          {note}
+        </p>
+      )}
       <div className="vm-form">
         <FormField id={`${id}-t`} label="Titre *" error={errors.title} errorId={`${id}-title-error`} wide>
           <input id={`${id}-t`} value={title} required onChange={(e) => setTitle(e.target.value)} {...field('title')} />

@@ -55,3 +55,13 @@ export function validateThreat(input: { title: string; cve_id: string; asset_id:
     errors.asset_id = 'L’identifiant d’actif doit être un nombre entier.';
   return errors;
 }
+
+/**
+ * Why a threats call failed, in French and without a final period: no answer, a server error, or the server's own
+ * words (a refusal, a missing threat).
+ */
+export function failureReason(status: number, message: string): string {
+  if (status === 0) return 'le serveur n’a pas répondu';
+  if (status >= 500) return 'le serveur est en erreur';
+  return message.trim().replace(/\.$/, '');
+}

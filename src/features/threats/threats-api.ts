@@ -1,4 +1,4 @@
-import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import { ApiError, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export type ThreatStatus = 'ACTIVE' | 'INVESTIGATING' | 'MITIGATED' | 'CLOSED';
@@ -58,54 +58,137 @@ export interface ThreatInput {
 
 const BASE = '/threats/';
 
-export async function fetchThreatSummary(): Promise<{ data: ThreatSummary; origin: DataOrigin }> {
-  const { data, origin } = await apiRequestWithOrigin<Partial<ThreatSummary> | null>(`${BASE}summary/`, {
-    allowForbidden: true,
-  });
-  return {
-    data: {
+/**
+ * What every threats call gives back (§7): the answer, or on error the §7 fallback value (empty results, null or
+ * false) marked `failed` with the French reason, so a screen can say that what it shows is a default and not the
+ * truth. 401 and 403 are not failures of this kind: they are thrown as before (the API client signs out or
+ * redirects on 401; a 403 carries its French refusal).
+ */
+export type ThreatOutcome<T> =
+  | { failed: false; data: T; origin: DataOrigin }
+  | {
+      failed: true;
+      data: T;
+      /** French, from the API client (or the server's detail). */
+      message: string;
+      /** 0 when the server did not answer. */
+      status: number;
+      /** The server's field messages ({field: [messages]}), for a refused create or update. */
+      fields: Record<string, string[]>;
+    };
+
+/** §7 fallbacks. */
+export function emptyThreatSummary(): ThreatSummary {
+  return { threats_count: 0, by_severity: [], by_status: [], recent_threats: [] };
+}
+
+export function emptyThreatPage(query: Pick<ThreatQuery, 'page' | 'size'>): ThreatPage {
+  return { results: [], total: 0, page: query.page, size: query.size, pages: 0 };
+}
+
+const UNEXPECTED = 'Erreur inattendue.';
+
+async function attempt<A, T>(
+  fallback: T,
+  call: () => Promise<{ data: A; origin: DataOrigin }>,
+  read: (data: A) => T,
+): Promise<ThreatOutcome<T>> {
+  let answer: { data: A; origin: DataOrigin };
+  try {
+    answer = await call();
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+    return err instanceof ApiError
+      ? { failed: true, data: fallback, message: err.message, status: err.status, fields: err.fields }
+      : { failed: true, data: fallback, message: UNEXPECTED, status: 0, fields: {} };
+  }
+  return { failed: false, data: read(answer.data), origin: answer.origin };
+}
+
+/** §3 threat summary; the empty summary on error. */
+export function readThreatSummary(): Promise<ThreatOutcome<ThreatSummary>> {
+  return attempt(
+    emptyThreatSummary(),
+    () => apiRequestWithOrigin<Partial<ThreatSummary> | null>(`${BASE}summary/`, { allowForbidden: true }),
+    (data) => ({
       threats_count: data?.threats_count ?? 0,
       by_severity: data?.by_severity ?? [],
       by_status: data?.by_status ?? [],
       recent_threats: data?.recent_threats ?? [],
-    },
-    origin,
-  };
+    }),
+  );
 }
 
-export async function fetchThreats(query: ThreatQuery): Promise<{ data: ThreatPage; origin: DataOrigin }> {
+/**
+ * The kiosk's contract (src/app/kiosk/kiosk-data.ts): the summary, or a thrown ApiError instead of the §7 fallback,
+ * so a wall screen keeps its last good figures rather than showing zeros. Screens use readThreatSummary.
+ */
+export async function fetchThreatSummary(): Promise<{ data: ThreatSummary; origin: DataOrigin }> {
+  const outcome = await readThreatSummary();
+  if (outcome.failed) throw new ApiError(outcome.status, outcome.message);
+  return { data: outcome.data, origin: outcome.origin };
+}
+
+/** §3 threat list page; an empty page (same page and size, 0 pages) on error. */
+export function fetchThreats(query: ThreatQuery): Promise<ThreatOutcome<ThreatPage>> {
   const q: Record<string, string | number> = { page: query.page, size: query.size };
   if (query.severity) q.severity = query.severity;
   if (query.status) q.status = query.status;
   if (query.text) q.text = query.text;
-  const { data, origin } = await apiRequestWithOrigin<Partial<ThreatPage> | null>(BASE, {
-    query: q,
-    allowForbidden: true,
-  });
-  return {
-    data: {
+  return attempt(
+    emptyThreatPage(query),
+    () => apiRequestWithOrigin<Partial<ThreatPage> | null>(BASE, { query: q, allowForbidden: true }),
+    (data) => ({
       results: data?.results ?? [],
       total: data?.total ?? 0,
       page: data?.page ?? query.page,
       size: data?.size ?? query.size,
       pages: data?.pages ?? 0,
-    },
-    origin,
-  };
+    }),
+  );
 }
 
-export function createThreat(body: ThreatInput): Promise<Threat> {
-  return apiRequest<Threat>(BASE, { method: 'POST', body: { ...body }, allowForbidden: true });
+/** GET /api/threats/{id}/: the threat as the server has it now; null on error (a 404 included). */
+export function fetchThreat(id: Threat['id']): Promise<ThreatOutcome<Threat | null>> {
+  return attempt<Threat, Threat | null>(
+    null,
+    () => apiRequestWithOrigin<Threat>(`${BASE}${id}/`, { allowForbidden: true }),
+    (data) => data,
+  );
 }
 
-export function updateThreat(id: Threat['id'], body: ThreatInput): Promise<Threat> {
-  return apiRequest<Threat>(`${BASE}${id}/`, { method: 'PUT', body: { ...body }, allowForbidden: true });
+/** The created threat; null on error. */
+export function createThreat(body: ThreatInput): Promise<ThreatOutcome<Threat | null>> {
+  return attempt<Threat, Threat | null>(
+    null,
+    () => apiRequestWithOrigin<Threat>(BASE, { method: 'POST', body: { ...body }, allowForbidden: true }),
+    (data) => data,
+  );
 }
 
-export function deleteThreat(id: Threat['id']): Promise<unknown> {
-  return apiRequest<unknown>(`${BASE}${id}/`, { method: 'DELETE', allowForbidden: true });
+/** The updated threat; null on error. */
+export function updateThreat(id: Threat['id'], body: ThreatInput): Promise<ThreatOutcome<Threat | null>> {
+  return attempt<Threat, Threat | null>(
+    null,
+    () => apiRequestWithOrigin<Threat>(`${BASE}${id}/`, { method: 'PUT', body: { ...body }, allowForbidden: true }),
+    (data) => data,
+  );
 }
 
-export function markMitigated(id: Threat['id']): Promise<Threat> {
-  return apiRequest<Threat>(`${BASE}${id}/mark_mitigated/`, { method: 'POST', allowForbidden: true });
+/** true once deleted; false on error. */
+export function deleteThreat(id: Threat['id']): Promise<ThreatOutcome<boolean>> {
+  return attempt(
+    false,
+    () => apiRequestWithOrigin<unknown>(`${BASE}${id}/`, { method: 'DELETE', allowForbidden: true }),
+    () => true,
+  );
+}
+
+/** The threat, now mitigated; false on error. */
+export function markMitigated(id: Threat['id']): Promise<ThreatOutcome<Threat | false>> {
+  return attempt<Threat, Threat | false>(
+    false,
+    () => apiRequestWithOrigin<Threat>(`${BASE}${id}/mark_mitigated/`, { method: 'POST', allowForbidden: true }),
+    (data) => data,
+  );
 }

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
-import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
 import { SeverityDonut } from '../../components/charts/index.tsx';
@@ -12,14 +11,17 @@ import { RowAction } from '../../components/row-action.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
 import {
   deleteThreat,
+  fetchThreat,
   fetchThreats,
-  fetchThreatSummary,
   markMitigated,
+  readThreatSummary,
   type Threat,
+  type ThreatOutcome,
   type ThreatPage,
   type ThreatSummary,
 } from './threats-api.ts';
 import {
+  failureReason,
   label,
   SEVERITIES,
   SEVERITY_LABELS,
@@ -79,7 +81,39 @@ function useThreatQuery() {
   return [query, update] as const;
 }
 
-function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: DataOrigin }) {
+/**
+ * Shown in place of an error panel when a read failed and its §7 fallback is displayed: says what is missing, why,
+ * and that what is shown is a default, with a retry.
+ */
+function FallbackNote({
+  subject,
+  fallback,
+  outcome,
+  retryLabel,
+  onRetry,
+}: {
+  subject: string;
+  fallback: string;
+  outcome: { status: number; message: string };
+  retryLabel: string;
+  onRetry: () => void;
+}) {
+  return (
+    <div className="notice warn threat-fallback" role="status">
+      <p>
+        {subject} : {failureReason(outcome.status, outcome.message)}. {fallback}
+      </p>
+      <button type="button" className="btn secondary small" aria-label={retryLabel} onClick={onRetry}>
+        Réessayer
+      </button>
+    </div>
+  );
+}
+
+function SummaryPanel({ outcome }: { outcome: ThreatOutcome<ThreatSummary> }) {
+  const summary = outcome.data;
+  // A fallback summary is all zeros: its lists say "unavailable", not "none".
+  const none = outcome.failed ? 'Indisponible.' : null;
   const distribution = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
   for (const s of summary.by_severity) {
     if (s.severity in distribution) distribution[s.severity as keyof typeof distribution] = s.count;
@@ -89,7 +123,7 @@ function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: Dat
       <h2 id="threat-summary-title" className="visually-hidden">
         Synthèse des menaces
       </h2>
-      <DataOriginNote origin={origin} />
+      {!outcome.failed && <DataOriginNote origin={outcome.origin} />}
       <div className="threat-cards">
         <div className="card threat-total">
           <span className="muted">Menaces</span>
@@ -101,7 +135,7 @@ function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: Dat
         <div className="card">
           <h3>Par statut</h3>
           {summary.by_status.length === 0 ? (
-            <p className="muted">Aucune menace.</p>
+            <p className="muted">{none ?? 'Aucune menace.'}</p>
           ) : (
             <ul className="threat-status-list">
               {summary.by_status.map((s) => (
@@ -118,7 +152,7 @@ function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: Dat
         <div className="card">
           <h3>Menaces récentes</h3>
           {summary.recent_threats.length === 0 ? (
-            <p className="muted">Aucune menace récente.</p>
+            <p className="muted">{none ?? 'Aucune menace récente.'}</p>
           ) : (
             <ul className="threat-recent">
               {summary.recent_threats.map((t) => (
@@ -139,19 +173,23 @@ function SummaryPanel({ summary, origin }: { summary: ThreatSummary; origin: Dat
 export default function ThreatsPage() {
   const canWrite = useCanWrite();
   const [query, update] = useThreatQuery();
-  const [summary, setSummary] = useState<{ data: ThreatSummary; origin: DataOrigin } | null>(null);
+  const [summary, setSummary] = useState<ThreatOutcome<ThreatSummary> | null>(null);
   const [summaryError, setSummaryError] = useState<string | null>(null);
-  const [list, setList] = useState<{ data: ThreatPage; origin: DataOrigin } | null>(null);
+  const [list, setList] = useState<ThreatOutcome<ThreatPage> | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Threat | 'new' | null>(null);
+  /** Said in the edit form when the current version could not be read and the row's copy is edited. */
+  const [editNote, setEditNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Threat['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<Threat['id']>();
+  /** A write the API answered with its §7 fallback (false): said here, the row and the form stay as they were. */
+  const [writeError, setWriteError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
   const seq = useRef(0);
 
   useEffect(() => {
     let live = true;
-    fetchThreatSummary().then(
+    readThreatSummary().then(
       (answer) => {
         if (!live) return;
         setSummary(answer);
@@ -179,28 +217,70 @@ export default function ThreatsPage() {
 
   const reload = () => setReloadKey((k) => k + 1);
 
+  /** Puts the server's current version of one threat in its row. */
+  const replaceRow = (fresh: Threat) =>
+    setList((prev) =>
+      prev
+        ? { ...prev, data: { ...prev.data, results: prev.data.results.map((t) => (t.id === fresh.id ? fresh : t)) } }
+        : prev,
+    );
+
+  /** Runs a row action; its outcome's failure is said in French (thrown 401/403 go through `run` as before). */
+  const act = (id: Threat['id'], action: () => Promise<void>) => {
+    setWriteError(null);
+    return run(id, action);
+  };
+
   async function mitigate(threat: Threat) {
-    await run(threat.id, async () => {
-      const updated = await markMitigated(threat.id);
-      setList((prev) =>
-        prev
-          ? {
-              ...prev,
-              data: { ...prev.data, results: prev.data.results.map((t) => (t.id === threat.id ? updated : t)) },
-            }
-          : prev,
-      );
+    await act(threat.id, async () => {
+      const answer = await markMitigated(threat.id);
+      if (answer.failed) {
+        setWriteError(
+          `Impossible de marquer « ${threat.title} » comme atténuée : ${failureReason(answer.status, answer.message)}.`,
+        );
+        return;
+      }
+      if (answer.data) replaceRow(answer.data);
       setNotice(`Menace « ${threat.title} » marquée comme atténuée.`);
       reload();
     });
   }
 
   async function remove(threat: Threat) {
-    await run(threat.id, async () => {
-      await deleteThreat(threat.id);
+    await act(threat.id, async () => {
+      const answer = await deleteThreat(threat.id);
+      if (answer.failed) {
+        // The question stays open: the threat is still there.
+        setWriteError(
+          `La suppression de la menace « ${threat.title} » a échoué : ${failureReason(answer.status, answer.message)}.`,
+        );
+        return;
+      }
       setConfirming(null);
       setNotice(`Menace « ${threat.title} » supprimée.`);
       reload();
+    });
+  }
+
+  /** The form starts from the server's current version of the threat (GET by id), which also refreshes its row. */
+  async function edit(threat: Threat) {
+    await act(threat.id, async () => {
+      setEditNote(null);
+      const answer = await fetchThreat(threat.id);
+      if (!answer.failed && answer.data) {
+        replaceRow(answer.data);
+        setEditing(answer.data);
+        return;
+      }
+      if (answer.failed && answer.status === 404) {
+        setWriteError(`La menace « ${threat.title} » n’existe plus sur le serveur.`);
+        reload();
+        return;
+      }
+      setEditNote(
+        `Version à jour indisponible : ${answer.failed ? failureReason(answer.status, answer.message) : 'réponse vide'}. Le formulaire reprend la ligne affichée.`,
+      );
+      setEditing(threat);
     });
   }
 
@@ -213,7 +293,14 @@ export default function ThreatsPage() {
       <div className="vm-head">
         <h1>Menaces</h1>
         {canWrite && (
-          <button type="button" className="btn primary" onClick={() => setEditing('new')}>
+          <button
+            type="button"
+            className="btn primary"
+            onClick={() => {
+              setEditNote(null);
+              setEditing('new');
+            }}
+          >
             Nouvelle menace
           </button>
         )}
@@ -225,17 +312,28 @@ export default function ThreatsPage() {
         failure="Impossible de charger la synthèse"
         loading="Chargement de la synthèse…"
       />
-      {summary && <SummaryPanel summary={summary.data} origin={summary.origin} />}
+      {summary?.failed && (
+        <FallbackNote
+          subject="Synthèse indisponible"
+          fallback="Les compteurs affichés sont à zéro par défaut."
+          outcome={summary}
+          retryLabel="Réessayer de charger la synthèse"
+          onRetry={reload}
+        />
+      )}
+      {summary && <SummaryPanel outcome={summary} />}
 
       {canWrite && editing && (
         <ThreatForm
           key={editing === 'new' ? 'new' : editing.id}
           threat={editing === 'new' ? undefined : editing}
+          note={editing === 'new' ? null : editNote}
           onClose={() => setEditing(null)}
           onSaved={(saved) => {
             setNotice(
               editing === 'new' ? `Menace « ${saved.title} » créée.` : `Menace « ${saved.title} » enregistrée.`,
             );
+            if (editing !== 'new') replaceRow(saved);
             setEditing(null);
             reload();
           }}
@@ -267,10 +365,20 @@ export default function ThreatsPage() {
         <SearchForm label="Recherche" className="threat-search" value={text} onSearch={(t) => update({ text: t })} />
       </div>
 
-      <ActionMessages notice={notice} error={actionError} />
+      <ActionMessages notice={notice} error={writeError ?? actionError} />
       <LoadStatus loaded={!!list} error={listError} failure="Impossible de charger les menaces" />
 
-      {list && data && (
+      {list?.failed && (
+        // Truth first: the fallback is an empty list, never to be read as "no threats".
+        <FallbackNote
+          subject="Menaces indisponibles"
+          fallback="La liste affichée est vide par défaut."
+          outcome={list}
+          retryLabel="Réessayer de charger les menaces"
+          onRetry={reload}
+        />
+      )}
+      {list && !list.failed && data && (
         <>
           <DataOriginNote origin={list.origin} />
           <p className="muted">{data.total === 1 ? '1 menace' : `${NUMBER.format(data.total)} menaces`}</p>
@@ -335,7 +443,13 @@ export default function ThreatsPage() {
                                 onClick={() => void mitigate(t)}
                               />
                             )}
-                            <RowAction action="edit" text="Modifier" name={t.title} onClick={() => setEditing(t)} />
+                            <RowAction
+                              action="edit"
+                              text="Modifier"
+                              name={t.title}
+                              disabled={busy === t.id}
+                              onClick={() => void edit(t)}
+                            />
                           </DeletableRowActions>
                         </td>
                       )}

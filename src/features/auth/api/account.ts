@@ -1,4 +1,4 @@
-import { apiRequest, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
+import { apiRequest, apiRequestWithOrigin, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
 import { session, updateProfile } from '../session.ts';
 import type { UserProfile } from '../types.ts';
 
@@ -152,7 +152,8 @@ export async function createAdminAccount(input: AdminInput): Promise<UserProfile
 }
 
 export const twoFactor = {
-  status: () => apiRequest<{ enabled: boolean }>('/accounts/2fa/status/', { timeoutMs: TIMEOUTS.auth }),
+  /** With where it came from: offline, the cached state shows its date. */
+  status: () => apiRequestWithOrigin<{ enabled: boolean }>('/accounts/2fa/status/', { timeoutMs: TIMEOUTS.auth }),
   enable: () =>
     apiRequest<{ otpauth_url: string; secret: string; enabled: boolean }>('/accounts/2fa/enable/', {
       method: 'POST',

@@ -1,8 +1,9 @@
 import { apiRequest, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
+import { recordLoginFailed } from '../../../lib/audit-log.ts';
 import { isStrictProfile } from '../profile-rules.ts';
 import { DEFAULT_TOKEN_LIFETIME_S, startSession } from '../session.ts';
 import type { TokenSet, UserProfile } from '../types.ts';
-import { fetchProfile } from './profile.ts';
+import { fetchProfile, ProfileError } from './profile.ts';
 
 /** §7: tried in order; a 401 tries the next credential format, other errors the next endpoint. */
 export const LOGIN_ENDPOINTS = ['/api/token/', '/api/auth/token/', '/auth/token/', '/token/'] as const;
@@ -91,11 +92,27 @@ function isTwoFactor(err: ApiError): boolean {
 
 /**
  * §7/§8 sign-in: the endpoint chain with its credential formats, then the profile (embedded when it passes
- * the strict check, else the profile chain). Starts the session on success.
+ * the strict check, else the profile chain). Starts the session on success. A sign-in that was tried and failed
+ * records `login_failed` (warning) with the username and the reason, never the password nor the code.
  */
 export async function login(input: LoginInput): Promise<UserProfile> {
   const invalid = validateLogin(input);
   if (invalid) throw new LoginError(invalid);
+  try {
+    return await signIn(input);
+  } catch (err) {
+    const status = err instanceof LoginError || err instanceof ApiError ? err.status : undefined;
+    recordLoginFailed(input.username.trim(), {
+      reason: err instanceof Error ? err.message : LOGIN_MESSAGES.allFailed,
+      ...(status !== undefined ? { status } : {}),
+      ...(err instanceof LoginError && err.twoFactorRequired ? { two_factor_required: true } : {}),
+      ...(err instanceof ProfileError ? { profile: err.flag } : {}),
+    });
+    throw err;
+  }
+}
+
+async function signIn(input: LoginInput): Promise<UserProfile> {
   let lastError: ApiError | LoginError | undefined;
   let answer: ReturnType<typeof readLoginAnswer> | undefined;
 
