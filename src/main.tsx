@@ -6,16 +6,21 @@ import { startAudit } from './app/audit.ts';
 import { watchWriteQueue } from './app/write-queue-status.ts';
 import { installOfflineCopies } from './app/offline-copy.ts';
 import { installMockFetch } from './app/mock-fetch.ts';
-import { backendList, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './app/modes.ts';
+import { backendList, mockApiMode, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './app/modes.ts';
 import { restoreSession } from './features/auth/session.ts';
+import { startTokenRefresh } from './features/auth/token-refresh.ts';
 import './styles/global.css';
 
 // Before anything asks the API: mock mode answers on the device, and answers no worker saw are kept for offline.
 installMockFetch();
 installOfflineCopies();
 const root = createRoot(document.getElementById('root')!);
-// Render only once the session is known, so a signed-in reload never flashes the sign-in page.
-void Promise.allSettled([restoreSession(), restoreMockMode()]).then(() => {
+// Render only once the session is known, so a signed-in reload never flashes the sign-in page. The next morning an
+// expired access token is refreshed first (a few seconds at most; offline or in mock API mode, not at all).
+const sessionReady = Promise.allSettled([restoreSession(), restoreMockMode()]).then(
+  () => startTokenRefresh({ paused: mockApiMode }).firstCheck,
+);
+void sessionReady.then(() => {
   root.render(
     <StrictMode>
       <App />

@@ -327,7 +327,9 @@ export async function apiRequestWithOrigin<T>(
     if (!retried && hooks.hasRefreshToken()) {
       try {
         await sharedRefresh();
-      } catch {
+      } catch (err) {
+        // A refresh that got no answer (offline, 5xx) keeps the session: this request fails, nobody is signed out.
+        if (hooks.hasRefreshToken() && err instanceof ApiError && (err.status === 0 || err.status >= 500)) throw err;
         redirectToLogin();
         throw new ApiError(401, MESSAGES.tokenExpired, data);
       }

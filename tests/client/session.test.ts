@@ -7,13 +7,16 @@ import {
   isAuthenticated,
   logout,
   onAuthChange,
+  refreshTokens,
   restoreSession,
   saveSession,
   session,
   SESSION_KEY,
+  sessionExpired,
   type Session,
   switchTenant,
 } from '../../src/features/auth/session.ts';
+import { startTokenRefresh, type TokenRefresh } from '../../src/features/auth/token-refresh.ts';
 import { kvGet } from '../../src/lib/storage.ts';
 import type { UserProfile } from '../../src/features/auth/types.ts';
 
@@ -29,7 +32,12 @@ beforeEach(async () => {
   await resetClientState();
   seen = useClient(base);
 });
-afterEach(async () => resetClientState());
+let scheduler: TokenRefresh | undefined;
+afterEach(async () => {
+  scheduler?.stop();
+  scheduler = undefined;
+  await resetClientState();
+});
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -136,6 +144,114 @@ describe('401 handling', () => {
     await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 401 });
     expect(seen.requests.some((r) => r.path === '/api/token/refresh/')).toBe(false);
     expect(session.value).toBeNull();
+  });
+});
+
+/** What a reload finds the next morning: the stored session with its access token expired (a 14 h old record). */
+async function nextMorning(accessToken?: string): Promise<Session> {
+  const s = session.value!;
+  const aged: Session = {
+    ...s,
+    tokens: {
+      ...s.tokens,
+      ...(accessToken ? { access_token: accessToken } : {}),
+      expires_at: Date.now() - 13 * 3600_000,
+    },
+  };
+  await saveSession(aged);
+  session.value = undefined;
+  sessionExpired.value = false;
+  return aged;
+}
+
+const refreshRequests = () => seen.requests.filter((r) => r.path === '/api/token/refresh/');
+
+describe('sessions survive the night (issue 15)', () => {
+  it('a reload with an expired access token and a valid refresh token stays signed in and refreshes once', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    const aged = await nextMorning();
+    seen.requests.length = 0;
+
+    await restoreSession();
+    expect(isAuthenticated.value).toBe(true);
+    scheduler = startTokenRefresh();
+    await scheduler.firstCheck;
+
+    expect(refreshRequests()).toHaveLength(1);
+    // (The access token may read the same: a JWT issued within the same second with the same claims is identical.)
+    const stored = await kvGet<Session>(SESSION_KEY);
+    expect(stored!.tokens.refresh_token).not.toBe(aged.tokens.refresh_token);
+    expect(stored!.tokens.expires_at).toBeGreaterThan(Date.now() + 3500_000);
+    // The new access token is accepted as it is: no 401, no second refresh.
+    const me = await apiRequest<UserProfile>('/users/me/');
+    expect(me.username).toBe('analyste');
+    expect(refreshRequests()).toHaveLength(1);
+    expect(seen.navigations).toEqual([]);
+  });
+
+  it('the start and concurrent 401s share one refresh: the rotated family stays valid on the server', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    // Expired for the client, refused by the server: every request below answers 401 first.
+    await nextMorning('a.b.c');
+    await restoreSession();
+    seen.requests.length = 0;
+
+    scheduler = startTokenRefresh();
+    const answers = await Promise.all([
+      apiRequest<UserProfile>('/users/me/'),
+      apiRequest<UserProfile>('/current-user/'),
+      refreshTokens(),
+      scheduler.firstCheck,
+    ]);
+    expect(answers[0].username).toBe('manager');
+    expect(JSON.stringify(answers[1])).toContain('"username":"manager"');
+    expect(refreshRequests()).toHaveLength(1);
+    // A reused refresh token would have revoked the whole family: the next refresh would fail and sign out.
+    await refreshTokens();
+    expect(refreshRequests()).toHaveLength(2);
+    expect(session.value).not.toBeNull();
+    expect(seen.navigations).toEqual([]);
+  });
+
+  it('no answer from the server keeps the session; the same refresh token works once the server is back', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    const aged = await nextMorning();
+    await restoreSession();
+    seen = useClient('http://127.0.0.1:1'); // nothing listens there
+
+    const err = await refreshTokens().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(0);
+    expect(isAuthenticated.value).toBe(true);
+    expect(sessionExpired.value).toBe(false);
+    expect((await kvGet<Session>(SESSION_KEY))!.tokens.refresh_token).toBe(aged.tokens.refresh_token);
+
+    seen = useClient(base);
+    const tokens = await refreshTokens();
+    expect(tokens.refresh_token).not.toBe(aged.tokens.refresh_token);
+    expect(tokens.expires_at).toBeGreaterThan(Date.now() + 3500_000);
+    expect((await apiRequest<UserProfile>('/users/me/')).username).toBe('analyste');
+  });
+
+  it('a refresh token the server revoked signs out at start and clears the stored session', async () => {
+    await login({ username: 'analyste', password: TEST_PASSWORD });
+    const aged = await nextMorning();
+    // Signed out elsewhere: the server revoked this refresh token's family.
+    await t.app.inject({ method: 'POST', url: '/api/token/logout/', payload: { refresh: aged.tokens.refresh_token } });
+    const events: boolean[] = [];
+    const off = onAuthChange((v) => events.push(v));
+    await restoreSession();
+    expect(isAuthenticated.value).toBe(true); // until the server says otherwise
+    scheduler = startTokenRefresh();
+    await scheduler.firstCheck;
+    off();
+
+    expect(refreshRequests()).toHaveLength(1);
+    expect(session.value).toBeNull();
+    expect(isAuthenticated.value).toBe(false);
+    expect(sessionExpired.value).toBe(true);
+    expect(await kvGet(SESSION_KEY)).toBeUndefined();
+    expect(events).toEqual([false]);
   });
 });
 

@@ -38,6 +38,16 @@ export function jwtExpiresAt(token: string): number | undefined {
   }
 }
 
+/** Lifetime of a JWT in ms (exp − iat, both by the issuer's clock), if it carries both claims. */
+export function jwtLifetimeMs(token: string): number | undefined {
+  try {
+    const { iat, exp } = decodeJwt(token);
+    return typeof iat === 'number' && typeof exp === 'number' && exp > iat ? (exp - iat) * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** §5: a profile rebuilt from a token's claims; superuser gives admin, staff gives manager, otherwise user. */
 export function profileFromClaims(claims: Record<string, unknown>): UserProfile | null {
   const rawId = claims.user_id ?? claims.sub ?? claims.id;
