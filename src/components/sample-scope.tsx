@@ -34,19 +34,21 @@ export function SampleScope({
   );
 }
 
-/** A headline figure: inside a sample scope it always carries the « exemple » mark beside it. */
+/** A headline figure: inside a sample scope it always carries the « exemple » mark beside it, on its line. */
 export function Figure({ children, testId }: { children: ReactNode; testId?: string }) {
   const sample = useIsSample();
+  const figure = (
+    <strong data-testid={testId} data-figure="">
+      {children}
+    </strong>
+  );
+  if (!sample) return figure;
   return (
-    <>
-      <strong data-testid={testId} data-figure="">
-        {children}
-      </strong>
-      {sample && (
-        <span className="sample-mark" data-sample-mark="">
-          exemple
-        </span>
-      )}
-    </>
+    <span className="figure-line">
+      {figure}
+      <span className="sample-mark" data-sample-mark="">
+        exemple
+      </span>
+    </span>
   );
 }

@@ -181,13 +181,25 @@ describe('KioskPage', () => {
     const vulns = container.querySelector('[data-panel="vulnerabilities"]')!;
     expect(vulns.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
     expect(vulns.querySelector('[data-severity="critical"]')!.textContent).toContain('14');
+    // Sample figures never pass for live ones across a room: a large notice, each figure marked, no age.
+    expect(vulns.querySelector('.kiosk-sample')!.textContent).toBe(
+      'Exemple — ces chiffres ne sont pas ceux de votre organisation',
+    );
+    const figures = [...vulns.querySelectorAll('[data-figure]')];
+    expect(figures.length).toBeGreaterThan(0);
+    for (const f of figures) expect(f.nextElementSibling?.textContent).toBe('exemple');
+    expect(vulns.querySelector('.kiosk-age')).toBeNull();
+    // A live panel carries neither.
+    const overview = () => container.querySelector('[data-panel="overview"]');
+    expect(overview()?.querySelector('.kiosk-sample') ?? null).toBeNull();
     await advance(10_000);
     expect(title()).toBe('Vue d’ensemble');
     expect(container.querySelector('.kiosk-steps [aria-current="step"]')!.textContent).toBe('Vue d’ensemble');
   });
 
   it('loads every panel once up front and shows the age of the last good data', async () => {
-    await render('/kiosk');
+    // The live overview first (the vulnerabilities fixture is sample data, which shows no age).
+    await render('/kiosk?panels=overview,vulnerabilities,threats,tasks');
     const paths = calls.map((c) => c.url.pathname).sort();
     expect(paths).toEqual([
       '/api/celery/tasks/recent/',

@@ -242,7 +242,10 @@ export function KioskPanel({ id, state, now }: { id: PanelId; state: PanelState 
   return (
     <div className="kiosk-panel-body" data-panel={id}>
       <div className="kiosk-meta">
-        {at !== undefined && <span className="kiosk-age">{dataAge(at, now)}</span>}
+        {/* Sample data has no age worth reading: it is nobody's data. */}
+        {at !== undefined && state?.origin?.source !== 'sample' && (
+          <span className="kiosk-age">{dataAge(at, now)}</span>
+        )}
         <DataOriginNote origin={state?.origin} />
         {state?.error && state.data !== undefined && (
           <span className="kiosk-stale">Mise à jour impossible ({state.error}) — dernières données affichées</span>
