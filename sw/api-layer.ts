@@ -16,7 +16,7 @@ import {
   type Source,
 } from './policy.ts';
 import { sampleAreaOf, sampleBody } from './samples.ts';
-import { mockAnswer } from './mock-api.ts';
+import { mockResponse } from './mock-api.ts';
 
 /** What the SW needs to know of the page's session (IndexedDB 'vigie' → kv 'session'); never the tokens. */
 interface SessionView {
@@ -46,25 +46,7 @@ async function mockModeOn(): Promise<boolean> {
  * null when mock mode is off or the request is an identity call that still goes to the server.
  */
 export async function mockModeAnswer(request: Request): Promise<Response | null> {
-  if (!(await mockModeOn())) return null;
-  const pathname = normalizePath(new URL(request.url).pathname);
-  let body: unknown;
-  if (request.method !== 'GET' && request.method !== 'HEAD')
-    body = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
-  const answer = mockAnswer(request.method, pathname, body, new Date());
-  if (!answer) return null;
-  return new Response(answer.status === 204 ? null : JSON.stringify(answer.body), {
-    status: answer.status,
-    headers: {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': 'no-store',
-      [SOURCE_HEADER]: 'sample',
-      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? 'mock',
-    },
-  });
+  return (await mockModeOn()) ? mockResponse(request) : null;
 }
 
 const WRITE_KEY = 'api-last-write:';

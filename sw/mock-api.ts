@@ -10,7 +10,7 @@
  * - identity calls (sign-in, refresh, sign-out, 2FA, password) are not data: they go to the server as usual
  *   (`null`), so a sign-out in mock mode still ends the session on the server.
  */
-import { isAuthEndpoint, isDownloadPath, isStreamPath, normalizePath } from './policy.ts';
+import { isAuthEndpoint, isDownloadPath, isStreamPath, normalizePath, SOURCE_HEADER } from './policy.ts';
 import { sampleAreaOf, sampleBody } from './samples.ts';
 import celeryTasks from '../sample-data/celery-tasks.json';
 
@@ -69,4 +69,26 @@ export function mockAnswer(method: string, rawPathname: string, body: unknown, n
   const last = pathname.replace(/\/+$/, '').split('/').at(-1) ?? '';
   if (RECORD_SEGMENT.test(last)) return { status: 404, body: { detail: MOCK_MESSAGES.notFound, code: 'mock_mode' } };
   return { status: 200, body: structuredClone(EMPTY_PAGE) };
+}
+
+/** The answer to `request` in mock mode as a Response marked sample data; null when it goes to the server. */
+export async function mockResponse(request: Request): Promise<Response | null> {
+  const pathname = normalizePath(new URL(request.url).pathname);
+  let body: unknown;
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    body = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+  const answer = mockAnswer(request.method, pathname, body, new Date());
+  if (!answer) return null;
+  return new Response(answer.status === 204 ? null : JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      [SOURCE_HEADER]: 'sample',
+      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? 'mock',
+    },
+  });
 }

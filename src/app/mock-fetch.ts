@@ -9,19 +9,8 @@ import { mockApiMode } from './modes.ts';
  */
 export const mockFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
-  const { mockAnswer } = await import('../../sw/mock-api.ts');
-  let body: unknown;
-  if (request.method !== 'GET' && request.method !== 'HEAD')
-    body = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
-  const answer = mockAnswer(request.method, new URL(request.url).pathname, body, new Date());
-  if (!answer) return fetch(request);
-  return new Response(answer.status === 204 ? null : JSON.stringify(answer.body), {
-    status: answer.status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Vigie-Source': 'sample' },
-  });
+  const { mockResponse } = await import('../../sw/mock-api.ts');
+  return (await mockResponse(request)) ?? fetch(request);
 };
 
 /** Follows the mock-mode switch. Returns the uninstaller. */

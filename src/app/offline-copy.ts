@@ -41,9 +41,9 @@ export async function purgeApiCopies(): Promise<void> {
 /** Wires the copies into the API client and their purge into sign-out. Returns the uninstaller. */
 export function installOfflineCopies(): () => void {
   setClientEnvironment({
+    // Called only for answers the worker did not mark: it did not see them, even if it took control since (the
+    // first visit's race: the worker claims the page while the request is on its way).
     keepCopy: (copy) => {
-      // A controlled page's answers are the worker's business (it marks them); only the unseen ones are kept here.
-      if (typeof navigator !== 'undefined' && navigator.serviceWorker?.controller) return;
       const userId = session.value?.profile.id;
       void keepLiveCopy({ ...copy, tenantId: copy.tenantId ?? currentTenantId() }, userId).catch(() => undefined);
     },

@@ -102,13 +102,8 @@ async function accessToken(username: string): Promise<string> {
 describe('field truth in Chromium', () => {
   it('the first visit, made before the service worker controls the page, is what the screen shows offline', async () => {
     const context = await newContext();
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel("Nom d'utilisateur").fill('admin');
-    await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL('**/dashboard');
     // No waiting for the worker: the analyst goes straight to the dashboard.
+    const page = await signInThroughForm(context, 'admin', { waitForWorker: false });
     await page.getByRole('link', { name: 'Vulnérabilités', exact: true }).first().click();
     const total = await page.getByTestId('stat-total').textContent();
     const critical = await page.getByTestId('stat-critical').textContent();

@@ -34,15 +34,22 @@ export function useServerAndBrowser(): E2e {
   return e2e;
 }
 
-/** Signs in through the form, lands on /dashboard, and waits until the service worker controls the page. */
-export async function signInThroughForm(context: BrowserContext, username: string): Promise<Page> {
+/**
+ * Signs in through the form, lands on /dashboard, and (unless told not to, as a user in a hurry would not) waits
+ * until the service worker controls the page.
+ */
+export async function signInThroughForm(
+  context: BrowserContext,
+  username: string,
+  { waitForWorker = true } = {},
+): Promise<Page> {
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto('/login');
   await page.getByLabel("Nom d'utilisateur").fill(username);
   await page.getByLabel('Mot de passe').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Se connecter' }).click();
   await page.waitForURL('**/dashboard');
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  if (waitForWorker) await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   return page;
 }
 

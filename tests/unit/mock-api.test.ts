@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MOCK_MESSAGES, mockAnswer } from '../../sw/mock-api.ts';
+import { MOCK_MESSAGES, mockAnswer, mockResponse } from '../../sw/mock-api.ts';
 import celeryTasks from '../../sample-data/celery-tasks.json';
 import vulnerabilitySummary from '../../sample-data/vulnerability-summary.json';
 
@@ -76,5 +76,23 @@ describe('mock API mode: every request answered on the device', () => {
       status: 503,
       body: { detail: MOCK_MESSAGES.account },
     });
+  });
+});
+
+describe('mockResponse: the one Response the worker and the page both give', () => {
+  it('marks the answer as sample data and reads a write’s JSON body', async () => {
+    const launch = (await mockResponse(
+      new Request('http://localhost/api/celery/tasks/run/', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ task_name: 'sync_kev' }),
+      }),
+    ))!;
+    expect(launch.headers.get('x-vigie-source')).toBe('sample');
+    expect(launch.headers.get('x-vigie-sample-area')).toBe('task-run');
+    expect(await launch.json()).toMatchObject({ status: 'PENDING', task_name: 'sync_kev' });
+    const stream = (await mockResponse(new Request('http://localhost/api/notifications/stream/')))!;
+    expect(stream.status).toBe(204);
+    expect(await mockResponse(new Request('http://localhost/api/token/', { method: 'POST', body: '{}' }))).toBeNull();
   });
 });
