@@ -3,6 +3,8 @@ import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
 import { isAuthEndpoint, normalizePath, replayRequest, SOURCE_HEADER } from './policy.ts';
 import { mockModeAnswer, noteWrite } from './api-layer.ts';
+import { mockResponse } from './mock-api.ts';
+import { sampleAreaOf } from './samples.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -128,11 +130,18 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
   if (mocked) return mocked;
   const queueable = request.headers.get(QUEUEABLE_HEADER) === '1' && request.headers.has('Idempotency-Key');
   const body = queueable ? await request.clone().arrayBuffer() : undefined;
+  // §8: a launch URL the backend does not serve (404), or no network at all, gets the marked launch simulation.
+  const launch = sampleAreaOf(request.method, pathname) === 'task-run' ? request.clone() : null;
   try {
     const response = await fetch(request);
     if (response.ok) event.waitUntil(noteWrite(request));
+    if (response.status === 404 && launch) return (await mockResponse(launch)) ?? response;
     return response;
   } catch (err) {
+    if (launch) {
+      const simulated = await mockResponse(launch);
+      if (simulated) return simulated;
+    }
     if (!queueable || isAuthEndpoint(pathname)) throw err;
     const headers = new Headers(request.headers);
     headers.delete('Authorization');

@@ -237,6 +237,34 @@ describe('field truth in Chromium', () => {
     await context.close();
   }, 180_000);
 
+  it('a backend whose launch URL answers 404 gives the marked launch simulation, and the server runs nothing', async () => {
+    const context = await newContext();
+    const launches: string[] = [];
+    await context.route(/\/api\/celery\/tasks\/run\/?$/, (route) => {
+      launches.push(route.request().method());
+      return route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not found."}' });
+    });
+    const page = await signInThroughForm(context, 'admin');
+    const before = (await e2e.t.database.executeSql('select count(*)::int as n from task_runs')).rows as {
+      n: number;
+    }[];
+    await page.goto('/tasks');
+    await page
+      .getByRole('button', { name: /Lancer/ })
+      .first()
+      .click();
+    const launched = page.locator('.task-launched');
+    await expect
+      .poll(() => launched.textContent(), { timeout: 10_000 })
+      .toContain('Tâche lancée avec succès (simulation)');
+    expect(await launched.locator('.data-origin').textContent()).toBe('Données d’exemple');
+    expect(await launched.textContent()).toContain('En attente');
+    expect(launches).toEqual(['POST']);
+    const after = (await e2e.t.database.executeSql('select count(*)::int as n from task_runs')).rows as { n: number }[];
+    expect(after[0]!.n).toBe(before[0]!.n);
+    await context.close();
+  });
+
   it('a backend without the projects, audit, notifications and blog areas gets the marked §8 samples', async () => {
     const context = await newContext();
     for (const area of ['projects', 'audit', 'notifications', 'blog']) {
