@@ -2,7 +2,7 @@ import { useEffect, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
-import { roleOf } from '../features/auth/roles.ts';
+import { tenantRoleOf } from '../features/auth/roles.ts';
 import { isAdministrator } from '../features/admin/admin-access.ts';
 import type { UserProfile } from '../features/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
@@ -21,8 +21,7 @@ import { NotificationBell, NotificationToast } from '../features/notifications/n
  */
 export function mayReadAudit(profile: UserProfile, tenantId: string | undefined): boolean {
   if (profile.is_superuser || profile.is_staff) return true;
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId);
-  const role = membership?.role ?? roleOf(profile);
+  const role = tenantRoleOf(profile, tenantId);
   return role === 'admin' || role === 'manager';
 }
 
@@ -52,7 +51,7 @@ const NAV: {
 export function Layout({ children }: { children: ReactNode }) {
   useSignals();
   const profile = session.value?.profile;
-  const role = roleOf(profile);
+  const role = tenantRoleOf(profile, currentTenantId());
   const signedIn = isAuthenticated.value && !!profile;
   const [location] = useLocation();
   // The bell's count and the notification stream, loaded after the first paint (a chunk of their own); the stream

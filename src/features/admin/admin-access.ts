@@ -1,4 +1,5 @@
 import { recordPermissionCheck } from '../../lib/audit-log.ts';
+import { tenantRoleOf } from '../auth/roles.ts';
 import type { UserProfile } from '../auth/types.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { UserProfile } from '../auth/types.ts';
 export function isAdministrator(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
   if (!profile) return false;
   const superuser = profile.is_superuser === true;
-  const tenantRole = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId)?.role ?? profile.role;
+  const tenantRole = tenantRoleOf(profile, tenantId);
   const allowed = superuser || tenantRole === 'admin';
   recordPermissionCheck('admin_console', allowed, { role: superuser ? 'superuser' : (tenantRole ?? null) });
   return allowed;

@@ -1,16 +1,16 @@
 import { useEffect } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { recordPermissionCheck } from '../../lib/audit-log.ts';
-import { session } from './session.ts';
-import { roleOf } from './roles.ts';
+import { currentTenantId, session } from './session.ts';
+import { tenantRoleOf } from './roles.ts';
 
 /**
- * Read-only members (and guests) see no write action; the server refuses them anyway (403). The screen's check is
+ * Read-only members of the current tenant (and guests) see no write action; the server refuses them anyway (403). The screen's check is
  * recorded (`permission_check` « write », granted or denied) at most once per screen visit.
  */
 export function useCanWrite(): boolean {
   useSignals();
-  const role = roleOf(session.value?.profile);
+  const role = tenantRoleOf(session.value?.profile, currentTenantId());
   const allowed = role !== 'readonly' && role !== 'guest';
   const signedIn = !!session.value;
   useEffect(() => {

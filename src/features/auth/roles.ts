@@ -13,6 +13,17 @@ export function roleOf(profile: Partial<UserProfile> | null | undefined): Role {
   return 'user';
 }
 
+/**
+ * The role held in `tenantId` (the tenant chosen in the switcher): a superuser is admin everywhere, otherwise the
+ * membership's role there, else the profile's own. The one rule every screen's rights read, so a tenant switch
+ * moves them all at once.
+ */
+export function tenantRoleOf(profile: Partial<UserProfile> | null | undefined, tenantId: string | undefined): string {
+  if (!profile) return 'guest';
+  if (profile.is_superuser) return 'admin';
+  return profile.tenant_memberships?.find((m) => m.tenant_id === tenantId)?.role ?? roleOf(profile);
+}
+
 function isAdmin(profile: Partial<UserProfile>): boolean {
   return profile.is_superuser === true || profile.role === 'admin' || profile.role === 'superuser';
 }

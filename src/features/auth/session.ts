@@ -141,9 +141,16 @@ export async function updateProfile(profile: UserProfile): Promise<void> {
   if (s) await persist({ ...s, profile });
 }
 
+/**
+ * The rights follow at once (screens read the membership's role through tenantRoleOf); the profile is then read
+ * again as seen in the new tenant (its role and current tenant), best effort: offline the kept one stays.
+ */
 export async function switchTenant(tenantId: string): Promise<void> {
   const s = session.value;
-  if (s) await persist({ ...s, tenantId });
+  if (!s) return;
+  await persist({ ...s, tenantId });
+  const { reloadProfile } = await import('./api/profile.ts');
+  await reloadProfile(tenantId).catch(() => undefined);
 }
 
 /** Forgets tokens and profile locally (IndexedDB, cookie, memory). */

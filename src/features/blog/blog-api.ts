@@ -1,5 +1,5 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
-import { roleOf } from '../auth/roles.ts';
+import { tenantRoleOf } from '../auth/roles.ts';
 import type { UserProfile } from '../auth/types.ts';
 import blogSample from '../../../sample-data/blog-posts.json';
 
@@ -78,8 +78,7 @@ export const BLOG_MESSAGES = {
 export function mayWriteBlog(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
   if (!profile) return false;
   if (profile.is_superuser || profile.is_staff) return true;
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId);
-  const role = membership?.role ?? roleOf(profile);
+  const role = tenantRoleOf(profile, tenantId);
   return role === 'admin' || role === 'manager';
 }
 

@@ -1,4 +1,4 @@
-import { roleOf } from '../auth/roles.ts';
+import { tenantRoleOf } from '../auth/roles.ts';
 import type { UserProfile } from '../auth/types.ts';
 import type { NotificationLevel } from './notifications-api.ts';
 
@@ -9,8 +9,7 @@ import type { NotificationLevel } from './notifications-api.ts';
 export function maySendNotifications(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
   if (!profile) return false;
   if (profile.is_superuser || profile.is_staff) return true;
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenantId);
-  const role = membership?.role ?? roleOf(profile);
+  const role = tenantRoleOf(profile, tenantId);
   return role === 'admin' || role === 'manager';
 }
 

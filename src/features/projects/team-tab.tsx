@@ -4,7 +4,7 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { errorAria, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { roleOf } from '../auth/roles.ts';
+import { tenantRoleOf } from '../auth/roles.ts';
 import { currentTenantId, session } from '../auth/session.ts';
 import {
   addTeamMember,
@@ -23,12 +23,7 @@ import { useLoad } from './use-load.ts';
 
 /** Only tenant administrators may read the tenant's user list (GET /api/admin/users/). */
 function mayListUsers(): boolean {
-  const profile = session.value?.profile;
-  if (!profile) return false;
-  if (profile.is_superuser) return true;
-  const tenant = currentTenantId();
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenant);
-  return (membership?.role ?? roleOf(profile)) === 'admin';
+  return tenantRoleOf(session.value?.profile, currentTenantId()) === 'admin';
 }
 
 /** Équipe: members with role and owner badge; managers add, change the role of, remove members and set the owner. */

@@ -1,14 +1,9 @@
 import { currentTenantId, session } from '../auth/session.ts';
-import { roleOf } from '../auth/roles.ts';
+import { tenantRoleOf } from '../auth/roles.ts';
 
 /** Readers (role readonly, in the current tenant or overall) cannot resolve or reopen; the server decides anyway. */
 export function canWriteVulnerabilities(): boolean {
-  const profile = session.value?.profile;
-  if (!profile) return false;
-  if (profile.is_superuser) return true;
-  const tenant = currentTenantId();
-  const membership = profile.tenant_memberships?.find((m) => m.tenant_id === tenant);
-  const role = membership?.role ?? roleOf(profile);
+  const role = tenantRoleOf(session.value?.profile, currentTenantId());
   return role !== 'readonly' && role !== 'guest';
 }
 

@@ -33,11 +33,20 @@ export class ProfileError extends Error {
  * Walks the §7 profile chain with the given access token; falls back to a profile rebuilt from the token's
  * claims. Lists and paged answers are not profiles (§5).
  */
-export async function fetchProfile(accessToken: string): Promise<UserProfile> {
+export async function fetchProfile(
+  accessToken: string,
+  /** `tenantId`: read the profile as seen in that tenant; `rebuildFromToken: false`: no claims fallback. */
+  { tenantId, rebuildFromToken = true }: { tenantId?: string; rebuildFromToken?: boolean } = {},
+): Promise<UserProfile> {
   let answered = false;
   for (const url of PROFILE_ENDPOINTS) {
     try {
-      const data = await apiRequest<unknown>(url, { token: accessToken, anonymous: true, timeoutMs: TIMEOUTS.auth });
+      const data = await apiRequest<unknown>(url, {
+        token: accessToken,
+        anonymous: true,
+        timeoutMs: TIMEOUTS.auth,
+        ...(tenantId ? { headers: { 'X-Tenant-ID': tenantId } } : {}),
+      });
       answered = true;
       if (url === '/api/tenants/user-data/') {
         const d = data as { authenticated?: unknown; user?: unknown } | null;
@@ -50,7 +59,7 @@ export async function fetchProfile(accessToken: string): Promise<UserProfile> {
     }
   }
   try {
-    const rebuilt = profileFromClaims(decodeJwt(accessToken));
+    const rebuilt = rebuildFromToken ? profileFromClaims(decodeJwt(accessToken)) : null;
     if (rebuilt) return rebuilt;
   } catch {
     /* not a JWT we can read: no fallback */
@@ -60,9 +69,12 @@ export async function fetchProfile(accessToken: string): Promise<UserProfile> {
     : new ProfileError(PROFILE_MESSAGES.fetchFailed, 'profile_error');
 }
 
-/** §4: after a 401 retry the current user is reloaded. */
-export async function reloadProfile(): Promise<void> {
+/**
+ * §4: after a 401 retry the current user is reloaded; after a tenant switch too, as seen in the new tenant (its
+ * role and current tenant). A profile only the server can give: offline, the one kept stays (no token rebuild).
+ */
+export async function reloadProfile(tenantId?: string): Promise<void> {
   const token = session.value?.tokens.access_token;
   if (!token) return;
-  await updateProfile(await fetchProfile(token));
+  await updateProfile(await fetchProfile(token, { ...(tenantId ? { tenantId } : {}), rebuildFromToken: false }));
 }
