@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { type DataOrigin } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { nextRefreshDelay, REFRESH_HIDDEN_MS, type PanelId } from './kiosk-config.ts';
 import { LOADERS, type Loaded, type PanelData } from './kiosk-data.ts';
 
@@ -21,10 +22,6 @@ export interface FeedState {
 }
 
 export type Loaders = { [K in PanelId]: () => Promise<Loaded<PanelData[K]>> };
-
-function messageOf(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
 
 /**
  * Loads the chosen panels together, then again every minute while visible, every 5 min while hidden; when every

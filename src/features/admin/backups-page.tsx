@@ -6,7 +6,8 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { useRowActions } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import {
   backupDownloadPath,
   createBackup,

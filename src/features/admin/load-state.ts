@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
-import { messageOf } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 export type Loaded<T> =
   { kind: 'loading' } | { kind: 'ok'; data: T } | { kind: 'failed'; error: string; forbidden: boolean };

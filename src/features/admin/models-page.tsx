@@ -9,7 +9,8 @@ import { errorAria, FormActions, FormError, FormField } from '../../components/f
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { useRowActions } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { session } from '../auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { NUMBER } from './format.ts';

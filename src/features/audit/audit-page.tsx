@@ -8,7 +8,7 @@ import { ExportControls } from '../../components/export-controls.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { messageOf } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { currentTenantId, session } from '../auth/session.ts';
 import {
   AUDIT_SEVERITIES,

@@ -1,12 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearch } from 'wouter';
-import { ApiError } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { password } from './api/account.ts';
 
-function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return Object.values(err.fields)[0]?.[0] ?? err.message;
-  return 'Erreur inattendue.';
-}
+const messageOfForm = (err: unknown) => messageOf(err, { firstField: true });
 
 /** /reset-password: ask for a link by email, or (with ?token=) choose the new password. */
 export function ResetPasswordPage() {
@@ -24,7 +21,7 @@ export function ResetPasswordPage() {
       const answer = token ? await password.confirmReset(token, value) : await password.requestReset(value.trim());
       setDone(answer.detail);
     } catch (err) {
-      setError(messageOf(err));
+      setError(messageOfForm(err));
     } finally {
       setBusy(false);
     }

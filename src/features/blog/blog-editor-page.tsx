@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/api-client.ts';
 import { ConfirmDelete } from '../../components/confirm-delete.tsx';
 import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
-import { messageOf } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { currentTenantId, session } from '../auth/session.ts';
 import {
   BLOG_MESSAGES,

@@ -8,7 +8,7 @@ import { FilterSelect } from '../../components/filter-select.tsx';
 import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { messageOf } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { currentTenantId, session } from '../auth/session.ts';
 import {
   createNotification,

@@ -7,7 +7,8 @@ import { currentTenantId } from '../auth/session.ts';
 import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset, type Id } from './projects-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
 import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
-import { errorText, useLoad } from './use-load.ts';
+import { useLoad } from './use-load.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 /** Actifs: the tenant's assets linked to the project; editors link one from the inventory or remove the link. */
 export function AssetsTab({ project, canEdit, onChanged }: TabProps) {
@@ -128,7 +129,7 @@ function LinkAsset({ busy, onLink }: { busy: boolean; onLink: (assetId: Id, name
       setChosen(list[0] ? String(list[0].id) : '');
     } catch (err) {
       setFound([]);
-      setError(errorText(err));
+      setError(messageOf(err));
     } finally {
       setSearching(false);
     }

@@ -40,7 +40,8 @@ import {
   useProjectActions,
   type TabProps,
 } from './project-widgets.tsx';
-import { errorText, useLoad } from './use-load.ts';
+import { useLoad } from './use-load.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 /** Documents: list, download for everyone; upload (with progress and cancel) and delete for editors. */
 export function DocumentsTab({ project, canEdit, onChanged }: TabProps) {
@@ -284,7 +285,7 @@ function UploadForm({
       onDone(saved);
     } catch (err) {
       if (err instanceof UploadAbortedError) setError(err.message);
-      else setError(errorText(err));
+      else setError(messageOf(err));
     } finally {
       abortRef.current = null;
       setSending(false);
@@ -422,7 +423,7 @@ function DocumentEditForm({
       onSaved(await updateDocument(doc.id, body));
     } catch (err) {
       setErrors(serverFieldErrors(err, DOCUMENT_FIELDS));
-      setError(errorText(err));
+      setError(messageOf(err));
     } finally {
       setSending(false);
     }

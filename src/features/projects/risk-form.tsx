@@ -22,7 +22,7 @@ import {
   validateRisk,
   type RiskDraft,
 } from './project-rules.ts';
-import { errorText } from './use-load.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { changedFields, LevelBadge, MemberSelect, NO_CHANGE, serverFieldErrors } from './project-widgets.tsx';
 
 const FIELDS = ['title', 'description', 'scenario', 'likelihood', 'impact', 'treatment', 'status', 'owner'] as const;
@@ -88,7 +88,7 @@ export function RiskForm({
       );
     } catch (err) {
       setErrors(serverFieldErrors(err, FIELDS));
-      setError(errorText(err));
+      setError(messageOf(err));
     } finally {
       setSending(false);
     }

@@ -1,12 +1,9 @@
 import { useEffect, useState } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 export type LoadState<T> =
   { status: 'loading' } | { status: 'error'; message: string; httpStatus: number } | { status: 'ready'; data: T };
-
-export function errorText(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
 
 /**
  * Runs `load` whenever `key` changes (or `reload` is called); late answers of an older key are dropped.
@@ -29,7 +26,7 @@ export function useLoad<T>(load: () => Promise<T>, key: string) {
         setState({
           key,
           n,
-          value: { status: 'error', message: errorText(err), httpStatus: err instanceof ApiError ? err.status : 0 },
+          value: { status: 'error', message: messageOf(err), httpStatus: err instanceof ApiError ? err.status : 0 },
         }),
     );
     return () => {

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { useRowActions } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';

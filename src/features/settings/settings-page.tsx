@@ -1,14 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { session } from '../auth/session.ts';
-import { FormError, password, twoFactor, updateMyProfile } from '../auth/api/account.ts';
+import { password, twoFactor, updateMyProfile } from '../auth/api/account.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-
-function messageOf(err: unknown): string {
-  if (err instanceof FormError || err instanceof ApiError) return err.message;
-  return 'Erreur inattendue.';
-}
 
 function ProfileForm() {
   useSignals();

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { messageOf, useRowActions } from '../../components/use-row-actions.ts';
+import { useRowActions } from '../../components/use-row-actions.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { SeverityDonut } from '../../components/charts/index.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';

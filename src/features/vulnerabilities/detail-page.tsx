@@ -8,7 +8,8 @@ import { KevBadge, SeverityBadge } from './badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
 import { formatDateTime, formatPercent, formatScore } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
-import { errorMessage, useLoad } from './use-load.ts';
+import { useLoad } from './use-load.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import './vulnerabilities.css';
 
 /** One finding: its CVE explained, its asset, and resolve / reopen for writers. */
@@ -76,7 +77,7 @@ function Detail({
       (err: unknown) => {
         setPending(false);
         setError(
-          `${next ? 'Impossible de marquer la vulnérabilité comme résolue' : 'Impossible de rouvrir la vulnérabilité'} : ${errorMessage(err)}`,
+          `${next ? 'Impossible de marquer la vulnérabilité comme résolue' : 'Impossible de rouvrir la vulnérabilité'} : ${messageOf(err)}`,
         );
       },
     );

@@ -1,14 +1,11 @@
 import { useEffect, useState } from 'react';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 export type LoadState<T> =
   | { status: 'loading' }
   | { status: 'error'; message: string; notFound: boolean }
   | { status: 'ready'; data: T; origin: DataOrigin };
-
-export function errorMessage(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Erreur inattendue.';
-}
 
 /** Runs `load` whenever `key` changes; late answers of an older key are dropped. */
 export function useLoad<T>(load: () => Promise<{ data: T; origin: DataOrigin }>, key: string) {
@@ -25,7 +22,7 @@ export function useLoad<T>(load: () => Promise<{ data: T; origin: DataOrigin }>,
           key,
           value: {
             status: 'error',
-            message: errorMessage(err),
+            message: messageOf(err),
             notFound: err instanceof ApiError && err.status === 404,
           },
         }),

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DataOrigin } from '../../lib/api-client.ts';
 import { fetchVulnerabilityPage, type ListQuery } from './api/vulnerabilities.ts';
 import type { Vulnerability } from './api/types.ts';
-import { errorMessage } from './use-load.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 export const PAGE_SIZE = 200;
 /** Pages kept in memory around the visible rows (the rest is dropped and fetched again if needed). */
@@ -60,7 +60,7 @@ export function usePagedRows(key: string, query: ListQuery) {
         if (keyRef.current !== forKey) return;
         setState((s) => ({
           ...(s.key === forKey ? s : { key: forKey, total: null, pages: new Map() }),
-          error: errorMessage(err),
+          error: messageOf(err),
         }));
       },
     );

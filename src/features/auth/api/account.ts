@@ -1,9 +1,10 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
+import { UserMessageError } from '../../../lib/error-message.ts';
 import { session, updateProfile } from '../session.ts';
 import type { UserProfile } from '../types.ts';
 
 /** A failure with the §8 French message, and per-field messages for forms. */
-export class FormError extends Error {
+export class FormError extends UserMessageError {
   constructor(
     message: string,
     readonly fields: Record<string, string> = {},
