@@ -144,6 +144,9 @@ export async function runBackup(
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
+    // The scratch folder goes before the row says COMPLETED: whoever sees it complete finds nothing half-done.
+    await rm(workDir, { recursive: true, force: true });
+    workDir = undefined;
     if (!(await backupRepo.complete(db, backupId, written))) {
       // Deleted while it was being written: the file goes too.
       await rm(target, { force: true });
