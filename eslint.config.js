@@ -2,6 +2,13 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import importX from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
+
+// Each feature folder may import lib, components and itself, never another feature (docs/ARCHITECTURE.md).
+const FEATURES = readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 
 export default tseslint.config(
   { ignores: ['dist', 'dev-dist', 'data', 'node_modules', 'coverage', 'server/migrations'] },
@@ -39,12 +46,35 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/lib/**/*.{ts,tsx}'],
+    // The client's layers: app → features → components → lib; a feature never imports another; no cycles.
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.json'] } },
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
     rules: {
-      'no-restricted-imports': [
+      'import-x/no-restricted-paths': [
         'error',
-        { patterns: [{ group: ['**/features/**', '**/app/**'], message: 'src/lib must not import features or app.' }] },
+        {
+          zones: [
+            ...FEATURES.map((name) => ({
+              target: `./src/features/${name}`,
+              from: './src/features',
+              except: [`./${name}`],
+              message: 'A feature never imports another feature: move what they share to src/lib or src/components.',
+            })),
+            {
+              target: ['./src/lib', './src/components'],
+              from: ['./src/features', './src/app'],
+              message: 'Shared code (src/lib, src/components) never imports a feature or the app.',
+            },
+            { target: './src/lib', from: './src/components', message: 'src/lib sits below src/components.' },
+          ],
+        },
       ],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

@@ -7,8 +7,8 @@ import { watchWriteQueue } from './app/write-queue-status.ts';
 import { installOfflineCopies } from './app/offline-copy.ts';
 import { installMockFetch } from './app/mock-fetch.ts';
 import { backendList, mockApiMode, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './app/modes.ts';
-import { restoreSession } from './features/auth/session.ts';
-import { startTokenRefresh } from './features/auth/token-refresh.ts';
+import { restoreSession } from './lib/auth/session.ts';
+import { startTokenRefresh } from './lib/auth/token-refresh.ts';
 import './styles/global.css';
 
 // Before anything asks the API: mock mode answers on the device, and answers no worker saw are kept for offline.

@@ -20,7 +20,7 @@ import { LoginPage } from '../features/auth/login-page.tsx';
 import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
-import { onAuthChange } from '../features/auth/session.ts';
+import { onAuthChange } from '../lib/auth/session.ts';
 import { clearAdminLocalData } from '../features/admin/admin-local.ts';
 import { clearUsersLocalData } from '../features/users/users-local.ts';
 

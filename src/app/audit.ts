@@ -1,7 +1,7 @@
 import { apiRequest } from '../lib/api-client.ts';
 import { setAuditLogSink } from '../lib/audit-log.ts';
 import { AuditBuffer, AUDIT_EVENT } from '../features/audit/audit-buffer.ts';
-import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } from '../features/auth/session.ts';
+import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } from '../lib/auth/session.ts';
 
 /** The one client audit buffer, wired to the session and the API client. */
 export const audit = new AuditBuffer({

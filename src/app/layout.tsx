@@ -1,10 +1,10 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../features/auth/session.ts';
-import { tenantRoleOf } from '../features/auth/roles.ts';
+import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../lib/auth/session.ts';
+import { tenantRoleOf } from '../lib/auth/roles.ts';
 import { isAdministrator } from '../features/admin/admin-access.ts';
-import type { UserProfile } from '../features/auth/types.ts';
+import type { UserProfile } from '../lib/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode } from './modes.ts';

@@ -1,5 +1,5 @@
 import { setClientEnvironment, type LiveCopy } from '../lib/api-client.ts';
-import { currentTenantId, onAuthChange, session } from '../features/auth/session.ts';
+import { currentTenantId, onAuthChange, session } from '../lib/auth/session.ts';
 import {
   API_CACHE_PREFIX,
   isAuthEndpoint,

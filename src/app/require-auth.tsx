@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Redirect } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { isAuthenticated, sessionExpired } from '../features/auth/session.ts';
+import { isAuthenticated, sessionExpired } from '../lib/auth/session.ts';
 
 /** Protected areas (/dashboard, /tenants, /organizations) send signed-out visitors to /login. */
 export function RequireAuth({ children }: { children: ReactNode }) {

@@ -1,5 +1,5 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { currentTenantId, session, switchTenant } from '../features/auth/session.ts';
+import { currentTenantId, session, switchTenant } from '../lib/auth/session.ts';
 import { audit } from './audit.ts';
 
 /** Shown when the user belongs to more than one tenant; the choice travels as X-Tenant-ID. */

@@ -3,8 +3,8 @@ import { securityPolicies } from '../../server/src/db/schema.ts';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
 import { listen, resetClientState, useClient, type Observed } from './harness.ts';
 import { login } from '../../src/features/auth/api/login.ts';
-import { createAdminAccount, FormError, register, updateMyProfile } from '../../src/features/auth/api/account.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { createAdminAccount, FormError, register, updateMyProfile } from '../../src/lib/auth/account.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 let t: TestApp;
 let base: string;

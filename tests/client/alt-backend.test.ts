@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetClientState, useClient, type Observed } from './harness.ts';
 import { login, LoginError } from '../../src/features/auth/api/login.ts';
-import { ProfileError } from '../../src/features/auth/api/profile.ts';
-import { refreshTokens, REFRESH_MESSAGES, saveSession, session } from '../../src/features/auth/session.ts';
+import { ProfileError } from '../../src/lib/auth/profile.ts';
+import { refreshTokens, REFRESH_MESSAGES, saveSession, session } from '../../src/lib/auth/session.ts';
 
 /** A JWT-shaped token with the given claims (the client decodes, it never verifies). */
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');

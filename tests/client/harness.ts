@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { closeStorage } from '../../src/lib/storage.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 /** Everything the client did that leaves the module: navigations and requests seen on the wire. */
 export interface Observed {

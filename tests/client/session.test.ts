@@ -15,10 +15,10 @@ import {
   sessionExpired,
   type Session,
   switchTenant,
-} from '../../src/features/auth/session.ts';
-import { startTokenRefresh, type TokenRefresh } from '../../src/features/auth/token-refresh.ts';
+} from '../../src/lib/auth/session.ts';
+import { startTokenRefresh, type TokenRefresh } from '../../src/lib/auth/token-refresh.ts';
 import { kvGet } from '../../src/lib/storage.ts';
-import type { UserProfile } from '../../src/features/auth/types.ts';
+import type { UserProfile } from '../../src/lib/auth/types.ts';
 
 let t: TestApp;
 let base: string;

@@ -204,6 +204,10 @@ describe('field truth in Chromium', () => {
     const listener = (req: { url?: string; method?: string }) => seen.push(`${req.method} ${req.url ?? ''}`);
     await page.getByLabel('Mode API simulée').check();
     await expect.poll(() => sampleBanner(page).count()).toBe(1);
+    // The switch is stored when its alert shows (a reload before that would find it off).
+    await expect
+      .poll(() => page.locator('.mock-message').textContent())
+      .toBe('Mode API simulée activé : les données affichées sont des données d’exemple.');
     // A fresh start in mock mode too: nothing may slip through before the worker controls the page.
     e2e.t.app.server.on('request', listener);
     try {

@@ -5,7 +5,7 @@ import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import { Layout } from '../../src/app/layout.tsx';
 import { App, installTwoFactorGate, TwoFactorNotice } from '../../src/app/app.tsx';
 import AdminLayout, { AdminHome } from '../../src/features/admin/admin-shell.tsx';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 import { apiRequest, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { twoFactorSetupNotice } from '../../src/lib/two-factor-gate.ts';
 

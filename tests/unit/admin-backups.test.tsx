@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import BackupsPage, { BACKUP_POLL_MS } from '../../src/features/admin/backups-page.tsx';
 import { fetchBackups, type Backup } from '../../src/features/admin/admin-api.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen({ fakeTimers: true });
 

@@ -23,8 +23,8 @@ import {
   USERS_FORBIDDEN,
 } from '../../src/features/users/users-api.ts';
 import { installSignOutCleanup } from '../../src/app/app.tsx';
-import { clearSession, session } from '../../src/features/auth/session.ts';
-import { FALLBACK_ADMIN_PERMISSIONS } from '../../src/features/auth/roles.ts';
+import { clearSession, session } from '../../src/lib/auth/session.ts';
+import { FALLBACK_ADMIN_PERMISSIONS } from '../../src/lib/auth/roles.ts';
 import { ApiError } from '../../src/lib/api-client.ts';
 import { kvGet, kvSet } from '../../src/lib/storage.ts';
 

@@ -11,7 +11,7 @@ import { resetTenantMemory, type Tenant } from '../../src/features/admin/admin-a
 import { clearAdminLocalData } from '../../src/features/admin/admin-local.ts';
 import { UsersPage } from '../../src/features/users/users-page.tsx';
 import { clearUsersLocalData } from '../../src/features/users/users-local.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen();
 

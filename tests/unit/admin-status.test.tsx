@@ -2,7 +2,7 @@ import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import StatusPage, { STATUS_REFRESH_MS } from '../../src/features/admin/status-page.tsx';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen({ fakeTimers: true });
 

@@ -5,7 +5,7 @@ import AuditPage from '../../src/features/audit/audit-page.tsx';
 import type { AuditEvent } from '../../src/features/audit/audit-api.ts';
 import { sampleAuditPage } from '../../src/features/audit/audit-sample.ts';
 import { mayReadAudit } from '../../src/app/layout.tsx';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 // The layout's update prompt needs the PWA plugin's virtual module, absent here.
 vi.mock('../../src/app/update-prompt.ts', async () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJwt, jwtExpiresAt, profileFromClaims } from '../../src/features/auth/jwt.ts';
-import { isStrictProfile, isValidProfile, isValidUserData } from '../../src/features/auth/profile-rules.ts';
+import { decodeJwt, jwtExpiresAt, profileFromClaims } from '../../src/lib/auth/jwt.ts';
+import { isStrictProfile, isValidProfile, isValidUserData } from '../../src/lib/auth/profile-rules.ts';
 import {
   FALLBACK_ADMIN_PERMISSIONS,
   hasPermission,
   hasRole,
   roleOf,
   roleUpdatePayload,
-} from '../../src/features/auth/roles.ts';
+} from '../../src/lib/auth/roles.ts';
 
 // JWT segments are base64url of UTF-8 JSON.
 const b64 = (o: unknown) =>

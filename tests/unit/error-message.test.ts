@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/lib/api-client.ts';
 import { messageOf, UserMessageError } from '../../src/lib/error-message.ts';
-import { FormError } from '../../src/features/auth/api/account.ts';
+import { FormError } from '../../src/lib/auth/account.ts';
 
 describe('messageOf: the one way a screen words a failure', () => {
   it('says the API’s French message, or its first field message for one-line forms', () => {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { json, setupScreen, signIn } from './screen-helpers.tsx';
 import { ApiError, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { db, kvDelete, kvGet, kvSet } from '../../src/lib/storage.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 import {
   clearLocalNotifications,
   createNotification,

@@ -10,7 +10,7 @@ import {
   unreadCount,
 } from '../../src/features/notifications/notifications-state.ts';
 import { clearLocalNotifications, markAsRead } from '../../src/features/notifications/notifications-api.ts';
-import { clearSession, session } from '../../src/features/auth/session.ts';
+import { clearSession, session } from '../../src/lib/auth/session.ts';
 import { db } from '../../src/lib/storage.ts';
 import { setClientEnvironment } from '../../src/lib/api-client.ts';
 import { Layout } from '../../src/app/layout.tsx';

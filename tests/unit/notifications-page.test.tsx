@@ -5,7 +5,7 @@ import NotificationsPage from '../../src/features/notifications/notifications-pa
 import { NotificationBell, NotificationToast } from '../../src/features/notifications/notification-bell.tsx';
 import { clearLocalNotifications } from '../../src/features/notifications/notifications-api.ts';
 import { startNotifications, unreadCount } from '../../src/features/notifications/notifications-state.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen();
 

@@ -14,8 +14,8 @@ import {
   setAuditSink,
   startSession,
   type Session,
-} from '../../src/features/auth/session.ts';
-import { startTokenRefresh, type TokenRefresh } from '../../src/features/auth/token-refresh.ts';
+} from '../../src/lib/auth/session.ts';
+import { startTokenRefresh, type TokenRefresh } from '../../src/lib/auth/token-refresh.ts';
 import { apiRequest, ApiError, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { closeStorage, kvGet, kvSet } from '../../src/lib/storage.ts';
 

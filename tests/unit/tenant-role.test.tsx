@@ -2,10 +2,10 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useSignals } from '@preact/signals-react/runtime';
-import { useCanWrite } from '../../src/features/auth/can-write.ts';
-import { tenantRoleOf } from '../../src/features/auth/roles.ts';
-import { session, switchTenant } from '../../src/features/auth/session.ts';
-import type { UserProfile } from '../../src/features/auth/types.ts';
+import { useCanWrite } from '../../src/lib/auth/can-write.ts';
+import { tenantRoleOf } from '../../src/lib/auth/roles.ts';
+import { session, switchTenant } from '../../src/lib/auth/session.ts';
+import type { UserProfile } from '../../src/lib/auth/types.ts';
 import { canWriteVulnerabilities } from '../../src/features/vulnerabilities/permissions.ts';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 

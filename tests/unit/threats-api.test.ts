@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 import {
   createThreat,
   deleteThreat,

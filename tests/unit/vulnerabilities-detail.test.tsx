@@ -1,7 +1,7 @@
 import { act } from 'react';
 import { Route } from 'wouter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { session } from '../../src/features/auth/session.ts';
+import { session } from '../../src/lib/auth/session.ts';
 import VulnerabilityDetailPage from '../../src/features/vulnerabilities/detail-page.tsx';
 import CveSearchPage from '../../src/features/vulnerabilities/cve-search-page.tsx';
 import { NVD_NOTICE } from '../../src/features/vulnerabilities/cve-panel.tsx';

@@ -1,6 +1,6 @@
 import { recordPermissionCheck } from '../../lib/audit-log.ts';
-import { tenantRoleOf } from '../auth/roles.ts';
-import type { UserProfile } from '../auth/types.ts';
+import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import type { UserProfile } from '../../lib/auth/types.ts';
 
 /**
  * Who sees the administration console: superusers, and the admins of the current tenant (their role there, or the

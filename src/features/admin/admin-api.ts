@@ -1,7 +1,7 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { kvGet, kvSet } from '../../lib/storage.ts';
-import { FALLBACK_ADMIN_PERMISSIONS } from '../auth/roles.ts';
-import { session } from '../auth/session.ts';
+import { FALLBACK_ADMIN_PERMISSIONS } from '../../lib/auth/roles.ts';
+import { session } from '../../lib/auth/session.ts';
 import { ADMIN_TENANTS_CACHE_KEY } from './admin-local.ts';
 
 /**

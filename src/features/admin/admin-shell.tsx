@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { currentTenantId, session } from '../auth/session.ts';
-import type { UserProfile } from '../auth/types.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
+import type { UserProfile } from '../../lib/auth/types.ts';
 import { isAdministrator, isSuperuser } from './admin-access.ts';
 import './admin.css';
 

@@ -11,7 +11,7 @@ import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { messageOf } from '../../lib/error-message.ts';
-import { session } from '../auth/session.ts';
+import { session } from '../../lib/auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { NUMBER } from './format.ts';
 import { useLoaded } from './load-state.ts';

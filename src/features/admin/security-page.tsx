@@ -1,5 +1,5 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { session } from '../auth/session.ts';
+import { session } from '../../lib/auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { fetchSecurityPolicies, updateSecurityPolicies, type PolicyValue } from './admin-api.ts';
 import { formatDateTime } from './format.ts';

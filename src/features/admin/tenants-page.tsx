@@ -6,7 +6,7 @@ import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { messageOf } from '../../lib/error-message.ts';
-import { session } from '../auth/session.ts';
+import { session } from '../../lib/auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { deleteTenant, fetchTenants, restoreTenant, type Tenant, type TenantList } from './admin-api.ts';
 import { TenantForm } from './tenant-form.tsx';

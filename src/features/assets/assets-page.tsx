@@ -13,7 +13,7 @@ import { SearchForm } from '../../components/search-form.tsx';
 import { deleteAsset, listAssets, type Asset, type Paged } from './assets-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS } from './asset-rules.ts';
 import { AssetForm } from './asset-form.tsx';
-import { useCanWrite } from '../auth/can-write.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
 import './assets.css';
 
 export const PAGE_SIZE = 25;

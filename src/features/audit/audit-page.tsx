@@ -9,7 +9,7 @@ import { FilterSelect } from '../../components/filter-select.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { messageOf } from '../../lib/error-message.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   AUDIT_SEVERITIES,
   auditExportPath,

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
-import { ProfileError } from './api/profile.ts';
+import { ProfileError } from '../../lib/auth/profile.ts';
 
 /** §2 query flags of /login and what each one tells the user. */
 const FLAG_MESSAGES: [string, string][] = [

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearch } from 'wouter';
 import { messageOf } from '../../lib/error-message.ts';
-import { password } from './api/account.ts';
+import { password } from '../../lib/auth/account.ts';
 
 const messageOfForm = (err: unknown) => messageOf(err, { firstField: true });
 

@@ -1,6 +1,6 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
-import { tenantRoleOf } from '../auth/roles.ts';
-import type { UserProfile } from '../auth/types.ts';
+import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import type { UserProfile } from '../../lib/auth/types.ts';
 import blogSample from '../../../sample-data/blog-posts.json';
 
 /** docs/api-blog.md */

@@ -6,7 +6,7 @@ import { ConfirmDelete } from '../../components/confirm-delete.tsx';
 import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { messageOf } from '../../lib/error-message.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   BLOG_MESSAGES,
   deletePost,

@@ -9,7 +9,7 @@ import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
 import { messageOf } from '../../lib/error-message.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import { BLOG_PAGE_SIZE, listPosts, listTags, mayWriteBlog, type BlogPage, type TagCount } from './blog-api.ts';
 import { BlogImage } from './blog-image.tsx';
 import { PostMeta, takeFlash } from './blog-widgets.tsx';

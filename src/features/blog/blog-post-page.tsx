@@ -5,7 +5,7 @@ import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { messageOf } from '../../lib/error-message.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import { BLOG_MESSAGES, getPost, mayWriteBlog, type BlogPost } from './blog-api.ts';
 import { BlogImage } from './blog-image.tsx';
 import { PostMeta, takeFlash } from './blog-widgets.tsx';

@@ -1,5 +1,5 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { greetingName, session } from '../auth/session.ts';
+import { greetingName, session } from '../../lib/auth/session.ts';
 
 const ROLE_LABELS: Record<string, string> = {
   admin: 'Administrateur',

@@ -1,6 +1,6 @@
 import { Link, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { isAuthenticated } from '../auth/session.ts';
+import { isAuthenticated } from '../../lib/auth/session.ts';
 
 export function LandingPage() {
   useSignals();

@@ -1,5 +1,5 @@
-import { tenantRoleOf } from '../auth/roles.ts';
-import type { UserProfile } from '../auth/types.ts';
+import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import type { UserProfile } from '../../lib/auth/types.ts';
 import type { NotificationLevel } from './notifications-api.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { db, kvDelete, kvGet, kvSet } from '../../lib/storage.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 
 /** docs/api-notifications.md */
 export const NOTIFICATION_LEVELS = ['info', 'warning', 'critical'] as const;

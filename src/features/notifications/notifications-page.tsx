@@ -9,7 +9,7 @@ import { errorAria, FormError, FormField } from '../../components/form-field.tsx
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { messageOf } from '../../lib/error-message.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   createNotification,
   listNotifications,

@@ -1,6 +1,6 @@
 import { effect, signal, untracked, type ReadonlySignal } from '@preact/signals-react';
 import { apiRequestWithOrigin } from '../../lib/api-client.ts';
-import { currentTenantId, isAuthenticated, onAuthChange, onBeforeLogout, session } from '../auth/session.ts';
+import { currentTenantId, isAuthenticated, onAuthChange, onBeforeLogout, session } from '../../lib/auth/session.ts';
 import { readEventStream, type ServerEvent } from './event-stream.ts';
 import { notificationToast, refusedNotification, unreadCount } from './notifications-store.ts';
 import {

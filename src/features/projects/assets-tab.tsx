@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset, type Id } from './projects-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
 import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';

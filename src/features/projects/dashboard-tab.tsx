@@ -1,7 +1,7 @@
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { SeverityDonut } from '../../components/charts/index.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   getDashboard,
   type ActivityEntry,

@@ -7,7 +7,7 @@ import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { DownloadError } from '../../lib/download.ts';
 import { UploadAbortedError } from '../../lib/upload.ts';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   deleteDocument,
   downloadDocument,

@@ -6,7 +6,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ConfirmDelete } from '../../components/confirm-delete.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import { deleteProject, getProject, PROJECT_MESSAGES, type Project } from './projects-api.ts';
 import { ACCESS_LABELS, accessOf, formatDay, formatDateTime, isLate, ownerName } from './project-rules.ts';
 import { ProjectForm } from './project-form.tsx';

@@ -3,7 +3,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { ApiError } from '../../lib/api-client.ts';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import { listTeam, type Id, type ListResult, type Project, type TeamMember, type Written } from './projects-api.ts';
 import {
   IMPACT_LABELS,

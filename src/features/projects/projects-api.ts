@@ -8,7 +8,7 @@ import {
 } from '../../lib/api-client.ts';
 import { streamDownload, type DownloadProgress, type DownloadResult } from '../../lib/download.ts';
 import { UploadAbortedError, uploadForm, type UploadProgress } from '../../lib/upload.ts';
-import { currentTenantId, refreshTokens, session } from '../auth/session.ts';
+import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
 
 /**
  * The typed client of docs/api-projects.md. Every call goes through api-client (headers, 401 refresh, service

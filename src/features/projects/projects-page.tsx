@@ -7,8 +7,8 @@ import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
-import { useCanWrite } from '../auth/can-write.ts';
-import { currentTenantId } from '../auth/session.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import { listProjects, PROJECT_PAGE_SIZE, type Project } from './projects-api.ts';
 import {
   formatDay,

@@ -5,7 +5,7 @@ import { errorAria, FormActions, FormError, FormField } from '../../components/f
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   createTask,
   deleteTask,

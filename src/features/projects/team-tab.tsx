@@ -4,8 +4,8 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { errorAria, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { tenantRoleOf } from '../auth/roles.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   addTeamMember,
   listTeam,

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   linkThreat,
   listProjectThreats,

@@ -4,7 +4,7 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { currentTenantId } from '../auth/session.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   linkVulnerability,
   listProjectVulnerabilities,

@@ -1,6 +1,6 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
 import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
-import { currentTenantId, refreshTokens, session } from '../auth/session.ts';
+import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
 
 export type ScanStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type Scanner = 'trivy' | 'nmap' | 'openvas' | 'manual';

@@ -19,7 +19,7 @@ import {
   SCANNER_LABELS,
 } from './scan-rules.ts';
 import { usePolling } from '../../lib/use-polling.ts';
-import { useCanWrite } from '../auth/can-write.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
 import { ScanCreateForm } from './scan-create-form.tsx';
 import { ScanImportForm } from './scan-import-form.tsx';
 import './scans.css';

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
-import { session } from '../auth/session.ts';
-import { password, twoFactor, updateMyProfile } from '../auth/api/account.ts';
+import { session } from '../../lib/auth/session.ts';
+import { password, twoFactor, updateMyProfile } from '../../lib/auth/account.ts';
 import { messageOf } from '../../lib/error-message.ts';
 import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';

@@ -1,6 +1,6 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { session } from '../auth/session.ts';
-import { roleOf } from '../auth/roles.ts';
+import { session } from '../../lib/auth/session.ts';
+import { roleOf } from '../../lib/auth/roles.ts';
 
 export interface TaskPermissions {
   /** Platform tasks (CVE updates, indexing): staff and superusers, i.e. managers and administrators. */

@@ -31,7 +31,7 @@ import {
   THREAT_TYPES,
 } from './threat-rules.ts';
 import { ThreatForm } from './threat-form.tsx';
-import { useCanWrite } from '../auth/can-write.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
 import './threats.css';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;

@@ -1,6 +1,6 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { kvGet, kvSet } from '../../lib/storage.ts';
-import { currentTenantId, session } from '../auth/session.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
 import { ADMIN_USERS_CACHE_KEY } from './users-local.ts';
 
 /** One row of the user list (§3 user-list sample plus last_login). */

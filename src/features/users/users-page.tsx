@@ -6,7 +6,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import { session } from '../auth/session.ts';
+import { session } from '../../lib/auth/session.ts';
 import { FormField, errorAria } from '../../components/form-field.tsx';
 import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser, type UserList } from './users-api.ts';
 

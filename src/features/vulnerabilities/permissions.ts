@@ -1,5 +1,5 @@
-import { currentTenantId, session } from '../auth/session.ts';
-import { tenantRoleOf } from '../auth/roles.ts';
+import { currentTenantId, session } from '../../lib/auth/session.ts';
+import { tenantRoleOf } from '../../lib/auth/roles.ts';
 
 /** Readers (role readonly, in the current tenant or overall) cannot resolve or reopen; the server decides anyway. */
 export function canWriteVulnerabilities(): boolean {

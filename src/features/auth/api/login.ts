@@ -1,9 +1,9 @@
 import { apiRequest, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
 import { recordLoginFailed } from '../../../lib/audit-log.ts';
-import { isStrictProfile } from '../profile-rules.ts';
-import { DEFAULT_TOKEN_LIFETIME_S, startSession } from '../session.ts';
-import type { TokenSet, UserProfile } from '../types.ts';
-import { fetchProfile, ProfileError } from './profile.ts';
+import { isStrictProfile } from '../../../lib/auth/profile-rules.ts';
+import { DEFAULT_TOKEN_LIFETIME_S, startSession } from '../../../lib/auth/session.ts';
+import type { TokenSet, UserProfile } from '../../../lib/auth/types.ts';
+import { fetchProfile, ProfileError } from '../../../lib/auth/profile.ts';
 
 /** §7: tried in order; a 401 tries the next credential format, other errors the next endpoint. */
 export const LOGIN_ENDPOINTS = ['/api/token/', '/api/auth/token/', '/auth/token/', '/token/'] as const;

@@ -1,7 +1,7 @@
-import { apiRequest, apiRequestWithOrigin, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
-import { UserMessageError } from '../../../lib/error-message.ts';
-import { session, updateProfile } from '../session.ts';
-import type { UserProfile } from '../types.ts';
+import { apiRequest, apiRequestWithOrigin, ApiError, TIMEOUTS } from '../api-client.ts';
+import { UserMessageError } from '../error-message.ts';
+import { session, updateProfile } from './session.ts';
+import type { UserProfile } from './types.ts';
 
 /** A failure with the §8 French message, and per-field messages for forms. */
 export class FormError extends UserMessageError {

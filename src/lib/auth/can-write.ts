@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
-import { recordPermissionCheck } from '../../lib/audit-log.ts';
+import { recordPermissionCheck } from '../audit-log.ts';
 import { currentTenantId, session } from './session.ts';
 import { tenantRoleOf } from './roles.ts';
 

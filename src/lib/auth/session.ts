@@ -1,9 +1,10 @@
 import { computed, signal } from '@preact/signals-react';
-import { apiRequest, ApiError, setSessionHooks, TIMEOUTS } from '../../lib/api-client.ts';
-import { kvDelete, kvGet, kvSet } from '../../lib/storage.ts';
+import { apiRequest, ApiError, setSessionHooks, TIMEOUTS } from '../api-client.ts';
+import { kvDelete, kvGet, kvSet } from '../storage.ts';
 import { clearUserDataCookie, setUserDataCookie } from './user-data-cookie.ts';
 import { jwtExpiresAt, jwtLifetimeMs } from './jwt.ts';
 import type { TokenSet, UserProfile } from './types.ts';
+import { fetchProfile } from './profile.ts';
 
 /** The §3 token set as the session keeps it, with the issue time so the refresh ahead of expiry can be placed. */
 export interface SessionTokens extends TokenSet {
@@ -149,7 +150,6 @@ export async function switchTenant(tenantId: string): Promise<void> {
   const s = session.value;
   if (!s) return;
   await persist({ ...s, tenantId });
-  const { reloadProfile } = await import('./api/profile.ts');
   await reloadProfile(tenantId).catch(() => undefined);
 }
 
@@ -403,7 +403,6 @@ setSessionHooks({
     await refreshTokens({ retryPath: true, trigger: '401' });
   },
   reloadCurrentUser: async () => {
-    const { reloadProfile } = await import('./api/profile.ts');
     await reloadProfile();
   },
   expireSession: async () => {
@@ -446,4 +445,14 @@ export function displayName(profile: Partial<UserProfile> | null | undefined): s
 export function greetingName(profile: UserProfile): string {
   const full = [profile.first_name, profile.last_name].filter(Boolean).join(' ').trim();
   return full || displayName(profile);
+}
+
+/**
+ * §4: after a 401 retry the current user is reloaded; after a tenant switch too, as seen in the new tenant (its
+ * role and current tenant). A profile only the server can give: offline, the one kept stays (no token rebuild).
+ */
+export async function reloadProfile(tenantId?: string): Promise<void> {
+  const token = session.value?.tokens.access_token;
+  if (!token) return;
+  await updateProfile(await fetchProfile(token, { ...(tenantId ? { tenantId } : {}), rebuildFromToken: false }));
 }

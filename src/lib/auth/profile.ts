@@ -1,8 +1,7 @@
-import { apiRequest, ApiError, TIMEOUTS } from '../../../lib/api-client.ts';
-import { decodeJwt, profileFromClaims } from '../jwt.ts';
-import { isValidProfile, isValidUserData } from '../profile-rules.ts';
-import { session, updateProfile } from '../session.ts';
-import type { UserProfile } from '../types.ts';
+import { apiRequest, ApiError, TIMEOUTS } from '../api-client.ts';
+import { decodeJwt, profileFromClaims } from './jwt.ts';
+import { isValidProfile, isValidUserData } from './profile-rules.ts';
+import type { UserProfile } from './types.ts';
 
 /** §7: where the profile is looked for, in order; the last one answers {authenticated, user}. */
 export const PROFILE_ENDPOINTS = [
@@ -67,14 +66,4 @@ export async function fetchProfile(
   throw answered
     ? new ProfileError(PROFILE_MESSAGES.userDataFailed, 'auth_failed')
     : new ProfileError(PROFILE_MESSAGES.fetchFailed, 'profile_error');
-}
-
-/**
- * §4: after a 401 retry the current user is reloaded; after a tenant switch too, as seen in the new tenant (its
- * role and current tenant). A profile only the server can give: offline, the one kept stays (no token rebuild).
- */
-export async function reloadProfile(tenantId?: string): Promise<void> {
-  const token = session.value?.tokens.access_token;
-  if (!token) return;
-  await updateProfile(await fetchProfile(token, { ...(tenantId ? { tenantId } : {}), rebuildFromToken: false }));
 }
