@@ -78,6 +78,49 @@ export default tseslint.config(
     },
   },
   {
+    // The server's layers (docs/ARCHITECTURE.md): nothing below the routes imports them; domain/ imports nothing.
+    files: ['server/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: [
+                'cli',
+                'db',
+                'domain',
+                'importers',
+                'lib',
+                'plugins',
+                'policies',
+                'presenters',
+                'repositories',
+                'scan-reports',
+                'services',
+                'tasks',
+              ].map((dir) => `./server/src/${dir}`),
+              from: './server/src/routes',
+              message: 'Only the routes and app.ts import routes: move shared code down (domain/, services/).',
+            },
+            {
+              target: './server/src/domain',
+              from: './server/src',
+              except: ['./domain'],
+              message: 'domain/ is the bottom layer: it imports nothing of the server.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers whose shape is exactly what they assert.
     files: ['tests/**/*.{ts,tsx}'],
     rules: {

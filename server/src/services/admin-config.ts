@@ -4,7 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.ts';
 import { adminConfig, users } from '../db/schema.ts';
 import { configuredSources } from '../importers/index.ts';
-import { FieldErrors } from '../routes/api/admin/users/schemas.ts';
+import { FieldErrors } from '../domain/errors.ts';
 import { VERSION } from '../version.ts';
 import { notifyEmailMode } from './notifier.ts';
 import { redactUrl } from './server-logs.ts';

@@ -1,5 +1,5 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
-import { FieldErrors } from '../routes/api/admin/users/schemas.ts';
+import { FieldErrors } from '../domain/errors.ts';
 import type { AdminModel, ModelField } from './admin-models.ts';
 
 /** French messages of the model administration (docs/api-admin.md "Models"). */

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { securityPolicies } from '../db/schema.ts';
-import { ApiError } from '../plugins/app/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 /** Roles the 2FA requirement may name: the membership roles and the two platform flags. */
 export const TWO_FACTOR_ROLES = ['superuser', 'staff', 'admin', 'manager', 'user', 'readonly'] as const;

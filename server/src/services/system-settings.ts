@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { systemSettings } from '../db/schema.ts';
-import { FieldErrors } from '../routes/api/admin/users/schemas.ts';
+import { FieldErrors } from '../domain/errors.ts';
 
 /** A setting's rule: its §3 default and how a new value is checked (a French message when refused). */
 type Rule =

@@ -7,7 +7,7 @@ import { UsersRepository, type MembershipView, type UserRow } from '../../reposi
 import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.ts';
 import type { Actor } from '../../policies/index.ts';
 import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';

@@ -1,17 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
-
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail);
-  }
-}
+import { ApiError } from '../../domain/errors.ts';
 
 /** One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. */
 export default fp(

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { idempotencyKeys } from '../../db/schema.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { ACCESS_COOKIE } from './authentication.ts';
 
 declare module 'fastify' {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { AttemptLimiter } from '../../lib/attempt-limiter.ts';
 import { securityPolicies } from '../../db/schema.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 export type LimitScope = 'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit';
 

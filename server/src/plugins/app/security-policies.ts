@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { SecurityPolicyStore, twoFactorSetupRequired } from '../../services/security-policies.ts';
 import { LoginLockout } from '../../services/login-lockout.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { SystemSettingsStore } from '../../services/system-settings.ts';
 import { passesMaintenance } from '../../policies/index.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,9 +3,9 @@
  * ordering with French messages, and the read/write guards.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../plugins/app/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { canRead, canWrite, FORBIDDEN_MESSAGE } from '../../policies/index.ts';
-import type { FieldErrors } from './admin/users/schemas.ts';
+import type { FieldErrors } from '../../domain/errors.ts';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 25;

@@ -4,7 +4,7 @@ import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import type { Mailer } from '../../../services/mailer.ts';
 import { hashPassword, verifyPassword } from '../../../lib/password.ts';
 import { lockoutKey } from '../../../services/login-lockout.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import type { PasswordRules } from '../../../services/security-policies.ts';
 import { assertValidBody, checkPassword, hasErrors, invalid, MESSAGES, type FieldErrors } from './validation.ts';
 

@@ -3,7 +3,7 @@ import { uniqueViolation, type AccountsRepository, type ProfilePatch } from '../
 import { presentProfile } from '../../../presenters/user.ts';
 import { canCreateAdminAccount } from '../../../policies/index.ts';
 import { hashPassword } from '../../../lib/password.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { assertAvailable, insertAccount } from './new-account.ts';
 import {
   ACCOUNT_FIELD_SCHEMAS,

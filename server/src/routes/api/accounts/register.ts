@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import { presentProfile } from '../../../presenters/user.ts';
 import { hashPassword } from '../../../lib/password.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { assertAvailable, insertAccount } from './new-account.ts';
 import {
   ACCOUNT_FIELD_SCHEMAS,

@@ -3,7 +3,7 @@ import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import type { UserRow } from '../../../repositories/users.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '../../../lib/totp.ts';
 import { verifyPassword } from '../../../lib/password.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { assertValidBody, invalid, MESSAGES } from './validation.ts';
 
 interface VerifyBody {

@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../../../services/security-policies.ts';
 
 /** Field name → French messages, the `fields` member of a 400 answer. */

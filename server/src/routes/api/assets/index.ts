@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ASSET_TYPES, CRITICALITIES, type AssetType, type Criticality } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { presentAsset } from '../../../presenters/asset.ts';
 import {
   ASSET_ORDERINGS,
@@ -10,7 +10,7 @@ import {
   type AssetValues,
 } from '../../../repositories/assets.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import {
   accessGuards,
   idParams,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { auditEvents, type AuditSeverity } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { ACCESS_COOKIE, readAuthorization } from '../../../plugins/app/authentication.ts';
 import { describeUserAgent } from '../../../plugins/app/audit.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/client.ts';
 import { AUDIT_SEVERITIES, type AuditSeverity } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canReadAudit, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { sendExport, type ExportFormat } from '../export-stream.ts';
 import { AUDIT_CSV_COLUMNS, auditCsvLine, presentAuditEvent } from '../../../presenters/audit-event.ts';
@@ -11,7 +11,7 @@ import {
   type AuditFilters,
   type AuditScope,
 } from '../../../repositories/audit-events.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import { idParams, notFound, parseId, parseText, positiveInt, stringQuery, type RawQuery } from '../shared.ts';
 
 const DEFAULT_SIZE = 10;

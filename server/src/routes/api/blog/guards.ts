@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canRead, canWriteBlog, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 
 /**

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
 import { createDocumentStore, StoredFileMissingError } from '../../../lib/document-store.ts';
 import { ContentCheck, kindOfName, safeFileName, type FileKind } from '../../../lib/file-type.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { presentBlogImage } from '../../../presenters/blog-post.ts';
 import { BlogRepository } from '../../../repositories/blog.ts';
 import { idParams, notFound, parseId } from '../shared.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { BLOG_STATUSES, type BlogStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canWriteBlog } from '../../../policies/index.ts';
 import { presentBlogPost } from '../../../presenters/blog-post.ts';
 import {
@@ -12,7 +12,7 @@ import {
   type BlogPostValues,
 } from '../../../repositories/blog.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import { notFound, pagedResponse, parsePaging, parseText, stringQuery, type RawQuery } from '../shared.ts';
 import { blogGuards } from './guards.ts';
 

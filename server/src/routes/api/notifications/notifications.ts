@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canSendNotifications, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { presentNotification } from '../../../presenters/notification.ts';
 import { NotificationsRepository, type NotificationView } from '../../../repositories/notifications.ts';
 import { BODY_MAX, notifierOf, TITLE_MAX } from '../../../services/notifier.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import { idParams, notFound, parseBoolean, parseId, positiveInt, stringQuery, type RawQuery } from '../shared.ts';
 import { eachTenant, scopeOf } from './scope.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { withTenant, type TenantDb, type TenantId } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 
 export const TENANT_MESSAGE = 'Organisation invalide : un identifiant (UUID) est attendu.';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

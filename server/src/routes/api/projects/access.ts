@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { FORBIDDEN_MESSAGE, hasProjectAccess, type ProjectAccess } from '../../../policies/index.ts';
 import {
   ProjectAccessRepository,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { DOCUMENT_TYPES, type DocumentType } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { createDocumentStore, StoredFileMissingError, type StoredFile } from '../../../lib/document-store.ts';
 import {
   attachmentDisposition,
@@ -16,7 +16,7 @@ import {
 import { presentDocument } from '../../../presenters/project-document.ts';
 import type { ActivityEntry } from '../../../repositories/project-access.ts';
 import { ProjectDocumentsRepository, type DocumentValues } from '../../../repositories/project-documents.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import {
   accessGuards,
   idParams,

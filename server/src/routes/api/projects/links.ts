@@ -12,7 +12,7 @@ import {
   type ThreatStatus,
 } from '../../../db/schema.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { presentThreat } from '../../../presenters/threat.ts';
 import { presentVulnerability } from '../../../presenters/vulnerability.ts';
 import {
@@ -26,7 +26,7 @@ import { foreignKeyViolation, ProjectLinksRepository, type LinkType } from '../.
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
 import { ThreatsRepository, type ThreatValues } from '../../../repositories/threats.ts';
 import { VulnerabilitiesRepository, type VulnerabilityValues } from '../../../repositories/vulnerabilities.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import { parseSeverities } from '../vulnerabilities/index.ts';
 import {
   accessGuards,

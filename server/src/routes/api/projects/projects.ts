@@ -7,7 +7,7 @@ import {
   type ProjectStatus,
   type TeamRole,
 } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import {
   canCreateProject,
   FORBIDDEN_MESSAGE,
@@ -28,7 +28,7 @@ import {
 } from '../../../repositories/projects.ts';
 import { todayUtc } from '../../../services/risk-scoring.ts';
 import { displayName, notifierOf } from '../../../services/notifier.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import {
   accessGuards,
   idParams,

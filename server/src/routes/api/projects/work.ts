@@ -8,7 +8,7 @@ import {
   type ProjectTaskStatus,
 } from '../../../db/schema.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { presentAction, presentPlan, presentRisk, presentTask } from '../../../presenters/project-work.ts';
 import { ProjectAccessRepository, type ActivityEntry } from '../../../repositories/project-access.ts';
 import {
@@ -28,7 +28,7 @@ import {
   todayUtc,
 } from '../../../services/risk-scoring.ts';
 import { displayName, notifierOf, type Created } from '../../../services/notifier.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import {
   accessGuards,
   idParams,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canChangeSecurityPolicies, canReadSecurityPolicies, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { policyChanges, presentSecurityPolicy, validatePolicyPatch } from '../../../services/security-policies.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SEVERITIES, THREAT_STATUSES, type Severity, type ThreatStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { accessGuards, notFound, parseId } from '../shared.ts';
 import { presentThreat } from '../../../presenters/threat.ts';

@@ -5,7 +5,7 @@ import { DUMMY_HASH_PROMISE, verifyPassword } from '../../../lib/password.ts';
 import { verifyTotp } from '../../../lib/totp.ts';
 import { TokenError } from '../../../lib/tokens.ts';
 import { SessionService } from '../../../services/sessions.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { lockoutKey } from '../../../services/login-lockout.ts';
 import { twoFactorSetupRequired } from '../../../services/security-policies.ts';
 import { readAuthorization } from '../../../plugins/app/authentication.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { canRead, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { presentCve, presentCveHit } from '../../../presenters/cve.ts';
 import { cweNames, findCve, openFindingsOn, searchCves } from '../../../repositories/cves.ts';

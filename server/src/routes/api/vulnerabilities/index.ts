@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SEVERITIES, type Severity } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import {
   CSV_COLUMNS,
   exportCsvLine,
@@ -20,7 +20,7 @@ import {
   type VulnerabilityOrderField,
   type VulnerabilityValues,
 } from '../../../repositories/vulnerabilities.ts';
-import { FieldErrors } from '../admin/users/schemas.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
 import {
   accessGuards,
   idParams,

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SCANNERS, SCAN_STATUSES, type Scanner, type ScanStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../plugins/app/errors.ts';
+import { ApiError } from '../../../domain/errors.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
 import { accessGuards, notFound, parseId } from '../shared.ts';
 import { presentScan } from '../../../presenters/scan.ts';

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { users } from '../../../../db/schema.ts';
 import { attachmentDisposition } from '../../../../lib/file-type.ts';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import { canManageBackups, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
 import { presentBackup, presentRestore } from '../../../../presenters/backup.ts';
 import { backupRepo, type BackupRow } from '../../../../repositories/backups.ts';
@@ -23,7 +23,7 @@ import {
   startBackup,
   type RestoreSummary,
 } from '../../../../services/backups.ts';
-import { FieldErrors } from '../users/schemas.ts';
+import { FieldErrors } from '../../../../domain/errors.ts';
 import { notFound } from '../../shared.ts';
 
 const BASE = '/api/admin/backups/';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import { canChangeConfiguration, canReadConfiguration, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
 import { presentConfiguration } from '../../../../presenters/admin-config.ts';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import { canReadServerLogs, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
 import { presentServerLog, SERVER_LOG_CSV_COLUMNS, serverLogCsvLine } from '../../../../presenters/server-log.ts';
 import { sendExport } from '../../export-stream.ts';
@@ -9,7 +9,7 @@ import {
   type ServerLogFilters,
 } from '../../../../repositories/server-logs.ts';
 import { levelsFrom, LOG_LEVELS, type LogLevel } from '../../../../services/server-logs.ts';
-import { FieldErrors } from '../users/schemas.ts';
+import { FieldErrors } from '../../../../domain/errors.ts';
 import { parsePaging, parseQueryId, parseText, stringQuery, type RawQuery } from '../../shared.ts';
 
 const EXPORT_BATCH = 2000;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Db } from '../../../../db/client.ts';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import {
   canAdministerModels,
   canReadAdminModel,

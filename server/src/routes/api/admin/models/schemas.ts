@@ -1,7 +1,7 @@
 import { isUuid } from '../../../../services/admin-model-values.ts';
 import type { AdminModel, ModelField } from '../../../../services/admin-models.ts';
 import { positiveInt, stringQuery, type RawQuery } from '../../shared.ts';
-import { FieldErrors } from '../users/schemas.ts';
+import { FieldErrors } from '../../../../domain/errors.ts';
 
 /** §9: model lists page by 10 by default. */
 export const DEFAULT_MODEL_PAGE_SIZE = 10;

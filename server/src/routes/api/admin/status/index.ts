@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import { canReadSystemStatus, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
 import { systemStatus } from '../../../../services/admin-status.ts';
 

@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { NewTenant, TenantChanges } from '../../../../repositories/tenants.ts';
-import { FieldErrors } from '../users/schemas.ts';
+import { FieldErrors } from '../../../../domain/errors.ts';
 
 /** Subscription plans offered (§3 shows Enterprise and Business). */
 export const TENANT_PLANS = ['Free', 'Business', 'Enterprise'] as const;

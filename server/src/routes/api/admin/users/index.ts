@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { MembershipRole } from '../../../../db/schema.ts';
 import { hashPassword } from '../../../../lib/password.ts';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { ApiError } from '../../../../domain/errors.ts';
 import {
   canAdministerAccount,
   canChangePlatformFlags,

@@ -1,5 +1,5 @@
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../../../../db/schema.ts';
-import { ApiError } from '../../../../plugins/app/errors.ts';
+import { FieldErrors } from '../../../../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../../../../services/security-policies.ts';
 
 // The JSON schemas fix the types and a generous size cap; requiredness and the real limits are
@@ -112,20 +112,6 @@ export const MESSAGES = {
   pageSizeInvalid: `Taille de page invalide : un entier entre 1 et ${MAX_PAGE_SIZE} est attendu.`,
   searchTooLong: `La recherche ne doit pas dépasser ${MAX_SEARCH} caractères.`,
 } as const;
-
-/** Collects French field errors; `throwIfAny` answers 400 {detail, code:'invalid', fields}. */
-export class FieldErrors {
-  private readonly fields: Record<string, string[]> = {};
-
-  add(field: string, message: string): void {
-    (this.fields[field] ??= []).push(message);
-  }
-
-  throwIfAny(): void {
-    const first = Object.values(this.fields)[0]?.[0];
-    if (first) throw new ApiError(400, 'invalid', first, { fields: this.fields });
-  }
-}
 
 const USERNAME_RE = /^[\p{L}\p{N}_.@+-]+$/u;
 // Deliberately loose: one @, no spaces, a dot in the domain. Deliverability is the mail server's job.

@@ -1,0 +1,29 @@
+// The errors every layer may raise: the bottom of the server's layers, importing nothing of ours. The errors plugin
+// (plugins/app/errors.ts) turns them into the one {detail, code, fields?} answer.
+
+/** A refusal with its HTTP status, machine code and French detail. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/** Collects French field errors; `throwIfAny` answers 400 {detail, code:'invalid', fields}. */
+export class FieldErrors {
+  private readonly fields: Record<string, string[]> = {};
+
+  add(field: string, message: string): void {
+    (this.fields[field] ??= []).push(message);
+  }
+
+  throwIfAny(): void {
+    const first = Object.values(this.fields)[0]?.[0];
+    if (first) throw new ApiError(400, 'invalid', first, { fields: this.fields });
+  }
+}
