@@ -223,6 +223,7 @@ describe('field truth in Chromium', () => {
         await settledText(page);
         expect(await page.getByText('Écran indisponible').count(), path).toBe(0);
         expect(await sampleBanner(page).textContent(), path).toBe(SAMPLE_BANNER);
+        expect(await unmarkedFigures(page), path).toBe(0);
       }
       await page.goto('/tasks');
       await page

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { messageOf } from '../../lib/error-message.ts';
 import { SeverityDonut } from '../../components/charts/index.tsx';
@@ -125,10 +126,10 @@ function SummaryPanel({ outcome }: { outcome: ThreatOutcome<ThreatSummary> }) {
         Synthèse des menaces
       </h2>
       {!outcome.failed && <DataOriginNote origin={outcome.origin} />}
-      <div className="threat-cards">
+      <SampleScope origin={outcome.failed ? undefined : outcome.origin} className="threat-cards">
         <div className="card threat-total">
           <span className="muted">Menaces</span>
-          <strong>{NUMBER.format(summary.threats_count)}</strong>
+          <Figure>{NUMBER.format(summary.threats_count)}</Figure>
         </div>
         <div className="card">
           <SeverityDonut distribution={distribution} title="Menaces par gravité" />
@@ -165,7 +166,7 @@ function SummaryPanel({ outcome }: { outcome: ThreatOutcome<ThreatSummary> }) {
             </ul>
           )}
         </div>
-      </div>
+      </SampleScope>
     </section>
   );
 }
@@ -382,7 +383,11 @@ export default function ThreatsPage() {
       {list && !list.failed && data && (
         <>
           <DataOriginNote origin={list.origin} />
-          <p className="muted">{data.total === 1 ? '1 menace' : `${NUMBER.format(data.total)} menaces`}</p>
+          <SampleScope origin={list.origin}>
+            <p className="muted">
+              <Figure>{NUMBER.format(data.total)}</Figure> {data.total === 1 ? 'menace' : 'menaces'}
+            </p>
+          </SampleScope>
           {data.results.length === 0 ? (
             <EmptyState>
               {filtered ? 'Aucune menace ne correspond à ces filtres.' : 'Aucune menace enregistrée.'}
