@@ -15,8 +15,7 @@ import {
   UNCACHEABLE_HEADERS,
   type Source,
 } from './policy.ts';
-import { sampleAreaOf, sampleBody } from './samples.ts';
-import { mockResponse } from './mock-api.ts';
+import { areaSampleResponse, mockResponse } from './mock-api.ts';
 
 /** What the SW needs to know of the page's session (IndexedDB 'vigie' → kv 'session'); never the tokens. */
 interface SessionView {
@@ -80,34 +79,6 @@ function marked(response: Response, source: Source, storedAt?: number): Response
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-function sampleResponse(request: Request, pathname: string, body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': 'no-store',
-      [SOURCE_HEADER]: 'sample',
-      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? '',
-    },
-  });
-}
-
-async function trySample(request: Request, pathname: string): Promise<Response | null> {
-  const area = sampleAreaOf(request.method, pathname);
-  if (!area) return null;
-  let body: unknown;
-  if (request.method !== 'GET')
-    body = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
-  return sampleResponse(
-    request,
-    pathname,
-    sampleBody(area, { now: new Date(), pathname, method: request.method, body }),
-  );
-}
-
 async function fetchWithTimeout(request: Request): Promise<Response> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), NETWORK_TIMEOUT_MS);
@@ -163,7 +134,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
     // A 404 on an area's list, summary or launch URL: the backend does not serve that area (sample). A 404 on one
     // record is the truth about that record (sampleAreaOf has no area for records) and is passed on.
     if (response.status === 404) {
-      const sample = await trySample(request, pathname);
+      const sample = await areaSampleResponse(request);
       if (sample) return sample;
     }
     if (
@@ -185,7 +156,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   } catch {
     // Cached real data always wins, whatever its age (it carries its date); a sample only where nothing was kept.
     if (cached) return marked(cached, 'cache', storedAt);
-    const sample = await trySample(request, pathname);
+    const sample = await areaSampleResponse(request);
     if (sample) return sample;
     return Response.error();
   }

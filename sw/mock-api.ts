@@ -71,24 +71,47 @@ export function mockAnswer(method: string, rawPathname: string, body: unknown, n
   return { status: 200, body: structuredClone(EMPTY_PAGE) };
 }
 
-/** The answer to `request` in mock mode as a Response marked sample data; null when it goes to the server. */
-export async function mockResponse(request: Request): Promise<Response | null> {
+/** The request's normalised pathname and its JSON body (writes; undefined when none or not JSON). */
+async function readRequest(request: Request): Promise<{ pathname: string; body: unknown }> {
   const pathname = normalizePath(new URL(request.url).pathname);
-  let body: unknown;
-  if (request.method !== 'GET' && request.method !== 'HEAD')
-    body = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
-  const answer = mockAnswer(request.method, pathname, body, new Date());
-  if (!answer) return null;
+  if (request.method === 'GET' || request.method === 'HEAD') return { pathname, body: undefined };
+  const body: unknown = await request
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return { pathname, body };
+}
+
+/** An answer made on the device, marked as sample data so no screen takes it for the server's. */
+function sampleMarked(answer: MockAnswer, area: string): Response {
   return new Response(answer.status === 204 ? null : JSON.stringify(answer.body), {
     status: answer.status,
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
       [SOURCE_HEADER]: 'sample',
-      'X-Vigie-Sample-Area': sampleAreaOf(request.method, pathname) ?? 'mock',
+      'X-Vigie-Sample-Area': area,
     },
   });
+}
+
+/**
+ * §8: the sample of the area `request` belongs to (its list, summary or launch), for a backend that does not serve
+ * that area (404) or cannot be reached; null for a URL of no area, one record included.
+ */
+export async function areaSampleResponse(request: Request): Promise<Response | null> {
+  const area = sampleAreaOf(request.method, new URL(request.url).pathname);
+  if (!area) return null;
+  const { pathname, body } = await readRequest(request);
+  return sampleMarked(
+    { status: 200, body: sampleBody(area, { now: new Date(), pathname, method: request.method, body }) },
+    area,
+  );
+}
+
+/** The answer to `request` in mock mode as a Response marked sample data; null when it goes to the server. */
+export async function mockResponse(request: Request): Promise<Response | null> {
+  const { pathname, body } = await readRequest(request);
+  const answer = mockAnswer(request.method, pathname, body, new Date());
+  return answer ? sampleMarked(answer, sampleAreaOf(request.method, pathname) ?? 'mock') : null;
 }

@@ -3,7 +3,7 @@ import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
 import { isAuthEndpoint, normalizePath, replayRequest, SOURCE_HEADER } from './policy.ts';
 import { mockModeAnswer, noteWrite } from './api-layer.ts';
-import { mockResponse } from './mock-api.ts';
+import { areaSampleResponse } from './mock-api.ts';
 import { sampleAreaOf } from './samples.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -135,11 +135,11 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
   try {
     const response = await fetch(request);
     if (response.ok) event.waitUntil(noteWrite(request));
-    if (response.status === 404 && launch) return (await mockResponse(launch)) ?? response;
+    if (response.status === 404 && launch) return (await areaSampleResponse(launch)) ?? response;
     return response;
   } catch (err) {
     if (launch) {
-      const simulated = await mockResponse(launch);
+      const simulated = await areaSampleResponse(launch);
       if (simulated) return simulated;
     }
     if (!queueable || isAuthEndpoint(pathname)) throw err;

@@ -1,14 +1,13 @@
 import { setClientEnvironment, type LiveCopy } from '../lib/api-client.ts';
-import { currentTenantId, onAuthChange, session } from '../lib/auth/session.ts';
+import { onAuthChange, session } from '../lib/auth/session.ts';
 import {
-  API_CACHE_PREFIX,
+  foreignPartitions,
   isAuthEndpoint,
   isCacheable,
   isDownloadPath,
   isStreamPath,
   partitionName,
   STORED_AT_HEADER,
-  UNCACHEABLE_HEADERS,
 } from '../../sw/policy.ts';
 
 /**
@@ -24,9 +23,11 @@ export async function keepLiveCopy(copy: LiveCopy, userId: string | number | und
   if (!isCacheable(copy.status, copy.contentType, copy.cacheControl)) return;
   const name = partitionName(userId, copy.tenantId);
   if (!name) return;
-  const headers = new Headers({ 'Content-Type': copy.contentType ?? 'application/json' });
-  for (const h of UNCACHEABLE_HEADERS) headers.delete(h);
-  headers.set(STORED_AT_HEADER, String(Date.now()));
+  // Only these two headers are kept: nothing of the answer's cookies or authorisation can reach the cache.
+  const headers = new Headers({
+    'Content-Type': copy.contentType ?? 'application/json',
+    [STORED_AT_HEADER]: String(Date.now()),
+  });
   const cache = await caches.open(name);
   await cache.put(new Request(copy.url), new Response(JSON.stringify(copy.data), { status: copy.status, headers }));
 }
@@ -34,8 +35,8 @@ export async function keepLiveCopy(copy: LiveCopy, userId: string | number | und
 /** Drops every cached API answer on this device (sign-out or a lost session), whether or not a worker runs. */
 export async function purgeApiCopies(): Promise<void> {
   if (typeof caches === 'undefined') return;
-  const names = await caches.keys();
-  await Promise.all(names.filter((n) => n.startsWith(`${API_CACHE_PREFIX}:`)).map((n) => caches.delete(n)));
+  // No user kept: every partition is foreign (the worker's own purge rule).
+  await Promise.all(foreignPartitions(await caches.keys(), undefined).map((n) => caches.delete(n)));
 }
 
 /** Wires the copies into the API client and their purge into sign-out. Returns the uninstaller. */
@@ -44,8 +45,7 @@ export function installOfflineCopies(): () => void {
     // Called only for answers the worker did not mark: it did not see them, even if it took control since (the
     // first visit's race: the worker claims the page while the request is on its way).
     keepCopy: (copy) => {
-      const userId = session.value?.profile.id;
-      void keepLiveCopy({ ...copy, tenantId: copy.tenantId ?? currentTenantId() }, userId).catch(() => undefined);
+      void keepLiveCopy(copy, session.value?.profile.id).catch(() => undefined);
     },
   });
   const off = onAuthChange((signedIn) => {

@@ -1,4 +1,5 @@
 import { ApiError, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export type ThreatStatus = 'ACTIVE' | 'INVESTIGATING' | 'MITIGATED' | 'CLOSED';
@@ -86,8 +87,6 @@ export function emptyThreatPage(query: Pick<ThreatQuery, 'page' | 'size'>): Thre
   return { results: [], total: 0, page: query.page, size: query.size, pages: 0 };
 }
 
-const UNEXPECTED = 'Erreur inattendue.';
-
 async function attempt<A, T>(
   fallback: T,
   call: () => Promise<{ data: A; origin: DataOrigin }>,
@@ -98,9 +97,14 @@ async function attempt<A, T>(
     answer = await call();
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
-    return err instanceof ApiError
-      ? { failed: true, data: fallback, message: err.message, status: err.status, fields: err.fields }
-      : { failed: true, data: fallback, message: UNEXPECTED, status: 0, fields: {} };
+    const api = err instanceof ApiError ? err : undefined;
+    return {
+      failed: true,
+      data: fallback,
+      message: messageOf(err),
+      status: api?.status ?? 0,
+      fields: api?.fields ?? {},
+    };
   }
   return { failed: false, data: read(answer.data), origin: answer.origin };
 }
