@@ -134,4 +134,11 @@ export default tseslint.config(
     files: ['sw/**/*.ts'],
     languageOptions: { globals: { ...globals.serviceworker } },
   },
+  {
+    // contract/ is what server, client and service worker share: it imports nothing, not even a package.
+    files: ['contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['*'], message: 'contract/ imports nothing.' }] }],
+    },
+  },
 );

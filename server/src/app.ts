@@ -10,6 +10,8 @@ import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
 import errors from './plugins/app/errors.ts';
 import authentication from './plugins/app/authentication.ts';
+import authorization from './plugins/app/authorization.ts';
+import openapi from './plugins/app/openapi.ts';
 import healthRoutes from './routes/api/health/index.ts';
 import tokenRoutes from './routes/api/token/index.ts';
 import userRoutes from './routes/api/users/index.ts';
@@ -67,11 +69,14 @@ declare module 'fastify' {
 const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(errors);
   await fastify.register(securityHeaders);
+  // Before any route: the document is built from the routes as they register.
+  await fastify.register(openapi);
   await fastify.register(databasePlugin, { database: opts.database });
   fastify.decorate('secretBox', opts.secretBox);
   fastify.decorate('filesDir', opts.filesDir);
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens });
+  await fastify.register(authorization);
   await fastify.register(rateLimits);
   await fastify.register(securityPoliciesPlugin);
   await fastify.register(systemSettingsPlugin);

@@ -5,7 +5,16 @@ export const FASTIFY_OPTIONS: FastifyServerOptions = {
   bodyLimit: 1024 * 1024,
   routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   // Unknown fields and wrong types are errors, not silently dropped or coerced.
-  ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  // `verbose` hands the failing schema to the error formatter, which reads its French `errorMessage`.
+  ajv: {
+    customOptions: {
+      removeAdditional: false,
+      coerceTypes: false,
+      allErrors: false,
+      verbose: true,
+      keywords: ['errorMessage'],
+    },
+  },
 };
 
 /**

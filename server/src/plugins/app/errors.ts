@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
+import { fieldMessages } from '../../schemas/validation-messages.ts';
 
 /** One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. */
 export default fp(
@@ -11,14 +12,11 @@ export default fp(
         return reply.code(error.statusCode).send({ detail: error.detail, code: error.code, ...error.extra });
       }
       if (error.validation) {
-        const fields: Record<string, string[]> = {};
-        for (const v of error.validation) {
-          const key =
-            (v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
-            (v.params as { additionalProperty?: string }).additionalProperty ??
-            (v.instancePath.replace(/^\//, '').split('/')[0] || 'non_field_errors');
-          (fields[key] ??= []).push(v.message ?? 'invalide');
+        // A path id that is not an id names nothing: not found, as a well-formed unknown id.
+        if (error.validationContext === 'params') {
+          return reply.code(404).send({ detail: 'Ressource introuvable.', code: 'not_found' });
         }
+        const fields = fieldMessages(error.validation);
         return reply.code(400).send({ detail: 'Données invalides.', code: 'invalid', fields });
       }
       const status = error.statusCode ?? 500;

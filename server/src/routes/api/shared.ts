@@ -4,7 +4,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { canRead, canWrite, FORBIDDEN_MESSAGE } from '../../policies/index.ts';
+import { canRead, canWrite } from '../../policies/index.ts';
+import { signedIn } from '../../plugins/app/authorization.ts';
 import type { FieldErrors } from '../../domain/errors.ts';
 
 export const MAX_PAGE_SIZE = 500;
@@ -122,28 +123,10 @@ export function pagedResponse<T>(
   };
 }
 
-/** preValidation hooks: a signed-in reader, and a writer (viewers get 403 before their body is even looked at). */
+/** Route options: a signed-in reader of the tenant, and a writer (viewers get 403 before their body is looked at). */
 export function accessGuards(app: FastifyInstance) {
-  const deny = async (request: FastifyRequest): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé : modification réservée aux contributeurs',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  const requireRead = async (request: FastifyRequest) => {
-    if (!canRead(request.auth!.actor) || !request.auth!.tenant)
-      throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  const requireWrite = async (request: FastifyRequest) => {
-    await requireRead(request);
-    if (!canWrite(request.auth!.actor)) await deny(request);
-  };
-  return {
-    read: { preValidation: [app.authenticate, requireRead] },
-    write: { preValidation: [app.authenticate, requireWrite] },
-  };
+  const read = app.guard((auth) => canRead(auth.actor));
+  const requireWrite = async (request: FastifyRequest) =>
+    app.authorize(request, canWrite(signedIn(request).actor), 'modification réservée aux contributeurs');
+  return { read, write: { preValidation: [...read.preValidation, requireWrite] } };
 }

@@ -1,31 +1,24 @@
 import { isIP } from 'node:net';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ASSET_TYPES, CRITICALITIES, type AssetType, type Criticality } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
-import { presentAsset } from '../../../presenters/asset.ts';
-import {
-  ASSET_ORDERINGS,
-  AssetsRepository,
-  type AssetOrderField,
-  type AssetValues,
-} from '../../../repositories/assets.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ASSET_TYPES, isAssetType } from '../../../../../contract/assets.ts';
+import { CRITICALITIES, isCriticality } from '../../../../../contract/severity.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { AssetSchema, presentAsset } from '../../../presenters/asset.ts';
+import { ASSET_ORDERINGS, AssetsRepository, type AssetValues } from '../../../repositories/assets.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
 import {
-  accessGuards,
-  idParams,
-  notFound,
-  pagedResponse,
-  parseId,
-  parseOrdering,
-  parsePaging,
-  parseText,
-  stringQuery,
-  type RawQuery,
-} from '../shared.ts';
+  IdParams,
+  ListQuery,
+  NoContent,
+  Nullable,
+  Paged,
+  replies,
+  Type,
+  type Static,
+} from '../../../schemas/common.ts';
+import { accessGuards, notFound, pagedResponse, parseOrdering, parsePaging, parseText } from '../shared.ts';
 
 const LIST_PATH = '/api/assets/';
-const LIST_KEYS = ['page', 'page_size', 'ordering', 'asset_type', 'criticality', 'text'] as const;
 const MAX_NAME = 200;
 
 const MESSAGES = {
@@ -38,37 +31,31 @@ const MESSAGES = {
   tags: 'Au plus 50 étiquettes de 100 caractères chacune.',
 } as const;
 
-interface AssetBody {
-  name?: string;
-  asset_type?: string;
-  hostname?: string | null;
-  ip_address?: string | null;
-  operating_system?: string | null;
-  criticality?: string;
-  owner?: string | null;
-  description?: string;
-  tags?: string[];
-}
+const ListAssetsQuery = ListQuery({
+  ordering: `Tri : ${ASSET_ORDERINGS.join(', ')} (préfixe - pour décroissant)`,
+  asset_type: `Type d’actif : ${ASSET_TYPES.join(', ')}`,
+  criticality: `Criticité : ${CRITICALITIES.join(', ')}`,
+  text: 'Recherche dans le nom, l’hôte, l’adresse IP et la description',
+});
 
-const nullableString = { type: ['string', 'null'], maxLength: 1000 };
-const assetBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', maxLength: 1000 },
-    asset_type: { type: 'string', maxLength: 32 },
-    hostname: nullableString,
-    ip_address: nullableString,
-    operating_system: nullableString,
-    criticality: { type: 'string', maxLength: 32 },
-    owner: nullableString,
-    description: { type: 'string', maxLength: 100_000 },
-    tags: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } },
+const text = (max: number) => Type.String({ maxLength: max });
+/** Types and sizes are checked by the schema; trimming, case and the French messages by `validateAsset`. */
+const AssetBody = Type.Object(
+  {
+    name: Type.Optional(text(1000)),
+    asset_type: Type.Optional(Type.String({ maxLength: 32, errorMessage: MESSAGES.assetType })),
+    hostname: Type.Optional(Nullable(text(1000))),
+    ip_address: Type.Optional(Nullable(Type.String({ maxLength: 1000, errorMessage: MESSAGES.ip }))),
+    operating_system: Type.Optional(Nullable(text(1000))),
+    criticality: Type.Optional(Type.String({ maxLength: 32, errorMessage: MESSAGES.criticality })),
+    owner: Type.Optional(Nullable(text(1000))),
+    description: Type.Optional(text(100_000)),
+    tags: Type.Optional(Type.Array(text(1000), { maxItems: 1000, errorMessage: MESSAGES.tags })),
   },
-} as const;
+  { additionalProperties: false },
+);
+type AssetBody = Static<typeof AssetBody>;
 
-const isAssetType = (v: string): v is AssetType => (ASSET_TYPES as readonly string[]).includes(v);
-const isCriticality = (v: string): v is Criticality => (CRITICALITIES as readonly string[]).includes(v);
 const optional = (v: string | null | undefined) => (v === undefined ? undefined : v?.trim() || null);
 
 function validateAsset(body: AssetBody, requireName: boolean): AssetValues {
@@ -107,20 +94,29 @@ function validateAsset(body: AssetBody, requireName: boolean): AssetValues {
 
 const duplicate = () => new ApiError(409, 'duplicate', MESSAGES.duplicate, { fields: { name: [MESSAGES.duplicate] } });
 
+/** A write that hits the (tenant, name) unique index is a 409 with the field named. */
+async function unlessDuplicate<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (uniqueViolation(err) !== undefined) throw duplicate();
+    throw err;
+  }
+}
+
 /** Assets of the current tenant (docs/api-vulnerabilities.md). */
-const assetRoutes: FastifyPluginAsync = async (app) => {
+const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new AssetsRepository();
   const guard = accessGuards(app);
+  const tags = ['Actifs'];
+  const ITEM_PATH = `${LIST_PATH}:id/`;
 
-  const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const id = parseId(request.params.id);
-    if (id === undefined) throw notFound();
-    return id;
-  };
-
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     LIST_PATH,
-    { ...guard.read, schema: { querystring: stringQuery(LIST_KEYS) } },
+    {
+      ...guard.read,
+      schema: { tags, querystring: ListAssetsQuery, response: replies.signedIn({ 200: Paged(AssetSchema) }, 400) },
+    },
     async (request) => {
       const errors = new FieldErrors();
       const q = request.query;
@@ -130,16 +126,13 @@ const assetRoutes: FastifyPluginAsync = async (app) => {
       const criticality = q.criticality?.trim().toLowerCase() || undefined;
       if (criticality !== undefined && !isCriticality(criticality)) errors.add('criticality', MESSAGES.criticality);
       const text = parseText(errors, q, 'text');
-      const ordering = parseOrdering<AssetOrderField>(errors, q.ordering, ASSET_ORDERINGS, {
-        field: 'name',
-        desc: false,
-      });
+      const ordering = parseOrdering(errors, q.ordering, ASSET_ORDERINGS, { field: 'name', desc: false });
       errors.throwIfAny();
       const { count, rows } = await request.tenantDb((tx) =>
         repo.page(tx, {
           filters: {
-            assetType: assetType as AssetType | undefined,
-            criticality: criticality as Criticality | undefined,
+            assetType: assetType !== undefined && isAssetType(assetType) ? assetType : undefined,
+            criticality: criticality !== undefined && isCriticality(criticality) ? criticality : undefined,
             text,
           },
           ordering,
@@ -147,57 +140,63 @@ const assetRoutes: FastifyPluginAsync = async (app) => {
           offset: (paging.page - 1) * paging.pageSize,
         }),
       );
-      return pagedResponse(LIST_PATH, q, LIST_KEYS, paging, count, rows.map(presentAsset));
+      return pagedResponse(
+        LIST_PATH,
+        q,
+        Object.keys(ListAssetsQuery.properties),
+        paging,
+        count,
+        rows.map(presentAsset),
+      );
     },
   );
 
-  app.post<{ Body: AssetBody }>(LIST_PATH, { ...guard.write, schema: { body: assetBody } }, async (request, reply) => {
-    const values = validateAsset(request.body, true);
-    try {
-      const row = await request.tenantDb((tx) => repo.create(tx, { ...values, name: values.name! }));
+  app.post(
+    LIST_PATH,
+    { ...guard.write, schema: { tags, body: AssetBody, response: replies.signedIn({ 201: AssetSchema }, 400, 409) } },
+    async (request, reply) => {
+      const values = validateAsset(request.body, true);
+      const row = await unlessDuplicate(request.tenantDb((tx) => repo.create(tx, { ...values, name: values.name! })));
       return reply.code(201).send(presentAsset(row));
-    } catch (err) {
-      if (uniqueViolation(err) !== undefined) throw duplicate();
-      throw err;
-    }
-  });
+    },
+  );
 
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.get(
+    ITEM_PATH,
+    { ...guard.read, schema: { tags, params: IdParams, response: replies.signedIn({ 200: AssetSchema }, 404) } },
     async (request) => {
-      const id = idOf(request);
-      const row = await request.tenantDb((tx) => repo.find(tx, id));
+      const row = await request.tenantDb((tx) => repo.find(tx, Number(request.params.id)));
       if (!row) throw notFound();
       return presentAsset(row);
     },
   );
 
   for (const method of ['put', 'patch'] as const) {
-    app[method]<{ Params: { id: string }; Body: AssetBody }>(
-      `${LIST_PATH}:id/`,
-      { ...guard.write, schema: { params: idParams, body: assetBody } },
+    app[method](
+      ITEM_PATH,
+      {
+        ...guard.write,
+        schema: {
+          tags,
+          params: IdParams,
+          body: AssetBody,
+          response: replies.signedIn({ 200: AssetSchema }, 400, 404, 409),
+        },
+      },
       async (request) => {
-        const id = idOf(request);
         const values = validateAsset(request.body, method === 'put');
-        try {
-          const row = await request.tenantDb((tx) => repo.update(tx, id, values));
-          if (!row) throw notFound();
-          return presentAsset(row);
-        } catch (err) {
-          if (uniqueViolation(err) !== undefined) throw duplicate();
-          throw err;
-        }
+        const row = await unlessDuplicate(request.tenantDb((tx) => repo.update(tx, Number(request.params.id), values)));
+        if (!row) throw notFound();
+        return presentAsset(row);
       },
     );
   }
 
-  app.delete<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.write, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    { ...guard.write, schema: { tags, params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) } },
     async (request, reply) => {
-      const id = idOf(request);
-      if (!(await request.tenantDb((tx) => repo.remove(tx, id)))) throw notFound();
+      if (!(await request.tenantDb((tx) => repo.remove(tx, Number(request.params.id))))) throw notFound();
       return reply.code(204).send();
     },
   );
