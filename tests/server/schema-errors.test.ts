@@ -18,7 +18,7 @@ describe(`Schema errors in French (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const res = await post({ name: 42 });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
-      detail: 'Données invalides.',
+      detail: 'Type invalide (attendu : un texte).',
       code: 'invalid',
       fields: { name: ['Type invalide (attendu : un texte).'] },
     });
@@ -36,7 +36,7 @@ describe(`Schema errors in French (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
   it('refuses an unknown field by name', async () => {
     const res = await post({ name: 'x', colour: 'blue' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().fields).toEqual({ colour: ['Champ inconnu.'] });
+    expect(res.json().fields).toEqual({ colour: ['Champ inconnu : « colour ».'] });
   });
 
   it('answers 404 for a path id that is not an id, after authentication', async () => {
@@ -51,6 +51,7 @@ describe(`Schema errors in French (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const errors = [
       { keyword: 'required', instancePath: '', params: { missingProperty: 'title' } },
       { keyword: 'maxLength', instancePath: '/title', params: { limit: 200 } },
+      { keyword: 'maxLength', instancePath: '/long', params: { limit: 200 } },
       { keyword: 'enum', instancePath: '/level', params: { allowedValues: ['info', 'warning'] } },
       { keyword: 'minimum', instancePath: '/score', params: { limit: 0 } },
       { keyword: 'type', instancePath: '/tags', params: { type: 'array' } },
@@ -62,7 +63,8 @@ describe(`Schema errors in French (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
       },
     ];
     expect(fieldMessages(errors)).toEqual({
-      title: ['Ce champ est obligatoire.', 'Au plus 200 caractères.'],
+      title: ['Ce champ est obligatoire.'],
+      long: ['Au plus 200 caractères.'],
       level: ['Valeur invalide. Valeurs possibles : info, warning.'],
       score: ['Valeur trop petite : au moins 0.'],
       tags: ['Type invalide (attendu : une liste).'],

@@ -1,7 +1,27 @@
+import { NOTIFICATION_LEVELS } from '../../../contract/levels.ts';
+import { NOTIFICATION_KINDS } from '../db/schema.ts';
 import type { NotificationView } from '../repositories/notifications.ts';
+import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 
-/** Notification (docs/api-notifications.md § Model): exactly these fields leave the server. */
-export function presentNotification(n: NotificationView) {
+/** Notification (docs/api-notifications.md § Model): the reply schema and the presenter list the same fields. */
+export const NotificationSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    read: Type.Boolean(),
+    body: Type.String(),
+    level: Choice(NOTIFICATION_LEVELS),
+    link: Nullable(Type.String()),
+    kind: Choice(NOTIFICATION_KINDS),
+    tenant_id: Type.String({ format: 'uuid' }),
+    tenant_name: Type.String(),
+  },
+  { title: 'Notification' },
+);
+export type Notification = Static<typeof NotificationSchema>;
+
+export function presentNotification(n: NotificationView): Notification {
   return {
     id: n.id,
     title: n.title,
@@ -15,5 +35,3 @@ export function presentNotification(n: NotificationView) {
     tenant_name: n.tenantName,
   };
 }
-
-export type Notification = ReturnType<typeof presentNotification>;

@@ -30,7 +30,7 @@ function genericMessage(error: SchemaError): string {
     case 'required':
       return 'Ce champ est obligatoire.';
     case 'additionalProperties':
-      return 'Champ inconnu.';
+      return `Champ inconnu : « ${String(p.additionalProperty)} ».`;
     case 'type': {
       const types = Array.isArray(p.type) ? (p.type as string[]) : String(p.type).split(',');
       return `Type invalide (attendu : ${types.map((t) => TYPE_NAMES[t] ?? t).join(' ou ')}).`;
@@ -91,13 +91,15 @@ export function fieldMessage(error: SchemaError): { field: string; message: stri
   return { field, message: message ?? genericMessage(error) };
 }
 
-/** `fields` for the error body: every message under its field, in order. */
+/**
+ * `fields` for the error body: one message per field, the first one ajv reports. For a union (`Nullable(...)`)
+ * ajv reports each branch and then `anyOf`; the first branch is the real type, whose message is the useful one.
+ */
 export function fieldMessages(errors: readonly SchemaError[]): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   for (const error of errors) {
     const { field, message } = fieldMessage(error);
-    const list = (fields[field] ??= []);
-    if (!list.includes(message)) list.push(message);
+    fields[field] ??= [message];
   }
   return fields;
 }

@@ -16,8 +16,10 @@ export default fp(
         if (error.validationContext === 'params') {
           return reply.code(404).send({ detail: 'Ressource introuvable.', code: 'not_found' });
         }
+        // As FieldErrors does: the first field's message is the detail, so a form can show it as is.
         const fields = fieldMessages(error.validation);
-        return reply.code(400).send({ detail: 'Données invalides.', code: 'invalid', fields });
+        const detail = Object.values(fields)[0]?.[0] ?? 'Données invalides.';
+        return reply.code(400).send({ detail, code: 'invalid', fields });
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {

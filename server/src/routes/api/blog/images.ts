@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createDocumentStore, StoredFileMissingError } from '../../../lib/document-store.ts';
 import { ContentCheck, kindOfName, safeFileName, type FileKind } from '../../../lib/file-type.ts';
 import { ApiError } from '../../../domain/errors.ts';
-import { presentBlogImage } from '../../../presenters/blog-post.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { BlogImageSchema, presentBlogImage } from '../../../presenters/blog-post.ts';
+import { IdParams, replies, Type } from '../../../schemas/common.ts';
 import { BlogRepository } from '../../../repositories/blog.ts';
-import { idParams, notFound, parseId } from '../shared.ts';
+import { notFound } from '../shared.ts';
 import { blogGuards } from './guards.ts';
 
 const LIST_PATH = '/api/blog/images/';
@@ -50,7 +52,7 @@ const tooLarge = () =>
  * documents, never under the web root), the record in blog_images. Served with the stored type, no sniffing and
  * a sandboxing CSP, so an image can never run as a page.
  */
-const imageRoutes: FastifyPluginAsync = async (app) => {
+const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const store = createDocumentStore(app.filesDir);
   app.addHook('onClose', async () => store.close());
   // Encapsulated here: only the upload route accepts multipart bodies, with the image's limits.
@@ -60,7 +62,14 @@ const imageRoutes: FastifyPluginAsync = async (app) => {
   const guard = blogGuards(app);
   const repo = new BlogRepository();
 
-  app.post(LIST_PATH, guard.write, async (request, reply) => {
+  const tags = ['Blog'];
+  const uploadSchema = {
+    tags,
+    summary: 'Dépose une image (multipart/form-data, champ file : PNG, JPEG, GIF ou WebP, 5 Mio au plus)',
+    consumes: ['multipart/form-data'],
+    response: replies.signedIn({ 201: BlogImageSchema }, 400, 413),
+  };
+  app.post(LIST_PATH, { ...guard.write, schema: uploadSchema }, async (request, reply) => {
     if (!request.isMultipart()) throw invalid('file', IMAGE_MESSAGES.multipartRequired);
     // A body announced bigger than any acceptable form is refused before a byte of it is read.
     const declared = Number(request.headers['content-length']);
@@ -94,7 +103,7 @@ const imageRoutes: FastifyPluginAsync = async (app) => {
     if (!kind) throw badFormat();
 
     // The server's name for the bytes; the client's file name is only ever metadata.
-    const storageKey = `blog/${request.auth!.tenant!.id}/${randomUUID()}`;
+    const storageKey = `blog/${signedIn(request).tenant!.id}/${randomUUID()}`;
     const stored = await store.put(storageKey, Readable.from([upload.data]));
     let image;
     try {
@@ -106,7 +115,7 @@ const imageRoutes: FastifyPluginAsync = async (app) => {
           fileSize: stored.size,
           sha256: stored.sha256,
           storageKey,
-          uploadedBy: request.auth!.actor.userId,
+          uploadedBy: signedIn(request).actor.userId,
         }),
       );
     } catch (err) {
@@ -129,12 +138,18 @@ const imageRoutes: FastifyPluginAsync = async (app) => {
     return reply.code(201).send(presentBlogImage(image));
   });
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        params: IdParams,
+        response: replies.signedIn({ 200: Type.String({ description: 'Les octets de l’image, avec son type' }) }, 404),
+      },
+    },
     async (request, reply) => {
-      const id = parseId(request.params.id);
-      if (id === undefined) throw notFound();
+      const id = Number(request.params.id);
       const image = await request.tenantDb((tx) => repo.findImage(tx, id));
       if (!image) throw notFound();
       let body: Readable;

@@ -1,8 +1,10 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { BLOG_STATUSES, type BlogStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canWriteBlog } from '../../../policies/index.ts';
-import { presentBlogPost } from '../../../presenters/blog-post.ts';
+import { BlogPostSchema, presentBlogPost } from '../../../presenters/blog-post.ts';
 import {
   BlogRepository,
   SLUG_RE,
@@ -12,13 +14,12 @@ import {
   type BlogPostValues,
 } from '../../../repositories/blog.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
-import { notFound, pagedResponse, parsePaging, parseText, stringQuery, type RawQuery } from '../shared.ts';
+import { ListQuery, NoContent, Nullable, Paged, replies, Type } from '../../../schemas/common.ts';
+import { notFound, pagedResponse, parsePaging, parseText } from '../shared.ts';
 import { blogGuards } from './guards.ts';
 
 const LIST_PATH = '/api/blog/posts/';
 const POST_PATH = `${LIST_PATH}:slug/`;
-const LIST_KEYS = ['page', 'page_size', 'tag', 'q', 'status'] as const;
 const DEFAULT_PAGE_SIZE = 10;
 const MAX_PAGE_SIZE = 50;
 const MAX_TITLE = 200;
@@ -52,11 +53,31 @@ const EDITABLE = new Set(['title', 'slug', 'excerpt', 'content', 'tags', 'featur
 // Fields of a BlogPost a client may send back from a post it read: ignored.
 const READ_ONLY = new Set(['id', 'author', 'published_date', 'created_at', 'updated_at']);
 
-const slugParams = {
-  type: 'object',
-  required: ['slug'],
-  properties: { slug: { type: 'string', maxLength: 1000 } },
-} as const;
+const SlugParams = Type.Object({ slug: Type.String({ maxLength: 1000 }) });
+const ListPostsQuery = ListQuery({
+  tag: 'Étiquette exacte',
+  q: 'Recherche dans le titre, le résumé et le contenu',
+  status: 'published (défaut), draft ou all (rédacteurs seulement)',
+});
+const LIST_KEYS = Object.keys(ListPostsQuery.properties);
+
+/**
+ * Types by the schema, each with the contract's message; trimming, sizes in characters, the slug and image rules
+ * and unknown fields (« Champ inattendu ») by checkPost. Read-only fields a client sends back are ignored.
+ */
+const PostBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ errorMessage: MESSAGES.title })),
+    slug: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.slug }))),
+    excerpt: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.excerpt }))),
+    content: Type.Optional(Type.String({ errorMessage: MESSAGES.content, description: 'Markdown' })),
+    tags: Type.Optional(Nullable(Type.Array(Type.String(), { errorMessage: MESSAGES.tags }))),
+    featured_image: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.featuredImage }))),
+    status: Type.Optional(Type.String({ errorMessage: MESSAGES.status, description: 'draft ou published' })),
+  },
+  { errorMessage: { type: MESSAGES.body } },
+);
+const tags = ['Blog'];
 
 /** Characters as a reader counts them (a surrogate pair is one). */
 const chars = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
@@ -147,7 +168,7 @@ function checkTags(raw: unknown): string[] | undefined {
 
 /** The name a post is signed with: the writer's full name, else the username. */
 function authorName(request: FastifyRequest): string {
-  const user = request.auth!.user;
+  const user = signedIn(request).user;
   return `${user.firstName ?? ''} ${user.lastName ?? ''}`.trim() || user.username;
 }
 
@@ -168,9 +189,10 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 
 /** Posts and tags (docs/api-blog.md "Paths"). */
-const postRoutes: FastifyPluginAsync = async (app) => {
+const postRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = blogGuards(app);
   const repo = new BlogRepository();
+  const canWrite = (request: FastifyRequest) => canWriteBlog(signedIn(request).actor);
 
   const audit = async (request: FastifyRequest, before: BlogPostRow | undefined, after: BlogPostRow | undefined) => {
     const post = (after ?? before)!;
@@ -182,9 +204,12 @@ const postRoutes: FastifyPluginAsync = async (app) => {
     });
   };
 
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     LIST_PATH,
-    { ...guard.read, schema: { querystring: stringQuery(LIST_KEYS) } },
+    {
+      ...guard.read,
+      schema: { tags, querystring: ListPostsQuery, response: replies.signedIn({ 200: Paged(BlogPostSchema) }, 400) },
+    },
     async (request) => {
       const q = request.query;
       const errors = new FieldErrors();
@@ -195,7 +220,7 @@ const postRoutes: FastifyPluginAsync = async (app) => {
       const status = q.status?.trim().toLowerCase() || 'published';
       if (!isListStatus(status)) errors.add('status', MESSAGES.listStatus);
       errors.throwIfAny();
-      if (status !== 'published' && !canWriteBlog(request.auth!.actor)) await guard.deny(request);
+      if (status !== 'published' && !canWrite(request)) await guard.deny(request);
       const statuses: BlogStatus[] = status === 'all' ? [...BLOG_STATUSES] : [status as BlogStatus];
       const page = await request.tenantDb((tx) =>
         repo.page(tx, {
@@ -210,66 +235,95 @@ const postRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get('/api/blog/tags/', guard.read, async (request) => ({
-    results: await request.tenantDb((tx) => repo.tags(tx)),
-  }));
+  app.get(
+    '/api/blog/tags/',
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        response: replies.signedIn({
+          200: Type.Object({ results: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() })) }),
+        }),
+      },
+    },
+    async (request) => ({ results: await request.tenantDb((tx) => repo.tags(tx)) }),
+  );
 
   /** The post of a slug as this caller may see it: drafts exist only for writers. */
-  const visible = (request: FastifyRequest<{ Params: { slug: string } }>, post: BlogPostRow | undefined) => {
-    if (!post || (post.status === 'draft' && !canWriteBlog(request.auth!.actor))) throw notFound();
+  const visible = (request: FastifyRequest, post: BlogPostRow | undefined) => {
+    if (!post || (post.status === 'draft' && !canWrite(request))) throw notFound();
     return post;
   };
-  const slugOf = (request: FastifyRequest<{ Params: { slug: string } }>) => {
-    const slug = request.params.slug;
-    if (slug.length > MAX_SLUG || !SLUG_RE.test(slug)) throw notFound();
-    return slug;
+  const slugOf = (raw: string) => {
+    if (raw.length > MAX_SLUG || !SLUG_RE.test(raw)) throw notFound();
+    return raw;
   };
 
-  app.get<{ Params: { slug: string } }>(
+  app.get(
     POST_PATH,
-    { ...guard.read, schema: { params: slugParams } },
+    {
+      ...guard.read,
+      schema: { tags, params: SlugParams, response: replies.signedIn({ 200: BlogPostSchema }, 404) },
+    },
     async (request) => {
-      const slug = slugOf(request);
+      const slug = slugOf(request.params.slug);
       const post = await request.tenantDb((tx) => repo.findBySlug(tx, slug));
       return presentBlogPost(visible(request, post));
     },
   );
 
-  app.post(LIST_PATH, { ...guard.write, bodyLimit: BODY_LIMIT }, async (request, reply) => {
-    const { values, slug } = checkPost(request.body, true);
-    const status = values.status ?? 'draft';
-    const fields = {
-      title: values.title!,
-      excerpt: values.excerpt ?? '',
-      content: values.content!,
-      tags: values.tags ?? [],
-      featuredImage: values.featuredImage ?? null,
-      status,
-      publishedDate: status === 'published' ? new Date() : null,
-      authorId: request.auth!.actor.userId,
-      authorName: authorName(request),
-    };
-    let post: BlogPostRow | undefined;
-    try {
-      post = await request.tenantDb((tx) =>
-        slug === undefined
-          ? repo.createWithFreeSlug(tx, slugify(fields.title), fields)
-          : repo.createWithSlug(tx, slug, fields),
-      );
-    } catch (err) {
-      if (err instanceof SlugTakenError) throw slugTaken();
-      throw err;
-    }
-    if (!post) throw slugTaken();
-    await audit(request, undefined, post);
-    return reply.code(201).send(presentBlogPost(post));
-  });
+  app.post(
+    LIST_PATH,
+    {
+      ...guard.write,
+      bodyLimit: BODY_LIMIT,
+      schema: { tags, body: PostBody, response: replies.signedIn({ 201: BlogPostSchema }, 400, 409, 413) },
+    },
+    async (request, reply) => {
+      const { values, slug } = checkPost(request.body, true);
+      const status = values.status ?? 'draft';
+      const fields = {
+        title: values.title!,
+        excerpt: values.excerpt ?? '',
+        content: values.content!,
+        tags: values.tags ?? [],
+        featuredImage: values.featuredImage ?? null,
+        status,
+        publishedDate: status === 'published' ? new Date() : null,
+        authorId: signedIn(request).actor.userId,
+        authorName: authorName(request),
+      };
+      let post: BlogPostRow | undefined;
+      try {
+        post = await request.tenantDb((tx) =>
+          slug === undefined
+            ? repo.createWithFreeSlug(tx, slugify(fields.title), fields)
+            : repo.createWithSlug(tx, slug, fields),
+        );
+      } catch (err) {
+        if (err instanceof SlugTakenError) throw slugTaken();
+        throw err;
+      }
+      if (!post) throw slugTaken();
+      await audit(request, undefined, post);
+      return reply.code(201).send(presentBlogPost(post));
+    },
+  );
 
-  app.patch<{ Params: { slug: string } }>(
+  app.patch(
     POST_PATH,
-    { ...guard.write, bodyLimit: BODY_LIMIT, schema: { params: slugParams } },
+    {
+      ...guard.write,
+      bodyLimit: BODY_LIMIT,
+      schema: {
+        tags,
+        params: SlugParams,
+        body: PostBody,
+        response: replies.signedIn({ 200: BlogPostSchema }, 400, 404, 409, 413),
+      },
+    },
     async (request) => {
-      const current = slugOf(request);
+      const current = slugOf(request.params.slug);
       const { values, slug } = checkPost(request.body, false);
       let before: BlogPostRow | undefined;
       let after: BlogPostRow | undefined;
@@ -298,11 +352,11 @@ const postRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.delete<{ Params: { slug: string } }>(
+  app.delete(
     POST_PATH,
-    { ...guard.write, schema: { params: slugParams } },
+    { ...guard.write, schema: { tags, params: SlugParams, response: replies.signedIn({ 204: NoContent }, 404) } },
     async (request, reply) => {
-      const slug = slugOf(request);
+      const slug = slugOf(request.params.slug);
       const removed = await request.tenantDb(async (tx) => {
         const post = await repo.findBySlug(tx, slug);
         if (!post) throw notFound();

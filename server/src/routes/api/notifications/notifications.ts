@@ -1,12 +1,13 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
-import { canSendNotifications, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { presentNotification } from '../../../presenters/notification.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../../../contract/levels.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { canSendNotifications } from '../../../policies/index.ts';
+import { NotificationSchema, presentNotification } from '../../../presenters/notification.ts';
 import { NotificationsRepository, type NotificationView } from '../../../repositories/notifications.ts';
+import { FilterQuery, IdParams, Nullable, QueryText, replies, Type, type Static } from '../../../schemas/common.ts';
 import { BODY_MAX, notifierOf, TITLE_MAX } from '../../../services/notifier.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
-import { idParams, notFound, parseBoolean, parseId, positiveInt, stringQuery, type RawQuery } from '../shared.ts';
+import { notFound, parseBoolean, positiveInt } from '../shared.ts';
 import { eachTenant, scopeOf } from './scope.ts';
 
 const LIST = '/api/notifications/notifications/';
@@ -24,14 +25,38 @@ const MESSAGES = {
   user: 'Destinataire inconnu dans cette organisation.',
 } as const;
 
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { title: {}, body: {}, level: {}, link: {}, user: {} },
-} as const;
+const TenantQuery = FilterQuery({ tenant: 'Organisation (UUID) ; sans elle, toutes celles de l’appelant' });
+const ListNotificationsQuery = Type.Object(
+  {
+    tenant: QueryText('Organisation (UUID) ; sans elle, toutes celles de l’appelant'),
+    unread: QueryText('true : seulement les non lues'),
+    page: QueryText('Numéro de page, à partir de 1'),
+    size: QueryText(`Taille de page (défaut ${DEFAULT_SIZE}, au plus ${MAX_SIZE})`),
+  },
+  { additionalProperties: true },
+);
 
-type Body = Record<string, unknown>;
-const isRecord = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Types by the schema (each with the contract's message); trimming, lengths and the link rule by readNotice. */
+const CreateBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ errorMessage: MESSAGES.title })),
+    body: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.body }))),
+    level: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.level }))),
+    link: Type.Optional(Nullable(Type.String({ errorMessage: MESSAGES.link }))),
+    user: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: MESSAGES.user })),
+    ),
+  },
+  { additionalProperties: false },
+);
+type CreateBody = Static<typeof CreateBody>;
+
+const NotificationList = Type.Object({
+  results: Type.Array(NotificationSchema),
+  count: Type.Integer(),
+  unread: Type.Integer(),
+});
+const tags = ['Notifications'];
 
 /** An app path: one leading slash (never '//', which browsers read as another host), no backslash or space. */
 function isAppPath(link: string): boolean {
@@ -40,37 +65,32 @@ function isAppPath(link: string): boolean {
 }
 
 /** The create body checked field by field, with the contract's French messages. */
-function readNotice(body: Body) {
+function readNotice(body: CreateBody) {
   const errors = new FieldErrors();
-  const title = typeof body.title === 'string' ? body.title.trim() : '';
+  const title = body.title?.trim() ?? '';
   if (title === '' || title.length > TITLE_MAX || title.includes('\u0000')) errors.add('title', MESSAGES.title);
 
   let text = '';
-  if (body.body !== undefined && body.body !== null) {
-    if (typeof body.body === 'string' && body.body.length <= BODY_MAX && !body.body.includes('\u0000')) {
-      text = body.body.trim();
-    } else errors.add('body', MESSAGES.body);
+  if (typeof body.body === 'string') {
+    if (body.body.length <= BODY_MAX && !body.body.includes('\u0000')) text = body.body.trim();
+    else errors.add('body', MESSAGES.body);
   }
 
   let level: NotificationLevel = 'info';
-  if (body.level !== undefined && body.level !== null) {
-    const raw = typeof body.level === 'string' ? body.level.trim().toLowerCase() : '';
+  if (typeof body.level === 'string') {
+    const raw = body.level.trim().toLowerCase();
     if ((NOTIFICATION_LEVELS as readonly string[]).includes(raw)) level = raw as NotificationLevel;
     else errors.add('level', MESSAGES.level);
   }
 
   let link: string | null = null;
-  if (body.link !== undefined && body.link !== null && body.link !== '') {
-    const raw = typeof body.link === 'string' ? body.link.trim() : '';
+  if (typeof body.link === 'string' && body.link !== '') {
+    const raw = body.link.trim();
     if (isAppPath(raw)) link = raw;
     else errors.add('link', MESSAGES.link);
   }
 
-  let user: number | undefined;
-  if (body.user !== undefined && body.user !== null) {
-    if (typeof body.user === 'number' && Number.isSafeInteger(body.user) && body.user > 0) user = body.user;
-    else errors.add('user', MESSAGES.user);
-  }
+  const user = typeof body.user === 'number' ? body.user : undefined;
   errors.throwIfAny();
   return { title, body: text, level, link, user };
 }
@@ -82,27 +102,25 @@ const newestFirst = (a: NotificationView, b: NotificationView) =>
   b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id;
 
 /** The caller's notifications: list, unread count, marks, and the managers' messages (docs/api-notifications.md). */
-const notificationRoutes: FastifyPluginAsync = async (app) => {
+const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new NotificationsRepository();
   const notifier = notifierOf(app.database, app.log.child({ module: 'notifications' }));
-  const signedIn = { preValidation: [app.authenticate] };
+  const anyone = { preValidation: [app.authenticate] };
+  const sender = app.guard((auth) => canSendNotifications(auth.actor), {
+    refusal: 'envoi de notifications réservé aux responsables',
+  });
 
-  const requireSender = async (request: FastifyRequest) => {
-    const auth = request.auth!;
-    if (auth.tenant && canSendNotifications(auth.actor)) return;
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé : envoi de notifications réservé aux responsables',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     LIST,
-    { ...signedIn, schema: { querystring: stringQuery(['tenant', 'unread', 'page', 'size']) } },
+    {
+      ...anyone,
+      schema: {
+        tags,
+        summary: 'Les notifications de l’appelant, les plus récentes d’abord',
+        querystring: ListNotificationsQuery,
+        response: replies.signedIn({ 200: NotificationList }, 400),
+      },
+    },
     async (request) => {
       const q = request.query;
       const errors = new FieldErrors();
@@ -115,7 +133,7 @@ const notificationRoutes: FastifyPluginAsync = async (app) => {
       const scope = await scopeOf(app, request, q.tenant);
       const limit = size ?? DEFAULT_SIZE;
       const offset = ((page ?? 1) - 1) * limit;
-      const userId = request.auth!.user.id;
+      const userId = signedIn(request).user.id;
       // One tenant pages in the database; several are merged here from each one's first offset + limit rows.
       const single = scope.length === 1;
       const parts = await eachTenant(app, scope, (tx) =>
@@ -130,42 +148,68 @@ const notificationRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     `${LIST}unread_count/`,
-    { ...signedIn, schema: { querystring: stringQuery(['tenant']) } },
+    {
+      ...anyone,
+      schema: {
+        tags,
+        querystring: TenantQuery,
+        response: replies.signedIn({ 200: Type.Object({ count: Type.Integer() }) }, 400),
+      },
+    },
     async (request) => {
       const scope = await scopeOf(app, request, request.query.tenant);
-      const userId = request.auth!.user.id;
+      const userId = signedIn(request).user.id;
       const counts = await eachTenant(app, scope, (tx) => repo.unreadCount(tx, userId));
       return { count: counts.reduce((a, b) => a + b, 0) };
     },
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     `${LIST}:id/mark_as_read/`,
-    { ...signedIn, schema: { params: idParams } },
+    {
+      ...anyone,
+      schema: {
+        tags,
+        params: IdParams,
+        response: replies.signedIn({ 200: Type.Object({ id: Type.Integer(), read: Type.Literal(true) }) }, 404),
+      },
+    },
     async (request) => {
-      const id = parseId(request.params.id);
-      if (id === undefined) throw notFound();
-      const userId = request.auth!.user.id;
+      const id = Number(request.params.id);
+      const userId = signedIn(request).user.id;
       // The id alone does not say which tenant holds it: look in each of the caller's, stop at the first hit.
       for (const tenant of await scopeOf(app, request, undefined)) {
         const [marked] = await eachTenant(app, [tenant], (tx) => repo.markRead(tx, userId, id));
         if (!marked) continue;
         if (marked.changed) notifier.changed(userId);
-        return { id, read: true };
+        return { id, read: true as const };
       }
       throw notFound();
     },
   );
 
-  app.post<{ Querystring: RawQuery }>(
+  app.post(
     `${LIST}mark_all_as_read/`,
-    { ...signedIn, schema: { querystring: stringQuery(['tenant']) } },
+    {
+      ...anyone,
+      schema: {
+        tags,
+        querystring: TenantQuery,
+        // The body is optional (`{tenant}` may come there instead of the query), so it is read, not validated.
+        description: 'Organisation dans la requête (`?tenant=`) ou le corps (`{"tenant": "…"}`).',
+        response: replies.signedIn({ 200: Type.Object({ updated: Type.Integer() }) }, 400),
+      },
+    },
     async (request) => {
-      const fromBody = isRecord(request.body) ? request.body.tenant : undefined;
+      const body = request.body;
+      const fromBody =
+        typeof body === 'object' && body !== null && !Array.isArray(body)
+          ? (body as { tenant?: unknown }).tenant
+          : undefined;
       const scope = await scopeOf(app, request, request.query.tenant ?? fromBody);
-      const userId = request.auth!.user.id;
+      const userId = signedIn(request).user.id;
       const updated = (await eachTenant(app, scope, (tx) => repo.markAllRead(tx, userId))).reduce((a, b) => a + b, 0);
       if (updated > 0) notifier.changed(userId);
       return { updated };
@@ -174,10 +218,21 @@ const notificationRoutes: FastifyPluginAsync = async (app) => {
 
   app.post(
     LIST,
-    { preValidation: [app.authenticate, requireSender], schema: { body: createBody } },
+    {
+      ...sender,
+      schema: {
+        tags,
+        summary: 'Message d’un responsable à un membre ou à toute l’organisation',
+        body: CreateBody,
+        response: replies.signedIn(
+          { 201: Type.Object({ results: Type.Array(NotificationSchema), count: Type.Integer() }) },
+          400,
+        ),
+      },
+    },
     async (request, reply) => {
-      const notice = readNotice(isRecord(request.body) ? request.body : {});
-      const sender = request.auth!.user;
+      const notice = readNotice(request.body);
+      const senderId = signedIn(request).user.id;
       const created = await request.tenantDb(async (tx) => {
         const written = await notifier.write(
           tx,
@@ -188,7 +243,7 @@ const notificationRoutes: FastifyPluginAsync = async (app) => {
             title: notice.title,
             body: notice.body,
             link: notice.link,
-            createdBy: sender.id,
+            createdBy: senderId,
           },
           { strict: true },
         );

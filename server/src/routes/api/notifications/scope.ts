@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { withTenant, type TenantDb, type TenantId } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
 import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
 
 export const TENANT_MESSAGE = 'Organisation invalide : un identifiant (UUID) est attendu.';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -17,7 +17,10 @@ export interface ScopeTenant {
  * belongs to; with one, that tenant if the caller is a member (else 403, audited). A malformed value is a 400.
  */
 export async function scopeOf(app: FastifyInstance, request: FastifyRequest, raw: unknown): Promise<ScopeTenant[]> {
-  const mine = request.auth!.memberships.map((m) => ({ tenantId: m.tenantId as TenantId, tenantName: m.tenantName }));
+  const mine = signedIn(request).memberships.map((m) => ({
+    tenantId: m.tenantId as TenantId,
+    tenantName: m.tenantName,
+  }));
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return mine;
   const value = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (!UUID_RE.test(value)) {

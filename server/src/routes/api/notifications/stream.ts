@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { replies, Type } from '../../../schemas/common.ts';
 import type { TenantId } from '../../../db/tenant-scope.ts';
 import { ACCESS_TOKEN_TTL_S, type AccessClaims } from '../../../lib/tokens.ts';
 import { presentNotification } from '../../../presenters/notification.ts';
@@ -24,8 +26,13 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     for (const stream of open) stream.end();
   });
 
-  app.get('/api/notifications/stream/', { preValidation: [app.authenticate] }, async (request, reply) => {
-    const auth = request.auth!;
+  const schema = {
+    tags: ['Notifications'],
+    summary: 'Flux server-sent events : unread, notification, et un commentaire toutes les 25 s',
+    response: replies.signedIn({ 200: Type.String({ description: 'text/event-stream' }) }),
+  };
+  app.get('/api/notifications/stream/', { preValidation: [app.authenticate], schema }, async (request, reply) => {
+    const auth = signedIn(request);
     const userId = auth.user.id;
     const scope = auth.memberships.map((m) => ({ tenantId: m.tenantId as TenantId, tenantName: m.tenantName }));
     const tenantIds = new Set(scope.map((s) => s.tenantId));
