@@ -78,7 +78,8 @@ export default tseslint.config(
     },
   },
   {
-    // The server's layers (docs/ARCHITECTURE.md): nothing below the routes imports them; domain/ imports nothing.
+    // The server's layers (docs/ARCHITECTURE.md): nothing below the routes imports them; repositories import no
+    // service, task, importer or plugin; services import no plugin; domain/ imports nothing.
     files: ['server/src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
@@ -114,6 +115,17 @@ export default tseslint.config(
               from: './server/src',
               except: ['./domain'],
               message: 'domain/ is the bottom layer: it imports nothing of the server.',
+            },
+            {
+              target: './server/src/repositories',
+              from: ['services', 'tasks', 'importers', 'plugins'].map((dir) => `./server/src/${dir}`),
+              message:
+                'Repositories sit below services, tasks, importers and plugins: move what they share to domain/.',
+            },
+            {
+              target: './server/src/services',
+              from: './server/src/plugins',
+              message: 'Services never import a Fastify plugin: plugins wrap services, not the other way round.',
             },
           ],
         },

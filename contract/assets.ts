@@ -25,3 +25,19 @@ export const ASSET_TYPE_LABELS: Record<AssetType, string> = {
 };
 
 export const isAssetType = (value: string): value is AssetType => (ASSET_TYPES as readonly string[]).includes(value);
+
+/**
+ * An asset's own fields as the API sends and takes them (the asset list, a project's linked assets, a create or
+ * update body); the type and criticality stay strings so that a value this side does not know still shows.
+ */
+export interface AssetFields {
+  name: string;
+  asset_type: string;
+  hostname: string | null;
+  ip_address: string | null;
+  operating_system: string | null;
+  criticality: string;
+  owner: string | null;
+  description: string;
+  tags: string[];
+}

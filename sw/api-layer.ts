@@ -106,7 +106,7 @@ async function store(cacheName: string, request: Request, response: Response): P
 /**
  * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
  * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
- * else sample data; on 404 for the §8 areas, sample data. Every answer says where it came from.
+ * else sample data; on 404 for the spec §8 areas, sample data. Every answer says where it came from.
  */
 export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;

@@ -3,7 +3,7 @@
  * Pure, with no service-worker globals: the service worker answers with it, and so does the page's API client
  * (lazily loaded) for the requests it makes before a service worker controls it.
  *
- * - the §8 sample areas get their samples, a task launch the PENDING « Tâche lancée avec succès (simulation) »;
+ * - the spec §8 sample areas get their samples, a task launch the PENDING « Tâche lancée avec succès (simulation) »;
  * - a task cancel gets a simulated REVOKED task;
  * - other lists read as empty, other records as « introuvable »;
  * - other writes are refused with a French message: nothing is sent, nothing is pretended;
@@ -26,7 +26,7 @@ export const MOCK_MESSAGES = {
   account: 'Mode API simulée : les informations du compte ne sont pas lues.',
 } as const;
 
-/** Reachability probes answered on the device (the §1 availability check and §9 health check). */
+/** Reachability probes answered on the device (the spec §1 availability check and §9 health check). */
 const PROBES = /^\/api\/(current-user|health|system\/health)\/?$/;
 /** Client audit events wait in their buffer until mock mode ends (503 keeps them there). */
 const AUDIT_EVENTS = /^\/api\/audit\/events\/?$/;
@@ -96,7 +96,7 @@ function sampleMarked(answer: MockAnswer, area: string): Response {
 }
 
 /**
- * §8: the sample of the area `request` belongs to (its list, summary or launch), for a backend that does not serve
+ * spec §8: the sample of the area `request` belongs to (its list, summary or launch), for a backend that does not serve
  * that area (404) or cannot be reached; null for a URL of no area, one record included.
  */
 export async function areaSampleResponse(request: Request): Promise<Response | null> {

@@ -54,7 +54,7 @@ export function isStreamPath(pathname: string): boolean {
   return /^\/api\/notifications\/stream(\/|$)/.test(normalizePath(pathname));
 }
 
-/** §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
+/** spec §9 cache durations, in seconds: notifications 60, tenants 300, health 60, default 30. */
 export function ttlSeconds(pathname: string): number {
   const p = normalizePath(pathname);
   if (/^\/api\/notifications(\/|$)/.test(p)) return 60;

@@ -1,6 +1,6 @@
 /**
  * Built-in sample data (spec §8): what the service worker serves, marked as sample data, when the backend answers
- * 404 for one of the §8 areas or cannot be reached. Pure functions over the JSON in sample-data/, with no
+ * 404 for one of the spec §8 areas or cannot be reached. Pure functions over the JSON in sample-data/, with no
  * service-worker globals, so the page-side tests import them too.
  *
  * URL patterns, matched on the pathname after normalisation (query and hash dropped, doubled slashes collapsed,
@@ -87,7 +87,7 @@ function namesRecord(rest: string[]): boolean {
   return rest.some((s) => RECORD_ID.test(s));
 }
 
-/** Which §8 area a request belongs to, or null when it gets no sample (see the table above). */
+/** Which spec §8 area a request belongs to, or null when it gets no sample (see the table above). */
 export function sampleAreaOf(method: string, pathname: string): SampleArea | null {
   const m = method.toUpperCase();
   const [api, root, ...rest] = segmentsOf(pathname);

@@ -130,7 +130,7 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
   if (mocked) return mocked;
   const queueable = request.headers.get(QUEUEABLE_HEADER) === '1' && request.headers.has('Idempotency-Key');
   const body = queueable ? await request.clone().arrayBuffer() : undefined;
-  // §8: a launch URL the backend does not serve (404), or no network at all, gets the marked launch simulation.
+  // spec §8: a launch URL the backend does not serve (404), or no network at all, gets the marked launch simulation.
   const launch = sampleAreaOf(request.method, pathname) === 'task-run' ? request.clone() : null;
   try {
     const response = await fetch(request);

@@ -131,6 +131,7 @@ export async function main(): Promise<void> {
   console.log(
     `Vigie ${VERSION} listening on ${started.url} (${where}; ready in ${Math.round(performance.now() - t0)} ms)`,
   );
+  console.log(`API reference: ${started.url}/api/docs (OpenAPI document: ${started.url}/api/openapi.json)`);
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) started.app.log.error({ err }, 'closing after an error');

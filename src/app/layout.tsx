@@ -25,7 +25,7 @@ export function mayReadAudit(profile: UserProfile, tenantId: string | undefined)
   return role === 'admin' || role === 'manager';
 }
 
-/** Navigation by role: admin-only areas (§6) appear for administrators only. */
+/** Navigation by role: admin-only areas (spec §6) appear for administrators only. */
 const NAV: {
   href: string;
   label: string;

@@ -3,7 +3,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { recordUiAction } from '../lib/audit-log.ts';
 import { mockApiMode, setMockMode } from './modes.ts';
 
-/** §1: the mock API mode switch, with its alert message on each change. */
+/** spec §1: the mock API mode switch, with its alert message on each change. */
 export function MockModeToggle() {
   useSignals();
   const [message, setMessage] = useState<string | null>(null);

@@ -3,9 +3,9 @@ import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS } from '../lib/api
 import { kvGet, kvSet } from '../lib/storage.ts';
 import { recordAuditEvent } from '../lib/audit-log.ts';
 
-/** §1: on when the backend availability check failed; the app then works from cached and sample data. */
+/** spec §1: on when the backend availability check failed; the app then works from cached and sample data. */
 export const localDataMode = signal(false);
-/** §1: mock API mode; the service worker answers the sample areas from sample-data/ when enabled. */
+/** spec §1: mock API mode; the service worker answers the sample areas from sample-data/ when enabled. */
 export const mockApiMode = signal(false);
 /** The base URL of the backend in use ('' = same origin). */
 export const activeBackend = signal('');
@@ -16,7 +16,7 @@ export const HEALTH_COOLDOWN_MS = 60_000;
 export const HEALTH_MAX_FAILURES = 3;
 export const MAX_BACKENDS = 6;
 
-/** §9: up to six backend base URLs, the same origin first; extra ones come from VITE_BACKEND_URLS. */
+/** spec §9: up to six backend base URLs, the same origin first; extra ones come from VITE_BACKEND_URLS. */
 export function backendList(configured: string | undefined): string[] {
   const extra = (configured ?? '')
     .split(',')
@@ -25,7 +25,7 @@ export function backendList(configured: string | undefined): string[] {
   return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
 }
 
-/** §7 probe: GET /current-user/ in 3 s; 200, 401 and 403 all prove a backend is there. */
+/** spec §7 probe: GET /current-user/ in 3 s; 200, 401 and 403 all prove a backend is there. */
 export async function probeBackend(base: string): Promise<boolean> {
   setClientEnvironment({ baseUrl: () => base });
   try {
@@ -37,7 +37,7 @@ export async function probeBackend(base: string): Promise<boolean> {
 }
 
 /**
- * §1 availability check: the first reachable backend of the list serves the session; when none answers,
+ * spec §1 availability check: the first reachable backend of the list serves the session; when none answers,
  * local-data mode switches on. An authentication answer (401/403) counts as reachable, so it never does.
  */
 export async function checkAvailability(
@@ -64,7 +64,7 @@ export function scheduleAvailabilityCheck(backends: string[], delayMs = AVAILABI
 }
 
 /**
- * §9 health check: at most one real check per 60 s (the last answer is reused in between); after three
+ * spec §9 health check: at most one real check per 60 s (the last answer is reused in between); after three
  * consecutive failures the check is bypassed and reports healthy, so a flaky health endpoint cannot lock
  * the app in a degraded state.
  */
@@ -112,7 +112,7 @@ export const health = new HealthMonitor(healthCheck);
 export type ConnectionTestOutcome = 'backend_reachable' | 'backend_unreachable' | 'check_bypassed';
 
 /**
- * §8 "no response": the backend connection is tested (the §9 health check), then the error is recorded as an
+ * spec §8 "no response": the backend connection is tested (the spec §9 health check), then the error is recorded as an
  * `api_error` event (error) carrying the test's outcome; when the backend is down, local-data mode switches on.
  * `onNoResponse` is told at once, before the test. Requests that get no answer while a test runs (the health
  * request itself among them) share that test and its one event, which counts them.
@@ -124,7 +124,7 @@ export function watchConnection(
   let unanswered = 0;
   let testing = false;
   const test = async () => {
-    // §9: after three failures in a row the check is bypassed and says "healthy" without asking anyone.
+    // spec §9: after three failures in a row the check is bypassed and says "healthy" without asking anyone.
     const bypassed = monitor.consecutiveFailures >= HEALTH_MAX_FAILURES;
     const ok = await monitor.healthy().catch(() => false);
     if (!ok) localDataMode.value = true;

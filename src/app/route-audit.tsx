@@ -7,7 +7,7 @@ import { recordAuditEvent, startScreenVisit } from '../lib/audit-log.ts';
 const LOCATION_EVENTS = ['popstate', 'pushState', 'replaceState', 'hashchange'] as const;
 
 /**
- * Records `route_change` (§3, info) for the screen shown now and for every in-app navigation after it: the path
+ * Records `route_change` (spec §3, info) for the screen shown now and for every in-app navigation after it: the path
  * only, never the query string (a reset link carries its token there) nor the fragment. A change of query alone
  * (a list's filters) is no navigation. Returns the uninstaller.
  */

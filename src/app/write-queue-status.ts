@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals-react';
+import { WRITE_REFUSED_FALLBACK, workerMessageOf, type PageToWorkerMessage } from '../../contract/sw-messages.ts';
 
 /** Writes made offline that wait for the network (the service worker's queue). */
 export const pendingWrites = signal(0);
@@ -10,12 +11,11 @@ export function watchWriteQueue(): void {
   const sw = typeof navigator === 'undefined' ? undefined : navigator.serviceWorker;
   if (!sw) return;
   sw.addEventListener('message', (event: MessageEvent) => {
-    const data = event.data as { type?: string; pending?: number; detail?: string } | null;
-    if (data?.type === 'QUEUE' && typeof data.pending === 'number') pendingWrites.value = data.pending;
-    if (data?.type === 'WRITE_REFUSED')
-      refusedWrite.value = data.detail ?? 'Une modification a été refusée par le serveur.';
+    const message = workerMessageOf(event.data);
+    if (message?.type === 'QUEUE') pendingWrites.value = message.pending;
+    if (message?.type === 'WRITE_REFUSED') refusedWrite.value = message.detail || WRITE_REFUSED_FALLBACK;
   });
-  const ask = (type: string) => sw.controller?.postMessage({ type });
+  const ask = (type: PageToWorkerMessage['type']) => sw.controller?.postMessage({ type } satisfies PageToWorkerMessage);
   window.addEventListener('online', () => ask('REPLAY'));
   void sw.ready.then(() => ask('QUEUE_STATUS'));
 }

@@ -1,19 +1,14 @@
 import { useEffect, useRef, useState } from 'react';
 import { DownloadError, streamDownload, type DownloadProgress, type StreamDownloadOptions } from '../lib/download.ts';
 import { recordUiAction } from '../lib/audit-log.ts';
+import { messageOf } from '../lib/error-message.ts';
 import { ProgressBar } from './progress-bar.tsx';
+import { formatFileSize } from '../lib/file-size.ts';
 
 export type ExportFormat = 'csv' | 'json';
 
 const MIME: Record<ExportFormat, string> = { csv: 'text/csv', json: 'application/json' };
 const NUMBER = new Intl.NumberFormat('fr-FR');
-const BYTES = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${NUMBER.format(bytes)} o`;
-  if (bytes < 1024 * 1024) return `${BYTES.format(bytes / 1024)} Ko`;
-  return `${BYTES.format(bytes / 1024 / 1024)} Mo`;
-}
 
 /**
  * CSV / JSON export buttons: the file streamed with a progress bar (determinate when the row count is known), a
@@ -80,7 +75,7 @@ export function ExportControls({
         setRunning(null);
         setMessage({
           kind: 'done',
-          text: `Export ${format.toUpperCase()} terminé : ${NUMBER.format(result.rows)} ligne${result.rows > 1 ? 's' : ''}, ${formatBytes(result.bytes)}.`,
+          text: `Export ${format.toUpperCase()} terminé : ${NUMBER.format(result.rows)} ligne${result.rows > 1 ? 's' : ''}, ${formatFileSize(result.bytes)}.`,
         });
       },
       (err: unknown) => {
@@ -89,7 +84,7 @@ export function ExportControls({
         setRunning(null);
         if (err instanceof DownloadError && err.aborted) setMessage({ kind: 'done', text: 'Export annulé.' });
         else {
-          const detail = showErrorDetail && err instanceof Error ? err.message : undefined;
+          const detail = showErrorDetail && err instanceof Error ? messageOf(err) : undefined;
           setMessage({ kind: 'error', text: detail ?? errorMessage(format) });
         }
       },
@@ -119,7 +114,7 @@ export function ExportControls({
       )}
       <p className="muted" role="status" aria-live="polite">
         {running && p
-          ? `Export en cours : ${NUMBER.format(p.rows)}${expected ? ` / ${NUMBER.format(expected)}` : ''} lignes, ${formatBytes(p.bytes)} reçus`
+          ? `Export en cours : ${NUMBER.format(p.rows)}${expected ? ` / ${NUMBER.format(expected)}` : ''} lignes, ${formatFileSize(p.bytes)} reçus`
           : message?.kind === 'done'
             ? message.text
             : ''}

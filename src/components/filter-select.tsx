@@ -1,3 +1,5 @@
+import { Select, type Options } from './select.tsx';
+
 /** A labelled select of a list's toolbar; `allLabel` adds a first, empty choice ("Tous", "Toutes"). */
 export function FilterSelect({
   label,
@@ -9,21 +11,14 @@ export function FilterSelect({
   label: string;
   value: string | number;
   /** [value, text] pairs, in display order. */
-  options: readonly (readonly [string | number, string])[];
+  options: Options;
   allLabel?: string;
   onChange: (value: string) => void;
 }) {
   return (
     <label>
       {label}
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        {allLabel !== undefined && <option value="">{allLabel}</option>}
-        {options.map(([optionValue, text]) => (
-          <option key={optionValue} value={optionValue}>
-            {text}
-          </option>
-        ))}
-      </select>
+      <Select value={value} options={options} empty={allLabel} onChange={(e) => onChange(e.target.value)} />
     </label>
   );
 }

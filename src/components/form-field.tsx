@@ -1,4 +1,6 @@
-import type { ReactNode } from 'react';
+import type { FormEvent, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from 'react';
+import type { Form } from '../lib/use-form.ts';
+import { Select, type Options } from './select.tsx';
 
 /** The ARIA attributes tying a control to its error message, when there is one. */
 export function errorAria(errorId: string, error: string | null | undefined) {
@@ -38,6 +40,52 @@ export function FormField({
   );
 }
 
+/** A text input (or, `multiline`, a textarea) bound to the form's `name`, with its label and message. */
+export function TextField<V extends object>({
+  form,
+  name,
+  label,
+  wide = false,
+  multiline = false,
+  ...attributes
+}: {
+  form: Form<V>;
+  name: keyof V & string;
+  label: string;
+  wide?: boolean;
+  multiline?: boolean;
+} & Omit<InputHTMLAttributes<HTMLInputElement> & TextareaHTMLAttributes<HTMLTextAreaElement>, 'form' | 'name'>) {
+  const control = form.control(name);
+  return (
+    <FormField {...form.field(name)} label={label} wide={wide}>
+      {multiline ? <textarea {...attributes} {...control} /> : <input {...attributes} {...control} />}
+    </FormField>
+  );
+}
+
+/** A select bound to the form's `name`, with its label and message. */
+export function SelectField<V extends object>({
+  form,
+  name,
+  label,
+  options,
+  wide = false,
+  disabled,
+}: {
+  form: Form<V>;
+  name: keyof V & string;
+  label: string;
+  options: Options;
+  wide?: boolean;
+  disabled?: boolean;
+}) {
+  return (
+    <FormField {...form.field(name)} label={label} wide={wide}>
+      <Select {...form.control(name)} options={options} disabled={disabled} />
+    </FormField>
+  );
+}
+
 /** The error of the whole form, across its width. */
 export function FormError({ error }: { error: string | null }) {
   if (!error) return null;
@@ -69,5 +117,58 @@ export function FormActions({
         {closeLabel}
       </button>
     </div>
+  );
+}
+
+/**
+ * A form in a card: its heading (`<id>-h`, naming the form), its fields in the two-column grid, then the form's
+ * notice and error and its buttons (« Enregistrement… » while it sends).
+ */
+export function FormCard({
+  form,
+  title,
+  heading: Heading = 'h3',
+  className = 'card pj-form',
+  intro,
+  onSubmit,
+  submitLabel,
+  busyLabel = 'Enregistrement…',
+  closeLabel = 'Annuler',
+  onClose,
+  children,
+}: {
+  form: { id: string; notice: string | null; error: string | null; submitting: boolean };
+  title: ReactNode;
+  heading?: 'h2' | 'h3' | 'h4';
+  className?: string;
+  /** Shown between the heading and the fields. */
+  intro?: ReactNode;
+  onSubmit: (e: FormEvent) => void;
+  submitLabel: string;
+  busyLabel?: string;
+  closeLabel?: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form className={className} onSubmit={onSubmit} noValidate aria-labelledby={`${form.id}-h`}>
+      <Heading id={`${form.id}-h`}>{title}</Heading>
+      {intro}
+      <div className="vm-form">
+        {children}
+        {form.notice && (
+          <p className="muted vm-wide" role="status">
+            {form.notice}
+          </p>
+        )}
+        <FormError error={form.error} />
+        <FormActions
+          submitLabel={form.submitting ? busyLabel : submitLabel}
+          disabled={form.submitting}
+          closeLabel={closeLabel}
+          onClose={onClose}
+        />
+      </div>
+    </form>
   );
 }

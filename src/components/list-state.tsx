@@ -47,3 +47,27 @@ export function LoadStatus({
 export function EmptyState({ children }: { children: ReactNode }) {
   return <p className="vm-empty card">{children}</p>;
 }
+
+/** A failed load with its French message and, when it may work another time, a « Réessayer » button. */
+export function RetryError({
+  message,
+  onRetry,
+  className,
+}: {
+  message: string;
+  onRetry?: (() => void) | undefined;
+  className: string;
+}) {
+  return (
+    <div className={className}>
+      <p className="error" role="alert">
+        {message}
+      </p>
+      {onRetry && (
+        <button type="button" className="btn secondary" onClick={onRetry}>
+          Réessayer
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { messageOf } from '../lib/error-message.ts';
 
-/** The French message of an API error, or a generic one for anything else. */
 /**
  * State of the actions run on a list's rows: the row being worked on (`busy`), the last success notice and the
  * last error. `run` clears both messages, marks the row busy while `action` runs and keeps its error, if any.

@@ -1,10 +1,12 @@
 import { createFetch, ofetch, type FetchOptions } from 'ofetch';
+import { fieldsOf } from '../../contract/api-error.ts';
+import { QUEUEABLE_HEADER, SOURCE_HEADER, STORED_AT_HEADER, type DataSource } from '../../contract/sw-messages.ts';
 import { isMaintenanceAnswer, maintenanceNotice } from './maintenance.ts';
 import { isGatedPath, isTwoFactorSetupAnswer, twoFactorSetupNotice } from './two-factor-gate.ts';
 
 export const API_BASE = '/api';
 
-/** §9 timeouts, in ms. */
+/** spec §9 timeouts, in ms. */
 export const TIMEOUTS = {
   default: 30_000,
   auth: 10_000,
@@ -37,11 +39,7 @@ export class ApiError extends Error {
 
   /** The server's `fields` map ({field: [messages]}) when it sent one. */
   get fields(): Record<string, string[]> {
-    const d = this.data;
-    if (d && typeof d === 'object' && 'fields' in d && d.fields && typeof d.fields === 'object') {
-      return d.fields as Record<string, string[]>;
-    }
-    return {};
+    return fieldsOf(this.data);
   }
 }
 
@@ -124,7 +122,7 @@ export interface RequestOptions {
 const PROTECTED_AREAS = /^\/(dashboard|tenants|organizations)(\/|$)/;
 
 /**
- * 403 codes that refuse the session itself rather than one action (our server's and DRF's): they follow the §4
+ * 403 codes that refuse the session itself rather than one action (our server's and DRF's): they follow the spec §4
  * redirect even where a screen expects 403s (`allowForbidden`), since no screen can go on without its session.
  */
 const SESSION_REFUSED = new Set([
@@ -199,7 +197,7 @@ function detailOf(data: unknown): string | undefined {
   return undefined;
 }
 
-/** §4: the redirect to the sign-in page happens 100 ms later, unless the user is already there. */
+/** spec §4: the redirect to the sign-in page happens 100 ms later, unless the user is already there. */
 function redirectToLogin(): void {
   if (env.pathname().startsWith('/login') || redirectTimer) return;
   redirectTimer = setTimeout(() => {
@@ -218,14 +216,14 @@ function sharedRefresh(): Promise<void> {
 
 /** Where an answer came from, as the service worker marked it (no mark: straight from the network). */
 export interface DataOrigin {
-  source: 'network' | 'cache' | 'sample' | 'queued';
+  source: DataSource;
   /** When the cached copy was stored (ms), for cache answers. */
   storedAt?: number;
 }
 
 export function originOf(headers: Headers): DataOrigin {
-  const source = headers.get('x-vigie-source');
-  const storedAt = Number(headers.get('x-vigie-stored-at'));
+  const source = headers.get(SOURCE_HEADER);
+  const storedAt = Number(headers.get(STORED_AT_HEADER));
   if (source === 'sample') return { source: 'sample' };
   if (source === 'queued') return { source: 'queued' };
   if (source === 'cache')
@@ -257,7 +255,7 @@ export async function apiRequestWithOrigin<T>(
   const tenant = opts.tenantId ?? hooks.tenantId();
   if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
   if (opts.queueable && method !== 'GET') {
-    headers['X-Vigie-Queueable'] = '1';
+    headers[QUEUEABLE_HEADER] = '1';
     // One key per logical write, kept across the retry below, so the server applies it once.
     headers['Idempotency-Key'] ??= crypto.randomUUID();
     opts = { ...opts, headers: { ...opts.headers, 'Idempotency-Key': headers['Idempotency-Key'] } };
@@ -299,7 +297,7 @@ export async function apiRequestWithOrigin<T>(
     method === 'GET' &&
     !opts.anonymous &&
     (opts.responseType ?? 'json') === 'json' &&
-    response.headers.get('x-vigie-source') === null
+    response.headers.get(SOURCE_HEADER) === null
   )
     env.keepCopy({
       // The answer's own URL carries the query string, as the worker's cache key does.
@@ -356,7 +354,7 @@ export async function apiRequestWithOrigin<T>(
       throw new ApiError(403, data.detail, data);
     }
     // The rule (docs/ARCHITECTURE.md): a refused action stays on its screen with its message where the screen
-    // expects it; a refused session (or a screen that expects no refusal) follows the §4 redirect.
+    // expects it; a refused session (or a screen that expects no refusal) follows the spec §4 redirect.
     if ((!opts.allowForbidden || sessionRefused(data)) && !opts.anonymous) {
       if (PROTECTED_AREAS.test(env.pathname())) await hooks.touchActivity();
       else redirectToLogin();

@@ -1,12 +1,12 @@
 /**
- * The client audit trail as features see it (§3): a few recording functions and no dependency. The app connects
+ * The client audit trail as features see it (spec §3): a few recording functions and no dependency. The app connects
  * them to the audit buffer (`src/app/audit.ts`), so features never import the app or the audit feature.
  */
 
-/** The §3 event types features and the app record through this module. */
+/** The spec §3 event types features and the app record through this module. */
 export type AuditLogEventType = 'route_change' | 'permission_check' | 'api_error' | 'ui_action' | 'login_failed';
 
-/** §3 levels. §9: the buffer drops anything below info, so nothing here records at debug. */
+/** spec §3 levels. spec §9: the buffer drops anything below info, so nothing here records at debug. */
 export type AuditLogSeverity = 'info' | 'warning' | 'error' | 'critical';
 
 export type AuditLogSink = (
@@ -69,7 +69,7 @@ export function recordAuditEvent(
   if (pending.length > MAX_PENDING_EVENTS) pending.shift();
 }
 
-/** A meaningful user action (§3 UI event): `action` names it, `details` says on what. */
+/** A meaningful user action (spec §3 UI event): `action` names it, `details` says on what. */
 export function recordUiAction(action: string, details: Record<string, unknown> = {}): void {
   recordAuditEvent('ui_action', { action, ...details }, 'info');
 }

@@ -1,4 +1,5 @@
 import { apiRequestWithOrigin, type RequestOptions } from './api-client.ts';
+import { UserMessageError } from './error-message.ts';
 
 /**
  * Streamed file downloads (exports) through the API client — same headers (Authorization, X-Tenant-ID, CSRF,
@@ -31,7 +32,7 @@ export interface StreamDownloadOptions {
   onProgress?: (progress: DownloadProgress) => void;
   /** The French message of the error thrown on any failure. */
   errorMessage?: string;
-  /** Until the answer starts (the body itself may take longer). Default 30 s (§9). */
+  /** Until the answer starts (the body itself may take longer). Default 30 s (spec §9). */
   timeoutMs?: number;
   /** Tests and special cases; default: saveBlob. */
   save?: (blob: Blob, filename: string) => void;
@@ -46,7 +47,8 @@ export interface DownloadResult {
 export const DEFAULT_DOWNLOAD_ERROR = 'Impossible de télécharger le fichier.';
 export const DOWNLOAD_CANCELLED = 'Téléchargement annulé.';
 
-export class DownloadError extends Error {
+/** A failed or cancelled download, its message in French for the user. */
+export class DownloadError extends UserMessageError {
   constructor(
     message: string,
     readonly aborted = false,

@@ -1,4 +1,5 @@
 import { ApiError, MESSAGES, normalizeApiPath, originOf, TIMEOUTS, type DataOrigin } from './api-client.ts';
+import { SOURCE_HEADER, STORED_AT_HEADER } from '../../contract/sw-messages.ts';
 
 /**
  * File uploads with progress. fetch() cannot report upload progress, so this one helper uses XMLHttpRequest and
@@ -169,7 +170,7 @@ function sendOnce(url: string, body: FormData, opts: UploadOptions): Promise<Raw
     xhr.addEventListener('load', () => {
       done();
       const headers = new Headers();
-      for (const name of ['x-vigie-source', 'x-vigie-stored-at']) {
+      for (const name of [SOURCE_HEADER, STORED_AT_HEADER]) {
         const value = xhr.getResponseHeader(name);
         if (value !== null) headers.set(name, value);
       }

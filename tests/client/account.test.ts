@@ -22,7 +22,7 @@ afterEach(async () => resetClientState());
 
 const failure = (p: Promise<unknown>) => p.then(() => undefined).catch((e: unknown) => e as FormError);
 
-describe('register (§5, §8) against the Vigie server', () => {
+describe('register (spec §5, §8) against the Vigie server', () => {
   it('checks required fields before calling the server', async () => {
     const err = await failure(register({ username: '', email: '', password: '' }));
     expect(err).toBeInstanceOf(FormError);
@@ -54,7 +54,7 @@ describe('register (§5, §8) against the Vigie server', () => {
     expect(err!.message).toBe('Un compte avec cet email existe déjà');
   });
 
-  it('prefixes the server’s field message with the §8 label on a 400', async () => {
+  it('prefixes the server’s field message with the spec §8 label on a 400', async () => {
     const err = await failure(register({ username: 'x y', email: 'pas-un-email', password: 'un-mot-de-passe-solide' }));
     expect(err!.status).toBe(400);
     expect(err!.message).toMatch(/^(Nom d'utilisateur invalide : |Email invalide : ).+/);
@@ -72,8 +72,8 @@ describe('register (§5, §8) against the Vigie server', () => {
   });
 });
 
-describe('admin account creation (§5, §8)', () => {
-  it('validates locally with the §5 messages', async () => {
+describe('admin account creation (spec §5, §8)', () => {
+  it('validates locally with the spec §5 messages', async () => {
     await expect(createAdminAccount({ username: 'a', email: '', password: 'x' })).rejects.toThrow(
       'Tous les champs requis doivent être remplis',
     );

@@ -175,7 +175,7 @@ describe('sign-in on other backends', () => {
   });
 });
 
-describe('refresh answer shapes (§7) and errors (§8)', () => {
+describe('refresh answer shapes (spec §7) and errors (spec §8)', () => {
   const signedIn = (refresh = 'r0') =>
     saveSession({
       tokens: { access_token: 'a.b.c', refresh_token: refresh, expires_at: Date.now() + 1000 },

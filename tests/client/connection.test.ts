@@ -8,7 +8,7 @@ afterEach(async () => {
   await resetClientState();
 });
 
-describe('no response from the backend (§8)', () => {
+describe('no response from the backend (spec §8)', () => {
   it('tests the connection and switches to local-data mode when the backend is down', async () => {
     let noticed = 0;
     watchConnection(() => noticed++);

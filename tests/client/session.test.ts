@@ -83,7 +83,7 @@ describe('sign-in against the Vigie server', () => {
     expect(isAuthenticated.value).toBe(false);
   });
 
-  it('validates before calling anything (§5)', async () => {
+  it('validates before calling anything (spec §5)', async () => {
     await expect(login({ username: ' ', password: 'x' })).rejects.toThrow('Username is required');
     await expect(login({ username: 'a', password: '' })).rejects.toThrow('Password is required');
     expect(seen.requests).toEqual([]);

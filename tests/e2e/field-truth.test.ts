@@ -270,7 +270,7 @@ describe('field truth in Chromium', () => {
     await context.close();
   });
 
-  it('a backend without the projects, audit, notifications and blog areas gets the marked §8 samples', async () => {
+  it('a backend without the projects, audit, notifications and blog areas gets the marked spec §8 samples', async () => {
     const context = await newContext();
     for (const area of ['projects', 'audit', 'notifications', 'blog']) {
       await context.route(new RegExp(`/api/${area}/`), (route) =>

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import {
@@ -13,9 +13,9 @@ import {
 } from '../../server/src/db/schema.ts';
 import { totpNow } from '../../server/src/lib/totp.ts';
 import { createMailer } from '../../server/src/services/mailer.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
-
-const backend = onPostgres ? 'PostgreSQL' : 'PGlite';
+import { signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { auditEventsOf } from './support/world.ts';
 
 /** Every answer of these routes is checked for leaked secrets: a hash or a sealed TOTP seed. */
 function assertNoSecrets(res: LightMyRequestResponse): void {
@@ -60,11 +60,7 @@ async function auditCount(t: TestApp, eventType: string, username?: string) {
 }
 
 describe(`registration (${backend})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp();
   const api = client(() => t);
   const register = (payload: unknown) => api('POST', '/api/register/', { payload });
   const INVALID = "Données d'inscription invalides";
@@ -100,10 +96,7 @@ describe(`registration (${backend})`, () => {
     expect(row.isStaff || row.isSuperuser).toBe(false);
     expect(row.passwordHash).toMatch(/^scrypt\$/);
     expect(await t.database.db.select().from(memberships).where(eq(memberships.userId, row.id))).toEqual([]);
-    const [audit] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'user_created'), eq(auditEvents.userId, row.id)));
+    const [audit] = await auditEventsOf(t.database.db, { eventType: 'user_created', userId: row.id });
     expect(audit).toMatchObject({ tenantId: null, username: 'nouveau.compte' });
 
     // The password given at registration signs in; the account has no tenant yet.
@@ -225,13 +218,11 @@ describe(`registration (${backend})`, () => {
 });
 
 describe(`own profile (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   let access: string;
   beforeAll(async () => {
-    t = await createTestApp();
     access = (await signIn(t.app, 'analyste')).access;
   });
-  afterAll(async () => t.close());
   const api = client(() => t);
   const patch = (payload: unknown, token = access) => api('PATCH', '/api/accounts/me/', { payload, access: token });
 
@@ -288,11 +279,10 @@ describe(`own profile (${backend})`, () => {
 });
 
 describe(`admin account creation (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   const access: Record<string, string> = {};
   let horizonId: string;
   beforeAll(async () => {
-    t = await createTestApp();
     for (const u of ['admin', 'manager', 'analyste', 'lecteur']) {
       const s = await signIn(t.app, u);
       access[u] = s.access;
@@ -300,7 +290,6 @@ describe(`admin account creation (${backend})`, () => {
         horizonId = (s.user.tenants as { id: string; name: string }[]).find((x) => x.name === 'Banque Horizon')!.id;
     }
   });
-  afterAll(async () => t.close());
   const api = client(() => t);
   const create = (payload: unknown, as = 'admin', headers: Record<string, string> = {}) =>
     api('POST', '/api/accounts/admin/create/', { payload, access: access[as]!, headers });
@@ -384,10 +373,7 @@ describe(`admin account creation (${backend})`, () => {
     });
     const row = (await userRow(t, 'admin2'))!;
     expect(row).toMatchObject({ isStaff: true, isSuperuser: true, defaultTenantId: horizonId });
-    const [audit] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'user_created'), eq(auditEvents.username, 'admin')));
+    const [audit] = await auditEventsOf(t.database.db, { eventType: 'user_created', username: 'admin' });
     expect(audit).toMatchObject({ tenantId: horizonId, details: expect.objectContaining({ created_user_id: row.id }) });
 
     const session = await signIn(t.app, 'admin2', 'huit-car');
@@ -396,15 +382,13 @@ describe(`admin account creation (${backend})`, () => {
 });
 
 describe(`two-factor authentication (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   let access: string;
   let secret: string;
   beforeAll(async () => {
-    t = await createTestApp();
     await relaxLimits(t);
     access = (await signIn(t.app, 'analyste')).access;
   });
-  afterAll(async () => t.close());
   const api = client(() => t);
   const tfa = (step: string, payload?: unknown) =>
     api(step === 'status' ? 'GET' : 'POST', `/api/accounts/2fa/${step}/`, { payload, access });
@@ -552,12 +536,10 @@ async function fakeSmtp() {
 }
 
 describe(`password reset and change (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   beforeAll(async () => {
-    t = await createTestApp();
     await relaxLimits(t);
   });
-  afterAll(async () => t.close());
   const api = client(() => t);
   const SENT = 'Si un compte correspond à cet email, un message de réinitialisation a été envoyé.';
   const requestReset = (email: string) => api('POST', '/api/accounts/password/reset/', { payload: { email } });
@@ -743,12 +725,10 @@ describe(`password reset and change (${backend})`, () => {
 });
 
 describe(`rate limits on the account routes (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   beforeAll(async () => {
-    t = await createTestApp();
     await relaxLimits(t, 2); // 2 per account, 6 per IP, per minute
   });
-  afterAll(async () => t.close());
   const api = client(() => t);
 
   it('limits registrations per IP', async () => {

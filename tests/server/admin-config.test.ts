@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { and, desc, eq } from 'drizzle-orm';
 import { auditEvents } from '../../server/src/db/schema.ts';
 import { AdminConfigStore } from '../../server/src/services/admin-config.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { createTestApp, onPostgres } from './helpers.ts';
+import { apiFor, signedIn } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
 
 const SECRETS = {
   DATABASE_URL: 'postgres://vigie:pg-secret-55@db.internal.example:5432/vigie',
@@ -35,32 +37,27 @@ const LEAKS = [
   'cve-key-1',
 ];
 
-let t: TestApp;
-let scratch: string;
-const tokens: Record<string, string> = {};
-
-beforeAll(async () => {
+const t = useTestApp(async () => {
   // Read when the app starts, like the document store and the mailer do.
   for (const [k, v] of Object.entries(SECRETS)) vi.stubEnv(k, v);
   // Keeps the test output quiet: the S3 client warns about Node 20 once per process.
   vi.stubEnv('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
-  t = await createTestApp({ runJobs: false });
-  for (const name of ['admin', 'manager', 'analyste', 'lecteur']) tokens[name] = (await signIn(t.app, name)).access;
+  return createTestApp({ runJobs: false });
+});
+const api = apiFor(t);
+let scratch: string;
+
+beforeAll(async () => {
+  await api.signInAll('admin', 'manager', 'analyste', 'lecteur');
   scratch = mkdtempSync(path.join(tmpdir(), 'vigie-config-'));
 });
-afterAll(async () => {
+afterAll(() => {
   vi.unstubAllEnvs();
-  await t.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
 const call = (who: string, method: 'GET' | 'PATCH', payload?: unknown) =>
-  t.app.inject({
-    method,
-    url: '/api/admin/config/',
-    headers: { authorization: `Bearer ${tokens[who]}` },
-    ...(payload !== undefined ? { payload: payload as object } : {}),
-  });
+  api.call(who, method, '/api/admin/config/', payload !== undefined ? { payload } : {});
 
 const configChanges = () =>
   t.database.db
@@ -69,7 +66,7 @@ const configChanges = () =>
     .where(eq(auditEvents.eventType, 'configuration_change'))
     .orderBy(desc(auditEvents.id));
 
-describe(`GET /api/admin/config/ (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`GET /api/admin/config/ (${backend})`, () => {
   it('shows the effective runtime configuration and the editable keys', async () => {
     const res = await call('admin', 'GET');
     expect(res.statusCode).toBe(200);
@@ -106,12 +103,7 @@ describe(`GET /api/admin/config/ (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () 
     vi.stubEnv('VIGIE_S3_BUCKET', '');
     const other = await createTestApp({ runJobs: false });
     try {
-      const { access } = await signIn(other.app, 'admin');
-      const res = await other.app.inject({
-        method: 'GET',
-        url: '/api/admin/config/',
-        headers: { authorization: `Bearer ${access}` },
-      });
+      const res = await (await signedIn(other.app, 'admin')).get('/api/admin/config/');
       expect(res.json()).toMatchObject({
         document_storage: { kind: 'disk', path: path.join(other.filesDir, 'documents') },
       });

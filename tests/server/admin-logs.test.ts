@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { auditEvents, serverLogs } from '../../server/src/db/schema.ts';
@@ -8,26 +8,20 @@ import { SystemSettingsStore } from '../../server/src/services/system-settings.t
 import { logTasks, PURGE_SERVER_LOGS, purgeServerLogLines } from '../../server/src/tasks/log-tasks.ts';
 import { TASKS } from '../../server/src/tasks/index.ts';
 import type { TaskContext } from '../../server/src/tasks/types.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { signIn, TEST_PASSWORD } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
 
-let t: TestApp;
+const t = useTestApp({ runJobs: false });
+const api = apiFor(t);
 let sink: ServerLogSink;
-const tokens: Record<string, string> = {};
-const refreshTokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestApp({ runJobs: false });
   sink = ServerLogSink.of(t.database);
-  for (const name of ['admin', 'manager', 'analyste', 'lecteur']) {
-    const session = await signIn(t.app, name);
-    tokens[name] = session.access;
-    refreshTokens[name] = session.refresh;
-  }
+  await api.signInAll('admin', 'manager', 'analyste', 'lecteur');
 });
-afterAll(() => t.close());
 
-const call = (who: string, url: string, method: 'GET' | 'POST' = 'GET') =>
-  t.app.inject({ method, url, headers: { authorization: `Bearer ${tokens[who]}` } });
+const call = (who: string, url: string, method: 'GET' | 'POST' = 'GET') => api.call(who, method, url);
 
 /** Every line answered so far is in the table. */
 async function flushed(): Promise<void> {
@@ -52,25 +46,20 @@ interface LogJson {
   context: Record<string, unknown>;
 }
 
-const list = async (query: string) => {
-  const res = await call('admin', `/api/admin/logs/?${query}`);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<{ logs: LogJson[]; total: number; page: number; page_size: number }>();
-};
+const list = async (query: string) =>
+  jsonOf<{ logs: LogJson[]; total: number; page: number; page_size: number }>(
+    await call('admin', `/api/admin/logs/?${query}`),
+    200,
+  );
 
 const daysAgo = (days: number, hours = 0) => new Date(Date.now() - (days * 24 + hours) * 3_600_000);
 
 async function setLogLevel(level: string): Promise<void> {
-  const res = await t.app.inject({
-    method: 'PATCH',
-    url: '/api/system/settings/',
-    headers: { authorization: `Bearer ${tokens.admin}` },
-    payload: { log_level: level },
-  });
+  const res = await api.call('admin', 'PATCH', '/api/system/settings/', { payload: { log_level: level } });
   expect(res.statusCode).toBe(200);
 }
 
-describe(`the log store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`the log store (${backend})`, () => {
   beforeEach(() => setLogLevel('info'));
 
   it('keeps one structured line per API request: method, URL, status, time, user and tenant', async () => {
@@ -134,7 +123,7 @@ describe(`the log store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       'wrong-pass',
       session.access,
       session.refresh,
-      tokens.admin!,
+      await api.token('admin'),
       'secret-reset-token-123',
       'db-password-42',
       'vigie_refresh=abc',

@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { and, desc, eq, getTableColumns, ne } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
+import { and, eq, getTableColumns, ne } from 'drizzle-orm';
 import {
   assets,
-  auditEvents,
   blogPosts,
   cwes,
   mailOutbox,
   memberships,
   passwordResetTokens,
-  tenants,
   threats,
   users,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
 import { ADMIN_MODELS, FIELD_TYPES, FORBIDDEN_FIELD_RE } from '../../server/src/services/admin-models.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { ASSET_ATTRIBUTES } from './support/contract.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addUser, auditEventsOf, seededTenants, userIdOf } from './support/world.ts';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const MODEL_NAMES = [
   'users',
   'memberships',
@@ -70,40 +65,24 @@ interface Page {
   pages: number;
 }
 
-describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
+describe(`model administration (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call, token } = apiFor(t);
   let acme: string;
   let horizon: string;
   let adminId: number;
-  let chefId: number;
   let analysteId: number;
   let horizonAsset: number;
   let horizonThreat: number;
   let acmeAsset: number;
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
     const db = t.database.db;
-    const rows = await db.select({ id: tenants.id, domain: tenants.domain }).from(tenants);
-    acme = rows.find((r) => r.domain === 'acme-securite.fr')!.id;
-    horizon = rows.find((r) => r.domain === 'banque-horizon.fr')!.id;
+    ({ acme, horizon } = await seededTenants(db));
     // A tenant admin who is nothing else: admin of Acme only, no platform flag.
-    const [chef] = await db
-      .insert(users)
-      .values({
-        username: 'chef',
-        email: 'chef@acme-securite.fr',
-        passwordHash: await hashPassword(TEST_PASSWORD),
-        defaultTenantId: acme,
-      })
-      .returning({ id: users.id });
-    chefId = chef!.id;
-    await db.insert(memberships).values({ tenantId: acme, userId: chefId, role: 'admin' });
-    const byName = async (username: string) =>
-      (await db.select({ id: users.id }).from(users).where(eq(users.username, username)))[0]!.id;
-    adminId = await byName('admin');
-    analysteId = await byName('analyste');
+    await addUser(db, 'chef', [acme, 'admin']);
+    adminId = await userIdOf(db, 'admin');
+    analysteId = await userIdOf(db, 'analyste');
     // Secrets where they live: a TOTP seed, a reset link in a mail body, a reset token hash.
     await db.update(users).set({ totpSecret: TOTP_MARKER }).where(eq(users.id, analysteId));
     await db
@@ -127,31 +106,9 @@ describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
     acmeAsset = aa!.id;
     horizonThreat = ht!.id;
   });
-  afterAll(() => t.close());
 
-  const call = async (
-    who: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: string } = {},
-  ) => {
-    if (!tokens.has(who)) tokens.set(who, (await signIn(t.app, who)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(who)}` };
-    if (opts.tenant) headers['x-tenant-id'] = opts.tenant;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as Record<string, unknown> } : {}),
-    });
-  };
   const lastAudit = async (eventType: string) => {
-    const [row] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(eq(auditEvents.eventType, eventType))
-      .orderBy(desc(auditEvents.id))
-      .limit(1);
+    const [row] = await auditEventsOf(t.database.db, { eventType }, { newestFirst: true, limit: 1 });
     return row!;
   };
   const models = async (who: string) => (await call(who, 'GET', '/api/admin/models/')).json<{ models: ModelOut[] }>();
@@ -315,21 +272,7 @@ describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       hostname: null,
       description: '',
     });
-    expect(Object.keys(asset)).toEqual([
-      'id',
-      'tenant_id',
-      'name',
-      'asset_type',
-      'hostname',
-      'ip_address',
-      'operating_system',
-      'criticality',
-      'owner',
-      'description',
-      'tags',
-      'created_at',
-      'updated_at',
-    ]);
+    expect(Object.keys(asset)).toEqual(['id', 'tenant_id', ...ASSET_ATTRIBUTES, 'created_at', 'updated_at']);
     const id = asset.id as number;
     let audit = await lastAudit('data_change');
     expect(audit).toMatchObject({ tenantId: acme, username: 'chef', severity: 'INFO' });
@@ -439,7 +382,7 @@ describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/admin/models/assets/',
-        headers: { authorization: `Bearer ${tokens.get('chef')}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${await token('chef')}`, 'content-type': 'application/json' },
         payload: JSON.stringify(body),
       });
       expect(await fieldsOf(res)).toEqual({
@@ -833,7 +776,7 @@ describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, v);
       return params.toString();
     };
-    for (const who of ['admin', 'chef']) if (!tokens.has(who)) tokens.set(who, (await signIn(t.app, who)).access);
+    for (const who of ['admin', 'chef']) await token(who);
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('admin', 'chef'),
@@ -856,7 +799,7 @@ describe(`model administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
           const res = await t.app.inject({
             method,
             url,
-            headers: { authorization: `Bearer ${tokens.get(who)}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${await token(who)}`, 'content-type': 'application/json' },
             ...(method === 'POST' || method === 'PATCH' ? { payload: JSON.stringify(payload) } : {}),
           });
           expect(res.statusCode, `${who} ${method} ${url} ${JSON.stringify(payload)} → ${res.body}`).toBeLessThan(500);

@@ -1,26 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { taskRuns, type TaskMeta } from '../../server/src/db/schema.ts';
 import { CVE_UPDATE_TASK, PROBE_TIMEOUT_MS, statusProbes } from '../../server/src/services/admin-status.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { createTestApp, onPostgres } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
 
 const pkgVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
-let t: TestApp;
-const tokens: Record<string, string> = {};
-
-beforeAll(async () => {
-  t = await createTestApp({ runJobs: false });
-  for (const name of ['admin', 'manager', 'analyste', 'lecteur']) tokens[name] = (await signIn(t.app, name)).access;
-});
-afterAll(() => t.close());
+const t = useTestApp({ runJobs: false });
+const api = apiFor(t);
+beforeAll(() => api.signInAll('admin', 'manager', 'analyste', 'lecteur'));
 afterEach(() => vi.restoreAllMocks());
 
-const status = (who = 'admin') =>
-  t.app.inject({ method: 'GET', url: '/api/admin/status/', headers: { authorization: `Bearer ${tokens[who]}` } });
+const status = (who = 'admin') => api.call(who, 'GET', '/api/admin/status/');
 
-describe(`GET /api/admin/status/ (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`GET /api/admin/status/ (${backend})`, () => {
   it('reports every part with typed fields', async () => {
     const done = new Date(Date.now() - 3_600_000);
     const runId = randomUUID();

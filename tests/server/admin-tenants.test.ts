@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { assets, auditEvents, memberships, tenants, users } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { assets, auditEvents, memberships, tenants } from '../../server/src/db/schema.ts';
+import { signIn } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addUser, auditEventsOf, seededTenants } from './support/world.ts';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const TENANT_FIELDS = [
   'id',
   'name',
@@ -36,47 +33,18 @@ interface TenantOut {
   deleted_at: string | null;
 }
 
-describe(`tenant administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
+describe(`tenant administration (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
   let acme: string;
   let horizon: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    const rows = await t.database.db.select({ id: tenants.id, domain: tenants.domain }).from(tenants);
-    acme = rows.find((r) => r.domain === 'acme-securite.fr')!.id;
-    horizon = rows.find((r) => r.domain === 'banque-horizon.fr')!.id;
+    ({ acme, horizon } = await seededTenants(t.database.db));
     // A tenant admin who is nothing else: admin of Acme only, no platform flag.
-    const [chef] = await t.database.db
-      .insert(users)
-      .values({
-        username: 'chef',
-        email: 'chef@acme-securite.fr',
-        passwordHash: await hashPassword(TEST_PASSWORD),
-        defaultTenantId: acme,
-      })
-      .returning({ id: users.id });
-    await t.database.db.insert(memberships).values({ tenantId: acme, userId: chef!.id, role: 'admin' });
+    await addUser(t.database.db, 'chef', [acme, 'admin']);
   });
-  afterAll(() => t.close());
 
-  const call = async (
-    who: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: string } = {},
-  ) => {
-    if (!tokens.has(who)) tokens.set(who, (await signIn(t.app, who)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(who)}` };
-    if (opts.tenant) headers['x-tenant-id'] = opts.tenant;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as Record<string, unknown> } : {}),
-    });
-  };
   const list = async (who: string, url = '/api/admin/tenants/') => (await call(who, 'GET', url)).json<TenantOut[]>();
   const lastAudit = async (action: string) => {
     const [row] = await t.database.db
@@ -88,7 +56,7 @@ describe(`tenant administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
     return row;
   };
 
-  it('lists every tenant with the §3 fields to a superuser', async () => {
+  it('lists every tenant with the spec §3 fields to a superuser', async () => {
     const res = await call('admin', 'GET', '/api/admin/tenants/');
     expect(res.statusCode).toBe(200);
     const body = res.json<TenantOut[]>();
@@ -123,12 +91,11 @@ describe(`tenant administration (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
         expect(res.json()).toEqual(FORBIDDEN);
       }
     }
-    const [denied] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'lecteur')))
-      .orderBy(desc(auditEvents.id))
-      .limit(1);
+    const [denied] = await auditEventsOf(
+      t.database.db,
+      { eventType: 'permission_denied', username: 'lecteur' },
+      { newestFirst: true, limit: 1 },
+    );
     expect(denied?.description).toMatch(/^Accès refusé : (administration|gestion) des organisations$/);
     expect((await t.app.inject({ method: 'GET', url: '/api/admin/tenants/' })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/api/tenants/' })).statusCode).toBe(401);

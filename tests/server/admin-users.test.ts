@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { auditEvents, memberships, securityPolicies, tenants, users } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { memberships, securityPolicies, tenants, users } from '../../server/src/db/schema.ts';
+import { signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { USER_FIELDS } from './support/contract.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { auditEventsOf, seededTenants, userIdOf, type TenantName } from './support/world.ts';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
-const LIST_FIELDS = [
-  'id',
-  'username',
-  'email',
-  'first_name',
-  'last_name',
-  'is_active',
-  'date_joined',
-  'last_login',
-  'role',
-  'is_staff',
-  'is_superuser',
-].sort();
+const LIST_FIELDS = [...USER_FIELDS].sort();
 const ADMIN_PERMISSIONS = [
   'add_user',
   'change_user',
@@ -33,49 +20,14 @@ const ADMIN_PERMISSIONS = [
   'view_group',
 ];
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
-
-/** Signs each user in once per app (sign-ins are rate limited per IP) and calls the API as them. */
-function apiFor(t: () => TestApp) {
-  const tokens = new Map<string, string>();
-  let tenantIds: Map<string, string> | undefined;
-
-  const tenantId = async (name: TenantName) => {
-    tenantIds ??= new Map(
-      (await t().database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)).map((r) => [r.name, r.id]),
-    );
-    return tenantIds.get(name)!;
-  };
-
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t().app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = await tenantId(opts.tenant);
-    return t().app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-
+/** The API as the demo's users, and the lookups these suites make. */
+function adminApi(t: TestApp) {
   const userId = async (username: string) => {
-    const [row] = await t().database.db.select({ id: users.id }).from(users).where(eq(users.username, username));
+    const [row] = await t.database.db.select({ id: users.id }).from(users).where(eq(users.username, username));
     return row?.id;
   };
-
-  const auditRows = (eventType: string, username: string) =>
-    t()
-      .database.db.select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, eventType), eq(auditEvents.username, username)));
-
-  return { call, tenantId, userId, auditRows };
+  const auditRows = (eventType: string, username: string) => auditEventsOf(t.database.db, { eventType, username });
+  return { ...apiFor(t), userId, auditRows };
 }
 
 /** Nothing secret may leave the server, whatever the nesting. */
@@ -86,15 +38,11 @@ function expectNoSecrets(body: unknown) {
   }
 }
 
-describe(`admin users: reading and refusals (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
-  const { call, userId, auditRows } = apiFor(() => t);
+describe(`admin users: reading and refusals (${backend})`, () => {
+  const t = useTestApp();
+  const { call, userId, auditRows } = adminApi(t);
 
-  it('lists the current tenant’s members by username with exactly the list fields and §6 roles', async () => {
+  it('lists the current tenant’s members by username with exactly the list fields and spec §6 roles', async () => {
     const res = await call('admin', 'GET', '/api/admin/users/');
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -286,12 +234,8 @@ describe(`admin users: reading and refusals (${onPostgres ? 'PostgreSQL' : 'PGli
 });
 
 describe('admin users: creating, updating and deleting as superuser', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
-  const { call, tenantId, userId, auditRows } = apiFor(() => t);
+  const t = useTestApp();
+  const { call, tenantId, userId, auditRows } = adminApi(t);
   const create = (payload: unknown, tenant?: TenantName) =>
     call('admin', 'POST', '/api/admin/users/', { payload, ...(tenant ? { tenant } : {}) });
 
@@ -521,21 +465,17 @@ describe('admin users: creating, updating and deleting as superuser', () => {
 });
 
 describe('admin users: a tenant admin who is not superuser', () => {
-  let t: TestApp;
+  const t = useTestApp();
+  const { call, userId, auditRows } = adminApi(t);
   let acme: string;
   beforeAll(async () => {
-    t = await createTestApp();
-    const [row] = await t.database.db.select().from(tenants).where(eq(tenants.name, 'Acme Sécurité'));
-    acme = row!.id;
-    const [analyste] = await t.database.db.select().from(users).where(eq(users.username, 'analyste'));
+    ({ acme } = await seededTenants(t.database.db));
     // analyste becomes an administrator of Acme only.
     await t.database.db
       .update(memberships)
       .set({ role: 'admin' })
-      .where(and(eq(memberships.userId, analyste!.id), eq(memberships.tenantId, acme)));
+      .where(and(eq(memberships.userId, await userIdOf(t.database.db, 'analyste')), eq(memberships.tenantId, acme)));
   });
-  afterAll(async () => t.close());
-  const { call, userId, auditRows } = apiFor(() => t);
 
   it('lists the tenant and reads the permission set without platform flags', async () => {
     const list = await call('analyste', 'GET', '/api/admin/users/');

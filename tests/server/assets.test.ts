@@ -1,78 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { assets, tenants, vulnerabilities } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { assets, vulnerabilities } from '../../server/src/db/schema.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { ASSET_ATTRIBUTES } from './support/contract.ts';
+import { FORBIDDEN } from './support/http.ts';
+import { seededTenants } from './support/world.ts';
 
 const LIST = '/api/assets/';
 const FIELDS = [
   'id',
-  'name',
-  'asset_type',
-  'hostname',
-  'ip_address',
-  'operating_system',
-  'criticality',
-  'owner',
-  'description',
-  'tags',
+  ...ASSET_ATTRIBUTES,
   'vulnerability_count',
   'open_vulnerability_count',
   'created_at',
   'updated_at',
 ].sort();
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
 const RANK: Record<string, number> = { low: 1, medium: 2, high: 3, critical: 4 };
-
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
-
-/** Signs each user in once per app (sign-ins are rate limited) and calls the API as them. */
-function apiFor(t: () => TestApp) {
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const tenantId = async (name: TenantName) => {
-    if (tenantIds.size === 0) {
-      for (const r of await t().database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-        tenantIds.set(r.name, r.id);
-      }
-    }
-    return tenantIds.get(name)!;
-  };
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t().app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = await tenantId(opts.tenant);
-    return t().app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-  return { call, tenantId };
-}
 
 type AssetJson = Record<string, unknown> & { id: number; name: string };
 
-describe(`assets API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
+describe(`assets API (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
   let acme: string;
   let horizon: string;
-  beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    acme = await tenantId('Acme Sécurité');
-    horizon = await tenantId('Banque Horizon');
-  });
-  afterAll(async () => t.close());
-  const { call, tenantId } = apiFor(() => t);
+  beforeAll(async () => ({ acme, horizon } = await seededTenants(t.database.db)));
   const dbAssets = (tenant: string) => t.database.db.select().from(assets).where(eq(assets.tenantId, tenant));
 
   it('lists the tenant’s assets by name with counts of their findings', async () => {

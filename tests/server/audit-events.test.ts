@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { auditEvents } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { signIn, TEST_PASSWORD } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
 
-describe(`POST /api/audit/events/ (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+describe(`POST /api/audit/events/ (${backend})`, () => {
+  const t = useTestApp();
 
   const event = (over: Record<string, unknown> = {}) => ({
     event_id: crypto.randomUUID(),

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InjectOptions } from 'fastify';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
-import { auditEvents, tenants } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { auditEvents } from '../../server/src/db/schema.ts';
+import { apiFor, jsonOf, type Method } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { ACME, seededTenants, type TenantName } from './support/world.ts';
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 const MARK = 'zqfixture';
 const EVENT_KEYS = [
   'description',
@@ -40,28 +40,16 @@ interface Page {
   pages: number;
 }
 
-describe(`audit trail: results and export (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
+describe(`audit trail: results and export (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const api = apiFor(t);
   let acme: string;
   let horizon: string;
 
-  const call = async (
-    username: string,
-    url: string,
-    opts: { tenant?: TenantName; method?: InjectOptions['method'] } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({ method: opts.method ?? 'GET', url, headers });
-  };
-  const list = async (username: string, query: string, tenant: TenantName = 'Acme Sécurité') => {
-    const res = await call(username, `/api/audit/results/?${query}`, { tenant });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<Page>();
-  };
+  const call = (username: string, url: string, opts: { tenant?: TenantName; method?: Method } = {}) =>
+    api.call(username, opts.method ?? 'GET', url, opts.tenant ? { tenant: opts.tenant } : {});
+  const list = async (username: string, query: string, tenant: TenantName = ACME) =>
+    jsonOf<Page>(await call(username, `/api/audit/results/?${query}`, { tenant }), 200);
 
   // Acme: 15 fixture events, one a minute from 2026-03-10 09:00 UTC (oldest first); Horizon: 3; platform: 2.
   const at = (minutes: number, day = '2026-03-10') => new Date(Date.parse(`${day}T09:00:00Z`) + minutes * 60_000);
@@ -69,12 +57,7 @@ describe(`audit trail: results and export (${onPostgres ? 'PostgreSQL' : 'PGlite
   const SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL', 'INFO'] as const;
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    for (const r of await t.database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
-    acme = tenantIds.get('Acme Sécurité')!;
-    horizon = tenantIds.get('Banque Horizon')!;
+    ({ acme, horizon } = await seededTenants(t.database.db));
     const rows: (typeof auditEvents.$inferInsert)[] = [];
     for (let i = 0; i < 15; i++) {
       rows.push({
@@ -123,7 +106,6 @@ describe(`audit trail: results and export (${onPostgres ? 'PostgreSQL' : 'PGlite
     }
     await t.database.db.insert(auditEvents).values(rows);
   });
-  afterAll(async () => t.close());
 
   it('answers 403 to tenant users and viewers, and records the refusal', async () => {
     for (const [username, tenant] of [

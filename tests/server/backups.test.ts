@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { InjectOptions } from 'fastify';
 import { extract as tarExtract, pack as tarPack } from 'tar-stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,15 +10,13 @@ import { checkRestorePermitted, RestoreNotPermittedError } from '../../server/sr
 import { ServerLogSink } from '../../server/src/services/server-logs.ts';
 import { CREATE_BACKUP_TASK } from '../../server/src/tasks/backup-tasks.ts';
 import { startFakeS3, type FakeS3 } from './fake-s3.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { createTestApp, onPostgres, type TestApp } from './helpers.ts';
+import { apiFor, signedIn, type Method, type Session } from './support/api.ts';
+import { useTestApp } from './support/app.ts';
+import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
 
 const ENGINE = onPostgres ? 'postgres' : 'pglite';
 const OTHER_ENGINE = onPostgres ? 'pglite' : 'postgres';
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const FIELDS = [
   'completed_at',
   'created_at',
@@ -42,30 +39,6 @@ const PNG = Buffer.from(
   'base64',
 );
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-type Part = { name: string; value: string } | { name: string; filename: string; content: Buffer };
-const BOUNDARY = '----vigie-backup-test-93a1';
-
-function multipartBody(parts: Part[]): Buffer {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    chunks.push(Buffer.from(`--${BOUNDARY}\r\n`));
-    if ('filename' in p) {
-      chunks.push(
-        Buffer.from(
-          `Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\n` +
-            'Content-Type: application/octet-stream\r\n\r\n',
-        ),
-        p.content,
-      );
-    } else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}`));
-    }
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(chunks);
-}
 
 interface TarEntry {
   name: string;
@@ -131,14 +104,13 @@ interface Snapshot {
   documents: Record<string, string>;
 }
 
-let t: TestApp;
-const tokens: Record<string, string> = {};
+const t = useTestApp();
+const api = apiFor(t);
 let acme: string;
 let projectId: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  for (const name of ['admin', 'manager', 'analyste', 'lecteur']) tokens[name] = (await signIn(t.app, name)).access;
+  await api.signInAll('admin', 'manager', 'analyste', 'lecteur');
   const [project] = (await t.database.executeSql('select id, tenant_id from projects order by id limit 1')).rows as {
     id: number;
     tenant_id: string;
@@ -155,30 +127,11 @@ beforeAll(async () => {
   expect(image.statusCode, image.body).toBe(201);
 });
 
-afterAll(async () => {
-  await t?.close();
-});
+const call = (who: string, method: Method, url: string, payload?: unknown) =>
+  api.call(who, method, url, payload !== undefined ? { payload } : {});
 
-const call = (who: string, method: InjectOptions['method'], url: string, payload?: unknown) =>
-  t.app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${tokens[who]}` },
-    ...(payload !== undefined ? { payload: payload as object } : {}),
-  });
-
-function upload(url: string, parts: Part[], who = 'admin', tenant: string | null = acme) {
-  return t.app.inject({
-    method: 'POST',
-    url,
-    headers: {
-      authorization: `Bearer ${tokens[who]}`,
-      ...(tenant ? { 'x-tenant-id': tenant } : {}),
-      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-    },
-    payload: multipartBody(parts),
-  });
-}
+const upload = (url: string, parts: FormPart[], who = 'admin', tenant: string | null = acme) =>
+  api.call(who, 'POST', url, { ...multipart(parts), ...(tenant ? { tenant } : {}) });
 
 const uploadArchive = (content: Buffer, filename = 'sauvegarde.tar.gz', who = 'admin') =>
   upload('/api/admin/backups/upload/', [{ name: 'file', filename, content }], who, null);
@@ -698,7 +651,7 @@ describe(`Backups: documents in an S3 bucket (${onPostgres ? 'PostgreSQL' : 'PGl
   const objects = new Map<string, Buffer>();
   let fake: FakeS3;
   let s3: TestApp;
-  let token: string;
+  let admin: Session;
   let tenant: string;
   let project: number;
 
@@ -711,7 +664,7 @@ describe(`Backups: documents in an S3 bucket (${onPostgres ? 'PostgreSQL' : 'PGl
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'fake-secret');
     vi.stubEnv('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
     s3 = await createTestApp();
-    token = (await signIn(s3.app, 'admin')).access;
+    admin = await signedIn(s3.app, 'admin');
     const [row] = (await s3.database.executeSql('select id, tenant_id from projects order by id limit 1')).rows as {
       id: number;
       tenant_id: string;
@@ -726,27 +679,16 @@ describe(`Backups: documents in an S3 bucket (${onPostgres ? 'PostgreSQL' : 'PGl
     await fake.close();
   });
 
-  const inject = (method: InjectOptions['method'], url: string, payload?: unknown, multipart = false) =>
-    s3.app.inject({
-      method,
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-tenant-id': tenant,
-        ...(multipart ? { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } : {}),
-      },
-      ...(payload !== undefined ? { payload: payload as object } : {}),
-    });
+  const inject = (method: Method, url: string, payload?: unknown) =>
+    admin.request(method, url, { tenant, ...(payload !== undefined ? { payload } : {}) });
   const addDocument = async (name: string) => {
-    const res = await inject(
-      'POST',
-      '/api/projects/documents/',
-      multipartBody([
+    const res = await admin.request('POST', '/api/projects/documents/', {
+      tenant,
+      ...multipart([
         { name: 'project', value: String(project) },
         { name: 'file', filename: name, content: PDF },
       ]),
-      true,
-    );
+    });
     expect(res.statusCode, res.body).toBe(201);
   };
 

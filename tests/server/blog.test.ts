@@ -2,12 +2,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { and, eq, sql } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, blogPosts, tenants } from '../../server/src/db/schema.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, blogPosts } from '../../server/src/db/schema.ts';
 import { seedBlogDemo } from '../../server/src/db/seed-blog.ts';
 import { slugify } from '../../server/src/repositories/blog.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf, type Method } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
+import { auditEventsOf, seededTenants } from './support/world.ts';
 
 const POST_FIELDS = [
   'id',
@@ -23,11 +25,6 @@ const POST_FIELDS = [
   'created_at',
   'updated_at',
 ].sort();
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const M = {
   title: 'Le titre est obligatoire (200 caractères au plus).',
   slug: 'Lien invalide : lettres minuscules, chiffres et tirets.',
@@ -74,30 +71,6 @@ const SVG = Buffer.from(
 const HTML = Buffer.from('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>', 'utf8');
 const GIF = Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.from([1, 0, 1, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0])]);
 
-type Part = { name: string; value: string } | { name: string; filename: string; content: Buffer; type?: string };
-const BOUNDARY = '----vigie-blog-test-41c2';
-
-function multipartBody(parts: Part[]): Buffer {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    chunks.push(Buffer.from(`--${BOUNDARY}\r\n`));
-    if ('filename' in p) {
-      chunks.push(
-        Buffer.from(
-          `Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\n` +
-            `Content-Type: ${p.type ?? 'application/octet-stream'}\r\n\r\n`,
-        ),
-        p.content,
-      );
-    } else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}`));
-    }
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(chunks);
-}
-
 describe('slugify', () => {
   it('derives lower-case ASCII slugs from French titles', () => {
     expect(slugify('Élévation de privilèges : l’été des correctifs')).toBe(
@@ -112,67 +85,26 @@ describe('slugify', () => {
   });
 });
 
-describe(`blog (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
+describe(`blog (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
   let acme: string;
   let horizon: string;
+  beforeAll(async () => ({ acme, horizon } = await seededTenants(t.database.db)));
 
   const db = () => t.database.db;
-  const token = async (username: string) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    return tokens.get(username)!;
-  };
-  const headersOf = async (username: string, tenant?: string) => ({
-    authorization: `Bearer ${await token(username)}`,
-    ...(tenant ? { 'x-tenant-id': tenant } : {}),
-  });
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: string } = {},
-  ) =>
-    t.app.inject({
-      method,
-      url,
-      headers: await headersOf(username, opts.tenant),
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  const create = async (payload: Record<string, unknown>, username = 'manager', tenant?: string) => {
-    const res = await call(username, 'POST', '/api/blog/posts/', { payload, ...(tenant ? { tenant } : {}) });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json<Record<string, unknown> & { id: number; slug: string; published_date: string | null }>();
-  };
-  const upload = async (username: string, parts: Part[], tenant?: string) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/blog/images/',
-      headers: {
-        ...(await headersOf(username, tenant)),
-        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-      },
-      payload: multipartBody(parts),
-    });
+  const create = async (payload: Record<string, unknown>, username = 'manager', tenant?: string) =>
+    jsonOf<Record<string, unknown> & { id: number; slug: string; published_date: string | null }>(
+      await call(username, 'POST', '/api/blog/posts/', { payload, ...(tenant ? { tenant } : {}) }),
+      201,
+    );
+  const upload = async (username: string, parts: FormPart[], tenant?: string) =>
+    call(username, 'POST', '/api/blog/images/', { ...multipart(parts), ...(tenant ? { tenant } : {}) });
   const auditActions = async (action: string) =>
     db()
       .select()
       .from(auditEvents)
       .where(and(eq(auditEvents.eventType, 'data_change'), sql`${auditEvents.details}->>'action' = ${action}`));
-
-  beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    for (const r of await db().select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
-    acme = tenantIds.get('Acme Sécurité')!;
-    horizon = tenantIds.get('Banque Horizon')!;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('seeds each demo tenant with published posts and one draft', async () => {
     const acmeList = (await call('analyste', 'GET', '/api/blog/posts/')).json();
@@ -272,7 +204,7 @@ describe(`blog (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       payload: unknown,
       field: string,
       message: string,
-      method: InjectOptions['method'] = 'POST',
+      method: Method = 'POST',
       url = '/api/blog/posts/',
     ) => {
       const res = await call('manager', method, url, { payload });
@@ -480,10 +412,7 @@ describe(`blog (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(list.results.every((p: { status: string }) => p.status === 'published')).toBe(true);
     }
     expect((await call('analyste', 'GET', `/api/blog/posts/${published.slug}/`)).json().title).toBe('Note publique');
-    const denied = await db()
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'lecteur')));
+    const denied = await auditEventsOf(db(), { eventType: 'permission_denied', username: 'lecteur' });
     expect(denied.length).toBeGreaterThanOrEqual(4);
 
     // The superuser writes in any tenant; a manager reads drafts.
@@ -531,7 +460,7 @@ describe(`blog (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       });
 
       // Any reader of the tenant gets it.
-      const served = await t.app.inject({ method: 'GET', url: image.url, headers: await headersOf('analyste') });
+      const served = await call('analyste', 'GET', image.url);
       expect(served.statusCode).toBe(200);
       expect(served.rawPayload.equals(PNG)).toBe(true);
       expect(served.headers['content-type']).toBe('image/png');
@@ -549,22 +478,19 @@ describe(`blog (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(entry!.details).toMatchObject({ image_id: image.id, content_type: 'image/png', size: PNG.length });
 
       // Another tenant cannot reach it, whoever asks.
-      const other = await t.app.inject({ method: 'GET', url: image.url, headers: await headersOf('manager', horizon) });
+      const other = await call('manager', 'GET', image.url, { tenant: horizon });
       expect(other.statusCode).toBe(404);
       expect(other.json()).toEqual(NOT_FOUND);
-      const lecteur = await t.app.inject({ method: 'GET', url: image.url, headers: await headersOf('lecteur') });
+      const lecteur = await call('lecteur', 'GET', image.url);
       expect(lecteur.statusCode).toBe(404);
-      expect(
-        (await t.app.inject({ method: 'GET', url: '/api/blog/images/abc/', headers: await headersOf('analyste') }))
-          .statusCode,
-      ).toBe(404);
+      expect((await call('analyste', 'GET', '/api/blog/images/abc/')).statusCode).toBe(404);
     });
 
     it('takes the type from the bytes, not the name', async () => {
       const gif = await upload('admin', [{ name: 'file', filename: 'anim.png', content: GIF }], horizon);
       expect(gif.statusCode, gif.body).toBe(201);
       expect(gif.json().content_type).toBe('image/gif');
-      const served = await t.app.inject({ method: 'GET', url: gif.json().url, headers: await headersOf('lecteur') });
+      const served = await call('lecteur', 'GET', gif.json().url);
       expect(served.headers['content-type']).toBe('image/gif');
       expect(served.rawPayload.equals(GIF)).toBe(true);
     });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTestApp, signIn, type TestApp } from './helpers.ts';
+import { signIn } from './helpers.ts';
+import { useTestApp } from './support/app.ts';
 
 /** Every identity endpoint that takes a body or an id. */
 const ENDPOINTS: { method: 'POST' | 'PATCH' | 'DELETE' | 'GET'; url: string; auth: boolean }[] = [
@@ -74,13 +75,11 @@ const pathId = fc.oneof(
 );
 
 describe('random bodies on identity endpoints', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let access: string;
   beforeAll(async () => {
-    t = await createTestApp();
     access = (await signIn(t.app, 'admin')).access;
   });
-  afterAll(async () => t.close());
 
   it('never answer 5xx, and every error carries a detail message', async () => {
     await fc.assert(

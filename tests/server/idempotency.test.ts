@@ -12,17 +12,8 @@ import { auditEvents, idempotencyKeys, tenants, users } from '../../server/src/d
 import { TokenService } from '../../server/src/lib/tokens.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { ACCESS_COOKIE, CSRF_COOKIE, CSRF_HEADER } from '../../server/src/plugins/app/authentication.ts';
-import {
-  createTestApp,
-  freshDatabase,
-  onPostgres,
-  signIn,
-  TEST_PASSWORD,
-  TEST_SECRET,
-  type TestApp,
-} from './helpers.ts';
-
-const backend = onPostgres ? 'PostgreSQL' : 'PGlite';
+import { freshDatabase, signIn, TEST_PASSWORD, TEST_SECRET } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
 
 const newKey = () => randomUUID();
 const replayed = (res: LightMyRequestResponse) => res.headers['idempotent-replayed'];
@@ -42,13 +33,11 @@ const newUser = (name: string) => ({
 });
 
 describe(`Idempotency-Key on the real routes (${backend})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   const access: Record<string, string> = {};
   beforeAll(async () => {
-    t = await createTestApp();
     for (const name of ['admin', 'analyste', 'lecteur']) access[name] = (await signIn(t.app, name)).access;
   });
-  afterAll(async () => t.close());
 
   const write = (
     who: string | null,

@@ -1,26 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { auditEvents, memberships, tenants, users } from '../../server/src/db/schema.ts';
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { signIn } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { auditEventsOf, seededTenants } from './support/world.ts';
 
 const count = (result: unknown) => Number((result as { rows: { n: number | string }[] }).rows[0]!.n);
 
-describe(`tenant isolation in the database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
+describe(`tenant isolation in the database (${backend})`, () => {
+  const t = useTestApp();
   let acme: TenantId;
   let horizon: TenantId;
   beforeAll(async () => {
-    t = await createTestApp();
-    const rows = await t.database.db.select({ id: tenants.id, name: tenants.name }).from(tenants);
-    acme = rows.find((r) => r.name === 'Acme Sécurité')!.id as TenantId;
-    horizon = rows.find((r) => r.name === 'Banque Horizon')!.id as TenantId;
+    const seeded = await seededTenants(t.database.db);
+    acme = seeded.acme as TenantId;
+    horizon = seeded.horizon as TenantId;
     await t.database.db.insert(auditEvents).values([
       { tenantId: acme, eventType: 'user_login', description: 'a' },
       { tenantId: horizon, eventType: 'user_login', description: 'h' },
     ]);
   });
-  afterAll(async () => t.close());
 
   it('returns zero rows to the application role when no tenant is set (a forgotten filter sees nothing)', async () => {
     const seen = await t.database.db.transaction(async (tx) => {
@@ -70,12 +70,8 @@ describe(`tenant isolation in the database (${onPostgres ? 'PostgreSQL' : 'PGlit
   });
 });
 
-describe(`current tenant per request (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+describe(`current tenant per request (${backend})`, () => {
+  const t = useTestApp();
 
   const me = (access: string, tenant?: string) =>
     t.app.inject({
@@ -90,7 +86,7 @@ describe(`current tenant per request (${onPostgres ? 'PostgreSQL' : 'PGlite'})`,
     const res = await me(access, horizon[0]!.id);
     expect(res.statusCode).toBe(403);
     expect(res.json().detail).toBe("Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource");
-    const denied = await t.database.db.select().from(auditEvents).where(eq(auditEvents.eventType, 'permission_denied'));
+    const denied = await auditEventsOf(t.database.db, { eventType: 'permission_denied' });
     expect(denied.some((d) => d.username === 'analyste' && d.details.requested_tenant === horizon[0]!.id)).toBe(true);
     expect((await me(access, 'not-a-uuid')).statusCode).toBe(403);
     expect((await me(access, "'; drop table users; --")).statusCode).toBe(403);

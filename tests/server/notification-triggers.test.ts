@@ -3,30 +3,28 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, asc, eq, gt, inArray, like } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assets,
   correctiveActions,
   cves,
   mailOutbox,
-  memberships,
   notifications,
-  projects,
   projectTasks,
   remediationPlans,
   risks,
-  tenants,
-  users,
   vulnerabilities,
   type NotificationKind,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
 import { notifierOf } from '../../server/src/services/notifier.ts';
 import { TASKS } from '../../server/src/tasks/index.ts';
 import { NOTIFY_OVERDUE } from '../../server/src/tasks/notification-tasks.ts';
 import type { TaskDefinition } from '../../server/src/tasks/types.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { createTestApp, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend } from './support/app.ts';
+import { multipart } from './support/http.ts';
+import { addProject, addUser, seededTenants, userIdsOf } from './support/world.ts';
 
 const LIST = '/api/notifications/notifications/';
 const UPDATE_CVES = 'vulnerabilities.tasks.update_cve_database';
@@ -59,8 +57,6 @@ const flaky: TaskDefinition = {
     return { result: 'ok' };
   },
 };
-
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 
 /** Polls until `ok` holds: the failure notification is written just after the run's FAILURE is visible. */
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -108,58 +104,25 @@ function trivyReport(image: string, vulns: { id: string; severity: string; title
   });
 }
 
-function multipart(parts: { name: string; value: string; filename?: string }[]) {
-  const boundary = `----vigie${Math.random().toString(16).slice(2)}`;
-  const chunks = parts.map((p) => {
-    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    const type = p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : '';
-    return `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n${p.value}\r\n`;
-  });
-  return {
-    payload: Buffer.from(`${chunks.join('')}--${boundary}--\r\n`),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
-
-describe(`notification triggers (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`notification triggers (${backend})`, () => {
   let t: TestApp;
   let kevDir: string;
   const savedSources = process.env.VIGIE_CVE_SOURCES;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
-  const acme = () => tenantIds.get('Acme Sécurité')!;
-  const horizon = () => tenantIds.get('Banque Horizon')!;
+  const { call } = apiFor(() => t);
+  let userIds = new Map<string, number>();
+  let seeded: { acme: string; horizon: string };
+  const acme = () => seeded.acme;
+  const horizon = () => seeded.horizon;
   let project: { id: number; name: string };
   let planId: number;
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName; headers?: Record<string, string> } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}`, ...opts.headers };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as string } : {}),
-    });
-  };
-  const posted = async (username: string, url: string, payload: object, status = 201) => {
-    const res = await call(username, 'POST', url, { payload });
-    expect(res.statusCode, res.body).toBe(status);
-    return res.json<{ id: number }>();
-  };
+  const posted = async (username: string, url: string, payload: object, status = 201) =>
+    jsonOf<{ id: number }>(await call(username, 'POST', url, { payload }), status);
   /** The user's notifications of a kind, newest first, as the API lists them. */
-  const inbox = async (username: string, kind: NotificationKind) => {
-    const res = await call(username, 'GET', `${LIST}?size=200`);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ results: Json[] }>().results.filter((n) => n.kind === kind);
-  };
+  const inbox = async (username: string, kind: NotificationKind) =>
+    jsonOf<{ results: Json[] }>(await call(username, 'GET', `${LIST}?size=200`), 200).results.filter(
+      (n) => n.kind === kind,
+    );
   const rowsOf = (kind: NotificationKind, dedupeKey?: string) =>
     t.database.db
       .select()
@@ -176,32 +139,12 @@ describe(`notification triggers (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
     process.env.VIGIE_CVE_SOURCES = kevDir;
     t = await createTestApp({ tasks: [...TASKS, failingPlatform, failingTenant, flaky] });
     const db = t.database.db;
-    for (const r of await db.select({ id: tenants.id, name: tenants.name }).from(tenants)) tenantIds.set(r.name, r.id);
-    const hash = await hashPassword(TEST_PASSWORD);
-    for (const [username, active] of [
-      ['membre', true],
-      ['inactif', false],
-    ] as const) {
-      const [u] = await db
-        .insert(users)
-        .values({
-          username,
-          email: `${username}@acme-securite.fr`,
-          passwordHash: hash,
-          isActive: active,
-          defaultTenantId: acme(),
-        })
-        .returning({ id: users.id });
-      await db.insert(memberships).values({ tenantId: acme(), userId: u!.id, role: 'user' });
-    }
-    for (const u of await db.select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(u.username, u.id);
-    }
-    const [created] = await db
-      .insert(projects)
-      .values({ tenantId: acme(), name: 'Projet des notifications', ownerId: userIds.get('manager')! })
-      .returning({ id: projects.id, name: projects.name });
-    project = created!;
+    seeded = await seededTenants(db);
+    await addUser(db, 'membre', [acme(), 'user']);
+    await addUser(db, 'inactif', [acme(), 'user'], { active: false });
+    userIds = await userIdsOf(db);
+    const name = 'Projet des notifications';
+    project = { id: await addProject(db, acme(), name, { owner: 'manager' }), name };
     const [risk] = await db
       .insert(risks)
       .values({

@@ -1,20 +1,19 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  auditEvents,
   memberships,
   notifications,
-  tenants,
   users,
-  type MembershipRole,
   type NotificationKind,
   type NotificationLevel,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
 import { notifierOf } from '../../server/src/services/notifier.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, TEST_SECRET, type TestApp } from './helpers.ts';
+import { signIn, TEST_SECRET } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addUser, auditEventsOf, seededTenants, userIdsOf, type TenantName } from './support/world.ts';
 
 const LIST = '/api/notifications/notifications/';
 const STREAM = '/api/notifications/stream/';
@@ -30,11 +29,6 @@ const FIELDS = [
   'tenant_id',
   'tenant_name',
 ].sort();
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const MESSAGES = {
   title: 'Le titre est obligatoire (200 caractères au plus).',
   body: 'Le texte dépasse 2000 caractères.',
@@ -44,7 +38,6 @@ const MESSAGES = {
   tenant: 'Organisation invalide : un identifiant (UUID) est attendu.',
 };
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 interface Json {
   id: number;
   title: string;
@@ -63,40 +56,20 @@ interface Page {
   unread: number;
 }
 
-describe(`notifications API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
-  const acme = () => tenantIds.get('Acme Sécurité')!;
-  const horizon = () => tenantIds.get('Banque Horizon')!;
+describe(`notifications API (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
+  let userIds = new Map<string, number>();
+  let seeded: { acme: string; horizon: string };
+  const acme = () => seeded.acme;
+  const horizon = () => seeded.horizon;
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName; headers?: Record<string, string> } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}`, ...opts.headers };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-  const ok = async <T = Page>(username: string, url: string): Promise<T> => {
-    const res = await call(username, 'GET', url);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<T>();
-  };
-  const send = async (username: string, payload: object, tenant?: TenantName) => {
-    const res = await call(username, 'POST', LIST, { payload, ...(tenant ? { tenant } : {}) });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json<{ results: Json[]; count: number }>();
-  };
+  const ok = async <T = Page>(username: string, url: string) => jsonOf<T>(await call(username, 'GET', url), 200);
+  const send = async (username: string, payload: object, tenant?: TenantName) =>
+    jsonOf<{ results: Json[]; count: number }>(
+      await call(username, 'POST', LIST, { payload, ...(tenant ? { tenant } : {}) }),
+      201,
+    );
 
   /** Rows written with the owner connection, with chosen times, for exact ordering and paging. */
   const insertFor = async (
@@ -122,41 +95,18 @@ describe(`notifications API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
     const db = t.database.db;
-    for (const r of await db.select({ id: tenants.id, name: tenants.name }).from(tenants)) tenantIds.set(r.name, r.id);
-    const hash = await hashPassword(TEST_PASSWORD);
-    const extra: { username: string; roles: [string, MembershipRole][]; active?: boolean }[] = [
-      // A member of both tenants, with no seeded notification: the scope and paging tests' subject.
-      {
-        username: 'double',
-        roles: [
-          [acme(), 'user'],
-          [horizon(), 'user'],
-        ],
-      },
-      { username: 'membre', roles: [[acme(), 'user']] },
-      { username: 'inactif', roles: [[acme(), 'user']], active: false },
-      { username: 'horizonien', roles: [[horizon(), 'user']] },
-    ];
-    for (const e of extra) {
-      const [u] = await db
-        .insert(users)
-        .values({
-          username: e.username,
-          email: `${e.username}@exemple.fr`,
-          passwordHash: hash,
-          isActive: e.active ?? true,
-          defaultTenantId: e.roles[0]![0],
-        })
-        .returning({ id: users.id });
-      for (const [tenantId, role] of e.roles) await db.insert(memberships).values({ tenantId, userId: u!.id, role });
-    }
-    for (const u of await db.select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(u.username, u.id);
-    }
+    seeded = await seededTenants(db);
+    // A member of both tenants, with no seeded notification: the scope and paging tests' subject.
+    await addUser(db, 'double', [
+      [acme(), 'user'],
+      [horizon(), 'user'],
+    ]);
+    await addUser(db, 'membre', [acme(), 'user']);
+    await addUser(db, 'inactif', [acme(), 'user'], { active: false });
+    await addUser(db, 'horizonien', [horizon(), 'user']);
+    userIds = await userIdsOf(db);
   });
-  afterAll(async () => t.close());
 
   describe('reading', () => {
     let ids: Map<string, number>;
@@ -250,10 +200,10 @@ describe(`notifications API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         expect(res.statusCode).toBe(403);
         expect(res.json()).toEqual(FORBIDDEN);
       }
-      const denied = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.userId, userIds.get('analyste')!)));
+      const denied = await auditEventsOf(t.database.db, {
+        eventType: 'permission_denied',
+        userId: userIds.get('analyste')!,
+      });
       expect(denied.some((e) => e.details.requested_tenant === horizon())).toBe(true);
     });
 
@@ -394,10 +344,7 @@ describe(`notifications API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const [row] = await t.database.db.select().from(notifications).where(eq(notifications.id, n.id));
       expect(row).toMatchObject({ userId: analyste, createdBy: userIds.get('manager'), dedupeKey: null });
 
-      const audits = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'data_change'), eq(auditEvents.userId, userIds.get('manager')!)));
+      const audits = await auditEventsOf(t.database.db, { eventType: 'data_change', userId: userIds.get('manager')! });
       const audit = audits.find((a) => a.details.action === 'notification_created');
       expect(audit).toBeDefined();
       expect(audit!.tenantId).toBe(acme());
@@ -446,10 +393,10 @@ describe(`notifications API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         expect(res.statusCode, username).toBe(403);
         expect(res.json()).toEqual(FORBIDDEN);
       }
-      const denied = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.userId, userIds.get('lecteur')!)));
+      const denied = await auditEventsOf(t.database.db, {
+        eventType: 'permission_denied',
+        userId: userIds.get('lecteur')!,
+      });
       expect(denied.some((e) => e.details.path === LIST)).toBe(true);
       const sent = await t.database.db.select().from(notifications).where(eq(notifications.title, 'Non'));
       expect(sent).toHaveLength(0);

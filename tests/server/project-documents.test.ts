@@ -4,23 +4,15 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditEvents,
-  memberships,
-  projectActivity,
-  projectDocuments,
-  projectMembers,
-  projects,
-  tenants,
-  users,
-  type MembershipRole,
-  type TeamRole,
-} from '../../server/src/db/schema.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, projectActivity, projectDocuments, projects } from '../../server/src/db/schema.ts';
 import { attachmentDisposition, downloadName, safeFileName } from '../../server/src/lib/file-type.ts';
 import { documentMaxBytes, formatLimit } from '../../server/src/routes/api/projects/documents.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { createTestApp } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp, withEnv } from './support/app.ts';
+import { BOUNDARY, FORBIDDEN, multipart, multipartBody, NOT_FOUND, type FormPart } from './support/http.ts';
+import { addProject, addUser, auditEventsOf, seededTenants, userIdsOf } from './support/world.ts';
 
 const LIMIT = 64 * 1024;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -39,11 +31,6 @@ const DOCUMENT_FIELDS = [
   'created_at',
   'updated_at',
 ].sort();
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const UNSUPPORTED = 'Type de fichier non autorisé.';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
@@ -54,31 +41,6 @@ const PNG = Buffer.from(
 );
 const CSV = Buffer.from('nom;criticité\nsrv-01;élevée\n', 'utf8');
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-type Part = { name: string; value: string } | { name: string; filename: string; content: Buffer | string };
-const BOUNDARY = '----vigie-test-7d1f';
-
-function multipartBody(parts: Part[]): Buffer {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    chunks.push(Buffer.from(`--${BOUNDARY}\r\n`));
-    if ('filename' in p) {
-      chunks.push(
-        Buffer.from(
-          `Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\n` +
-            'Content-Type: application/octet-stream\r\n\r\n',
-          'utf8',
-        ),
-      );
-      chunks.push(Buffer.isBuffer(p.content) ? p.content : Buffer.from(p.content, 'utf8'));
-    } else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}`, 'utf8'));
-    }
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(chunks);
-}
 
 describe('document names and limits', () => {
   it('keeps only a safe display name from a client’s file name', () => {
@@ -114,48 +76,22 @@ describe('document names and limits', () => {
   });
 });
 
-describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
+describe(`project documents (${backend})`, () => {
+  // Read when the documents plugin registers: a small limit keeps the over-limit uploads small.
+  const t = useTestApp(() =>
+    withEnv({ VIGIE_DOCUMENT_MAX_BYTES: String(LIMIT) }, () => createTestApp({ runJobs: false })),
+  );
+  const api = apiFor(t);
+  const { call } = api;
+  let userIds = new Map<string, number>();
   let acme: string;
   let p1: number;
   let ph: number;
 
   const db = () => t.database.db;
-  const token = async (username: string) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    return tokens.get(username)!;
-  };
-  const headersOf = async (username: string, tenant?: string) => ({
-    authorization: `Bearer ${await token(username)}`,
-    ...(tenant ? { 'x-tenant-id': tenantIds.get(tenant)! } : {}),
-  });
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: string } = {},
-  ) =>
-    t.app.inject({
-      method,
-      url,
-      headers: await headersOf(username, opts.tenant),
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-
-  const upload = async (username: string, parts: Part[], tenant?: string) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/projects/documents/',
-      headers: {
-        ...(await headersOf(username, tenant)),
-        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-      },
-      payload: multipartBody(parts),
-    });
+  const upload = async (username: string, parts: FormPart[], tenant?: string) =>
+    call(username, 'POST', '/api/projects/documents/', { ...multipart(parts), ...(tenant ? { tenant } : {}) });
 
   const documentsDir = () => path.join(t.filesDir, 'documents');
   /** Every stored file, relative to filesDir/documents. */
@@ -168,64 +104,18 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       : [];
   const rowCount = async () => (await db().select().from(projectDocuments)).length;
 
-  async function addUser(username: string, role: MembershipRole) {
-    const [{ passwordHash }] = (await db()
-      .select({ passwordHash: users.passwordHash })
-      .from(users)
-      .where(eq(users.username, 'analyste'))) as [{ passwordHash: string }];
-    const [row] = await db()
-      .insert(users)
-      .values({ username, email: `${username}@acme-securite.fr`, passwordHash, defaultTenantId: acme })
-      .returning({ id: users.id });
-    await db().insert(memberships).values({ tenantId: acme, userId: row!.id, role });
-    userIds.set(username, row!.id);
-  }
-
-  async function addProject(tenantId: string, name: string, owner: string, team: [string, TeamRole][]) {
-    const [row] = await db()
-      .insert(projects)
-      .values({ tenantId, name, ownerId: userIds.get(owner)! })
-      .returning({ id: projects.id });
-    for (const [username, role] of team) {
-      await db()
-        .insert(projectMembers)
-        .values({ tenantId, projectId: row!.id, userId: userIds.get(username)!, role });
-    }
-    return row!.id;
-  }
-
   beforeAll(async () => {
-    // Read when the documents plugin registers: a small limit keeps the over-limit uploads small.
-    const previous = process.env.VIGIE_DOCUMENT_MAX_BYTES;
-    process.env.VIGIE_DOCUMENT_MAX_BYTES = String(LIMIT);
-    try {
-      t = await createTestApp({ runJobs: false });
-    } finally {
-      if (previous === undefined) delete process.env.VIGIE_DOCUMENT_MAX_BYTES;
-      else process.env.VIGIE_DOCUMENT_MAX_BYTES = previous;
-    }
-    for (const r of await db().select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
-    acme = tenantIds.get('Acme Sécurité')!;
-    for (const r of await db().select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(r.username, r.id);
-    }
-    await addUser('membre', 'user');
-    await addUser('spectateur', 'user');
-    await addUser('etranger', 'user');
+    let horizon: string;
+    ({ acme, horizon } = await seededTenants(db()));
+    for (const username of ['membre', 'spectateur', 'etranger']) await addUser(db(), username, [acme, 'user']);
+    userIds = await userIdsOf(db());
     // The demo seed's projects would blur the lists: start from none.
     await db().delete(projects);
-    p1 = await addProject(acme, 'Audit du SI', 'analyste', [
-      ['analyste', 'ADMIN'],
-      ['membre', 'MEMBER'],
-      ['spectateur', 'VIEWER'],
-    ]);
-    ph = await addProject(tenantIds.get('Banque Horizon')!, 'Audit Horizon', 'manager', []);
-  });
-
-  afterAll(async () => {
-    await t?.close();
+    p1 = await addProject(db(), acme, 'Audit du SI', {
+      owner: 'analyste',
+      team: { analyste: 'ADMIN', membre: 'MEMBER', spectateur: 'VIEWER' },
+    });
+    ph = await addProject(db(), horizon, 'Audit Horizon', { owner: 'manager' });
   });
 
   let pdfDoc: { id: number; file: string };
@@ -275,10 +165,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       objectId: body.id,
       summary: 'Document « rapport-audit.pdf » ajouté',
     });
-    const audits = await db()
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'data_change'), eq(auditEvents.userId, userIds.get('membre')!)));
+    const audits = await auditEventsOf(db(), { eventType: 'data_change', userId: userIds.get('membre')! });
     expect(audits.map((a) => a.details)).toContainEqual(
       expect.objectContaining({ action: 'document_uploaded', document_id: body.id, sha256: sha256(PDF) }),
     );
@@ -363,7 +250,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('answers 413 to a body announced at 200 MB before reading it', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
-    const headers = await headersOf('membre');
+    const headers = await api.headers('membre');
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest({
         host: '127.0.0.1',
@@ -480,7 +367,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const before = { rows: await rowCount(), files: storedFiles() };
     const file = { name: 'file', filename: 'ok.pdf', content: PDF };
     const project = { name: 'project', value: String(p1) };
-    const cases: [Part[], number, string][] = [
+    const cases: [FormPart[], number, string][] = [
       [[project], 400, 'file'],
       [[file], 400, 'project'],
       [[{ name: 'project', value: 'abc' }, file], 400, 'project'],
@@ -561,7 +448,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         { name: 'file', filename: 'a.pdf', content: PDF },
         { name: 'project', value: String(p1) },
       ],
-    ] as Part[][]) {
+    ] as FormPart[][]) {
       const res = await upload('spectateur', parts);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toEqual(FORBIDDEN);
@@ -571,10 +458,7 @@ describe(`project documents (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         .statusCode,
     ).toBe(403);
     expect((await call('spectateur', 'DELETE', `/api/projects/documents/${pdfDoc.id}/`)).statusCode).toBe(403);
-    const denied = await db()
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.userId, userIds.get('spectateur')!)));
+    const denied = await auditEventsOf(db(), { eventType: 'permission_denied', userId: userIds.get('spectateur')! });
     expect(denied).toHaveLength(4);
     expect(await rowCount()).toBe(before.rows);
     expect(storedFiles()).toEqual(before.files);

@@ -1,56 +1,44 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   assets,
-  auditEvents,
   cves,
-  memberships,
   projectActivity,
   projectAssets,
   projectMembers,
   projects,
   projectThreats,
   projectVulnerabilities,
-  tenants,
-  threats,
-  users,
-  vulnerabilities,
-  type MembershipRole,
-  type TeamRole,
 } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { apiFor, type Method } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { ASSET_ATTRIBUTES } from './support/contract.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import {
+  addAsset,
+  addFinding,
+  addProject,
+  addThreat,
+  addUser,
+  auditEventsOf,
+  seededTenants,
+  userIdsOf,
+} from './support/world.ts';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const ASSET_FIELDS = [
   'id',
   'project',
   'asset_id',
-  'name',
-  'asset_type',
-  'hostname',
-  'ip_address',
-  'operating_system',
-  'criticality',
-  'owner',
-  'description',
-  'tags',
+  ...ASSET_ATTRIBUTES,
   'vulnerabilities_count',
   'created_at',
   'updated_at',
 ].sort();
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
-
-describe(`project links to assets, findings and threats (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
+describe(`project links to assets, findings and threats (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
+  let userIds = new Map<string, number>();
   let acme: string;
   let horizon: string;
   // P1: owned by analyste, with a team; P2: Acme, no team (managers only); PH: Horizon.
@@ -65,113 +53,48 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
   let threatH: number;
   let knownCve: { cveId: string; severity: string; kev: boolean; title: string };
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-
   const db = () => t.database.db;
 
-  async function addUser(username: string, role: MembershipRole) {
-    const [{ passwordHash }] = (await db()
-      .select({ passwordHash: users.passwordHash })
-      .from(users)
-      .where(eq(users.username, 'analyste'))) as [{ passwordHash: string }];
-    const [row] = await db()
-      .insert(users)
-      .values({ username, email: `${username}@acme-securite.fr`, passwordHash, defaultTenantId: acme })
-      .returning({ id: users.id });
-    await db().insert(memberships).values({ tenantId: acme, userId: row!.id, role });
-    userIds.set(username, row!.id);
-  }
-
-  async function addProject(tenantId: string, name: string, owner: string, team: [string, TeamRole][]) {
-    const [row] = await db()
-      .insert(projects)
-      .values({ tenantId, name, ownerId: userIds.get(owner)! })
-      .returning({ id: projects.id });
-    for (const [username, role] of team) {
-      await db()
-        .insert(projectMembers)
-        .values({ tenantId, projectId: row!.id, userId: userIds.get(username)!, role });
-    }
-    return row!.id;
-  }
-
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    for (const r of await db().select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
-    acme = tenantIds.get('Acme Sécurité')!;
-    horizon = tenantIds.get('Banque Horizon')!;
-    for (const r of await db().select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(r.username, r.id);
-    }
-    await addUser('membre', 'user');
-    await addUser('spectateur', 'user');
-    await addUser('etranger', 'user');
-    await addUser('lectrice', 'readonly');
+    ({ acme, horizon } = await seededTenants(db()));
+    await addUser(db(), 'membre', [acme, 'user']);
+    await addUser(db(), 'spectateur', [acme, 'user']);
+    await addUser(db(), 'etranger', [acme, 'user']);
+    await addUser(db(), 'lectrice', [acme, 'readonly']);
+    userIds = await userIdsOf(db());
     // The demo seed's projects would blur the counts: start from none.
     await db().delete(projects);
 
-    p1 = await addProject(acme, 'Audit du SI', 'analyste', [
-      ['analyste', 'ADMIN'],
-      ['membre', 'MEMBER'],
-      ['spectateur', 'VIEWER'],
-      ['lectrice', 'ADMIN'],
-    ]);
-    p2 = await addProject(acme, 'Projet de direction', 'manager', []);
-    ph = await addProject(horizon, 'Audit Horizon', 'manager', [['lecteur', 'VIEWER']]);
+    p1 = await addProject(db(), acme, 'Audit du SI', {
+      owner: 'analyste',
+      team: { analyste: 'ADMIN', membre: 'MEMBER', spectateur: 'VIEWER', lectrice: 'ADMIN' },
+    });
+    p2 = await addProject(db(), acme, 'Projet de direction', { owner: 'manager' });
+    ph = await addProject(db(), horizon, 'Audit Horizon', { owner: 'manager', team: { lecteur: 'VIEWER' } });
 
-    assetA = (
-      await db()
-        .insert(assets)
-        .values({ tenantId: acme, name: 'lien-srv-01', criticality: 'high' })
-        .returning({ id: assets.id, name: assets.name })
-    )[0]!;
-    assetH = (
-      await db().insert(assets).values({ tenantId: horizon, name: 'lien-horizon-01' }).returning({ id: assets.id })
-    )[0]!.id;
+    assetA = await addAsset(db(), { tenantId: acme, name: 'lien-srv-01', criticality: 'high' });
+    assetH = (await addAsset(db(), { tenantId: horizon, name: 'lien-horizon-01' })).id;
     findingA = (
-      await db()
-        .insert(vulnerabilities)
-        .values({
-          tenantId: acme,
-          assetId: assetA.id,
-          findingKey: 'manual:lien-1',
-          title: 'Service SSH exposé',
-          severity: 'high',
-        })
-        .returning({ id: vulnerabilities.id })
-    )[0]!.id;
+      await addFinding(db(), {
+        tenantId: acme,
+        assetId: assetA.id,
+        findingKey: 'manual:lien-1',
+        title: 'Service SSH exposé',
+        severity: 'high',
+      })
+    ).id;
     findingH = (
-      await db()
-        .insert(vulnerabilities)
-        .values({ tenantId: horizon, assetId: assetH, findingKey: 'manual:lien-h', title: 'Faille Horizon' })
-        .returning({ id: vulnerabilities.id })
-    )[0]!.id;
+      await addFinding(db(), {
+        tenantId: horizon,
+        assetId: assetH,
+        findingKey: 'manual:lien-h',
+        title: 'Faille Horizon',
+      })
+    ).id;
     threatA = (
-      await db()
-        .insert(threats)
-        .values({ tenantId: acme, title: 'Hameçonnage ciblé', severity: 'high', assetId: assetA.id })
-        .returning({ id: threats.id })
-    )[0]!.id;
-    threatH = (
-      await db().insert(threats).values({ tenantId: horizon, title: 'Menace Horizon' }).returning({ id: threats.id })
-    )[0]!.id;
+      await addThreat(db(), { tenantId: acme, title: 'Hameçonnage ciblé', severity: 'high', assetId: assetA.id })
+    ).id;
+    threatH = (await addThreat(db(), { tenantId: horizon, title: 'Menace Horizon' })).id;
     const [cve] = await db()
       .select({ cveId: cves.cveId, severity: cves.severity, kev: cves.kev, title: cves.title })
       .from(cves)
@@ -179,10 +102,6 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
       .orderBy(cves.cveId)
       .limit(1);
     knownCve = cve!;
-  });
-
-  afterAll(async () => {
-    await t?.close();
   });
 
   const activityOf = (projectId: number) =>
@@ -232,10 +151,7 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
         .from(projectMembers)
         .where(and(eq(projectMembers.projectId, p1), eq(projectMembers.userId, userIds.get('membre')!)));
       expect(member?.lastActiveAt).not.toBeNull();
-      const audits = await db()
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'data_change'), eq(auditEvents.userId, userIds.get('membre')!)));
+      const audits = await auditEventsOf(db(), { eventType: 'data_change', userId: userIds.get('membre')! });
       expect(audits.map((a) => a.details)).toContainEqual(
         expect.objectContaining({ action: 'linked', project_id: p1, object_id: linkId }),
       );
@@ -675,7 +591,7 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
       ]) {
         expect((await call('spectateur', 'GET', url)).statusCode, url).toBe(200);
       }
-      const writes: [InjectOptions['method'], string, unknown][] = [
+      const writes: [Method, string, unknown][] = [
         ['POST', '/api/projects/assets/', { project: p1, name: 'interdit' }],
         ['PATCH', `/api/projects/assets/${assetLink}/`, { criticality: 'low' }],
         ['DELETE', `/api/projects/assets/${assetLink}/`, undefined],
@@ -691,10 +607,7 @@ describe(`project links to assets, findings and threats (${onPostgres ? 'Postgre
         expect(res.statusCode, `${method} ${url}`).toBe(403);
         expect(res.json()).toEqual(FORBIDDEN);
       }
-      const denied = await db()
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.userId, userIds.get('spectateur')!)));
+      const denied = await auditEventsOf(db(), { eventType: 'permission_denied', userId: userIds.get('spectateur')! });
       expect(denied).toHaveLength(writes.length);
       expect(denied[0]!.details).toMatchObject({ project_id: p1, need: 'edit', success: false });
       // Nothing changed.

@@ -1,36 +1,24 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  assets,
   auditEvents,
   correctiveActions,
-  memberships,
   projectActivity,
   projectMembers,
-  projects,
   remediationPlans,
   risks,
-  tenants,
-  threats,
-  users,
   vulnerabilities,
-  type MembershipRole,
-  type TeamRole,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf, type Method } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addAsset, addProject, addThreat, addUser, seededTenants, userIdsOf } from './support/world.ts';
 
 const RISKS = '/api/projects/risks/';
 const PLANS = '/api/projects/remediation-plans/';
 const ACTIONS = '/api/projects/corrective-actions/';
 const TASKS = '/api/projects/tasks/';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const PROGRESS_MESSAGE = 'La progression doit être un entier entre 0 et 100.';
 
 const RISK_FIELDS = [
@@ -104,16 +92,16 @@ const TASK_FIELDS = [
   'updated_at',
 ].sort();
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 type Json = Record<string, unknown> & { id: number };
 
 const dayOffset = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
+describe(`project risks, plans, actions and tasks (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
+  let userIds = new Map<string, number>();
+  let acme: string;
+  let horizon: string;
   /** The audited project: owner analyste; membre MEMBER, spectateur VIEWER, acmelecteur (tenant readonly) MEMBER. */
   let project: number;
   /** A project of the same tenant with no team but its owner (manager). */
@@ -121,89 +109,38 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
   let horizonProject: number;
   const refs = {} as Record<'asset' | 'threat' | 'vulnerability' | 'hAsset' | 'hThreat' | 'hVulnerability', number>;
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-
-  const created = async (username: string, url: string, payload: object): Promise<Json> => {
-    const res = await call(username, 'POST', url, { payload });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json();
-  };
-  const get = async (username: string, url: string): Promise<Json> => {
-    const res = await call(username, 'GET', url);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json();
-  };
-  const progress = async (username: string, url: string, value: unknown) => {
-    const res = await call(username, 'POST', `${url}update_progress/`, { payload: { progress: value } });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<Json>();
-  };
+  const created = async (username: string, url: string, payload: object) =>
+    jsonOf<Json>(await call(username, 'POST', url, { payload }), 201);
+  const get = async (username: string, url: string) => jsonOf<Json>(await call(username, 'GET', url), 200);
+  const progress = async (username: string, url: string, value: unknown) =>
+    jsonOf<Json>(await call(username, 'POST', `${url}update_progress/`, { payload: { progress: value } }), 200);
   const newRisk = (payload: object = {}) =>
     created('membre', RISKS, { project, title: 'Risque', likelihood: 4, impact: 4, ...payload });
-
-  const addProject = async (tenant: string, name: string, owner: string, team: [string, TeamRole][]) => {
-    const [row] = await t.database.db
-      .insert(projects)
-      .values({ tenantId: tenant, name, ownerId: userIds.get(owner)! })
-      .returning({ id: projects.id });
-    for (const [user, role] of team) {
-      await t.database.db
-        .insert(projectMembers)
-        .values({ tenantId: tenant, projectId: row!.id, userId: userIds.get(user)!, role });
-    }
-    return row!.id;
-  };
+  /** A remediation plan of the risk, with the same target likelihood and impact. */
+  const newPlan = (risk: number, title = 'Plan', target = 1) =>
+    created('membre', PLANS, { risk, title, target_likelihood: target, target_impact: target });
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
     const db = t.database.db;
-    for (const r of await db.select({ id: tenants.id, name: tenants.name }).from(tenants)) tenantIds.set(r.name, r.id);
-    const acme = tenantIds.get('Acme Sécurité')!;
-    const horizon = tenantIds.get('Banque Horizon')!;
-    const hash = await hashPassword(TEST_PASSWORD);
-    const extra: [string, MembershipRole][] = [
+    ({ acme, horizon } = await seededTenants(db));
+    for (const [username, role] of [
       ['membre', 'user'],
       ['spectateur', 'user'],
       ['horsequipe', 'user'],
       ['acmelecteur', 'readonly'],
-    ];
-    for (const [username, role] of extra) {
-      const [u] = await db
-        .insert(users)
-        .values({ username, email: `${username}@acme-securite.fr`, passwordHash: hash, defaultTenantId: acme })
-        .returning({ id: users.id });
-      await db.insert(memberships).values({ tenantId: acme, userId: u!.id, role });
+    ] as const) {
+      await addUser(db, username, [acme, role]);
     }
-    for (const u of await db.select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(u.username, u.id);
-    }
-    project = await addProject(acme, 'Audit SI', 'analyste', [
-      ['analyste', 'ADMIN'],
-      ['membre', 'MEMBER'],
-      ['spectateur', 'VIEWER'],
-      ['acmelecteur', 'MEMBER'],
-    ]);
-    otherProject = await addProject(acme, 'Projet de la direction', 'manager', [['manager', 'ADMIN']]);
-    horizonProject = await addProject(horizon, 'Audit Horizon', 'manager', [['manager', 'ADMIN']]);
-    const asset = async (tenantId: string, name: string) =>
-      (await db.insert(assets).values({ tenantId, name }).returning({ id: assets.id }))[0]!.id;
-    const threat = async (tenantId: string, title: string) =>
-      (await db.insert(threats).values({ tenantId, title }).returning({ id: threats.id }))[0]!.id;
+    userIds = await userIdsOf(db);
+    project = await addProject(db, acme, 'Audit SI', {
+      owner: 'analyste',
+      team: { analyste: 'ADMIN', membre: 'MEMBER', spectateur: 'VIEWER', acmelecteur: 'MEMBER' },
+    });
+    otherProject = await addProject(db, acme, 'Projet de la direction', {
+      owner: 'manager',
+      team: { manager: 'ADMIN' },
+    });
+    horizonProject = await addProject(db, horizon, 'Audit Horizon', { owner: 'manager', team: { manager: 'ADMIN' } });
     const finding = async (tenantId: string) =>
       (
         await db
@@ -212,14 +149,13 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
           .where(eq(vulnerabilities.tenantId, tenantId))
           .limit(1)
       )[0]!.id;
-    refs.asset = await asset(acme, 'srv-risques-01');
-    refs.threat = await threat(acme, 'Rançongiciel');
+    refs.asset = (await addAsset(db, { tenantId: acme, name: 'srv-risques-01' })).id;
+    refs.threat = (await addThreat(db, { tenantId: acme, title: 'Rançongiciel' })).id;
     refs.vulnerability = await finding(acme);
-    refs.hAsset = await asset(horizon, 'srv-horizon-risques');
-    refs.hThreat = await threat(horizon, 'Fraude au président');
+    refs.hAsset = (await addAsset(db, { tenantId: horizon, name: 'srv-horizon-risques' })).id;
+    refs.hThreat = (await addThreat(db, { tenantId: horizon, title: 'Fraude au président' })).id;
     refs.hVulnerability = await finding(horizon);
   });
-  afterAll(async () => t.close());
 
   describe('risks', () => {
     it('creates a risk with exactly the Risk fields, scored and linked in the tenant', async () => {
@@ -445,12 +381,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
     it('keeps the initial scores of an accepted risk, and recomputes when the risk changes', async () => {
       const risk = await newRisk({ title: 'Risque accepté' });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id);
       const action = await created('membre', `${PLANS}${plan.id}/actions/`, { title: 'Tout corriger', progress: 100 });
       expect(action).toMatchObject({ status: 'DONE', completed_at: expect.any(String) });
       expect(await get('membre', `${RISKS}${risk.id}/`)).toMatchObject({ residual_score: 1, residual_level: 'low' });
@@ -479,12 +410,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
         target_likelihood: ['La vraisemblance cible est requise.'],
         target_impact: ['La gravité cible est requise.'],
       });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan',
-        target_likelihood: 2,
-        target_impact: 2,
-      });
+      const plan = await newPlan(risk.id, 'Plan', 2);
       const second = await call('membre', 'POST', PLANS, {
         payload: { risk: risk.id, title: 'Deuxième', target_likelihood: 1, target_impact: 1 },
       });
@@ -521,12 +447,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
     it('update_progress accepts only an integer 0–100 and changes nothing otherwise', async () => {
       const risk = await newRisk({ title: 'Progression stricte' });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id);
       const action = await created('membre', `${PLANS}${plan.id}/actions/`, { title: 'Activer MFA', progress: 30 });
       const task = await created('membre', TASKS, { project, title: 'Tâche stricte', progress: 30 });
       const riskBefore = await get('membre', `${RISKS}${risk.id}/`);
@@ -554,12 +475,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
     it('deleting a risk deletes its plan and actions', async () => {
       const risk = await newRisk({ title: 'Risque éphémère' });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id);
       const action = await created('membre', ACTIONS, { remediation_plan: plan.id, title: 'Action' });
       expect((await call('membre', 'DELETE', `${RISKS}${risk.id}/`)).statusCode).toBe(204);
       expect((await call('membre', 'GET', `${PLANS}${plan.id}/`)).statusCode).toBe(404);
@@ -617,7 +533,10 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
     it('filters tasks and corrective actions by overdue, status, assignee and project', async () => {
       const yesterday = dayOffset(-1);
       const tomorrow = dayOffset(1);
-      const scope = await addProject(tenantIds.get('Acme Sécurité')!, 'Échéances', 'membre', [['membre', 'ADMIN']]);
+      const scope = await addProject(t.database.db, acme, 'Échéances', {
+        owner: 'membre',
+        team: { membre: 'ADMIN' },
+      });
       const task = (title: string, extra: object) => created('membre', TASKS, { project: scope, title, ...extra });
       const late = await task('En retard', { due_date: yesterday, progress: 10 });
       await task('Finie en retard', { due_date: yesterday, progress: 100 });
@@ -643,12 +562,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
       expect((await call('membre', 'GET', `${TASKS}?page_size=101`)).statusCode).toBe(400);
 
       const risk = await created('membre', RISKS, { project: scope, title: 'Risque daté', likelihood: 3, impact: 3 });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan daté',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id, 'Plan daté');
       const action = (title: string, extra: object) =>
         created('membre', `${PLANS}${plan.id}/actions/`, { title, ...extra });
       const lateAction = await action('Action en retard', { due_date: yesterday, progress: 99 });
@@ -669,7 +583,10 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
   describe('risk lists', () => {
     it('orders by residual score then id, descending, and filters by project, level, status and treatment', async () => {
-      const scope = await addProject(tenantIds.get('Acme Sécurité')!, 'Cartographie', 'membre', [['membre', 'ADMIN']]);
+      const scope = await addProject(t.database.db, acme, 'Cartographie', {
+        owner: 'membre',
+        team: { membre: 'ADMIN' },
+      });
       const mk = (title: string, likelihood: number, impact: number, extra: object = {}) =>
         created('membre', RISKS, { project: scope, title, likelihood, impact, ...extra });
       const a = await mk('A', 2, 2); // 4 medium
@@ -685,12 +602,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
       expect(await ids('&status=ASSESSED')).toEqual([b.id]);
       expect(await ids('&treatment=ACCEPT')).toEqual([c.id]);
       // The level filter reads the residual score.
-      const plan = await created('membre', PLANS, {
-        risk: b.id,
-        title: 'Plan',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(b.id);
       await created('membre', ACTIONS, { remediation_plan: plan.id, title: 'Fait', progress: 100 });
       expect(await ids('&level=critical')).toEqual([]);
       expect(await ids('&level=low')).toEqual([c.id, b.id]);
@@ -709,12 +621,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
     beforeAll(async () => {
       risk = await newRisk({ title: 'Risque de l’équipe' });
-      plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan de l’équipe',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      plan = await newPlan(risk.id, 'Plan de l’équipe');
       action = await created('membre', ACTIONS, { remediation_plan: plan.id, title: 'Action de l’équipe' });
       task = await created('membre', TASKS, { project, title: 'Tâche de l’équipe' });
       hidden = await created('manager', RISKS, {
@@ -732,7 +639,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
         for (const url of urls()) expect((await call(user, 'GET', url)).statusCode, `${user} ${url}`).toBe(200);
         expect((await call(user, 'GET', `${PLANS}${plan.id}/actions/`)).statusCode).toBe(200);
         expect((await call(user, 'GET', `${RISKS}${risk.id}/remediation-plan/`)).statusCode).toBe(200);
-        const writes: [InjectOptions['method'], string, object | undefined][] = [
+        const writes: [Method, string, object | undefined][] = [
           ['POST', RISKS, { project, title: 'x', likelihood: 1, impact: 1 }],
           ['PATCH', `${RISKS}${risk.id}/`, { title: 'x' }],
           ['DELETE', `${RISKS}${risk.id}/`, undefined],
@@ -841,14 +748,9 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
   describe('robustness', () => {
     it('answers 400, never 500, to odd bodies and ids', async () => {
       const risk = await newRisk({ title: 'Robuste' });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id);
       const action = await created('membre', ACTIONS, { remediation_plan: plan.id, title: 'Action' });
-      const cases: [InjectOptions['method'], string, unknown][] = [
+      const cases: [Method, string, unknown][] = [
         ['POST', `${ACTIONS}${action.id}/update_progress/`, undefined],
         ['POST', `${ACTIONS}${action.id}/update_progress/`, [50]],
         ['POST', `${ACTIONS}${action.id}/update_progress/`, { progress: 50, extra: 1 }],
@@ -877,7 +779,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
 
   describe('activity and audit', () => {
     it('records one activity row per write, in French, and audits it', async () => {
-      const scope = await addProject(tenantIds.get('Acme Sécurité')!, 'Journal', 'membre', [['membre', 'ADMIN']]);
+      const scope = await addProject(t.database.db, acme, 'Journal', { owner: 'membre', team: { membre: 'ADMIN' } });
       const risk = await created('membre', RISKS, {
         project: scope,
         title: 'Fuite de données clients',
@@ -885,12 +787,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
         impact: 3,
       });
       await call('membre', 'PATCH', `${RISKS}${risk.id}/`, { payload: { status: 'ASSESSED' } });
-      const plan = await created('membre', PLANS, {
-        risk: risk.id,
-        title: 'Plan MFA',
-        target_likelihood: 1,
-        target_impact: 1,
-      });
+      const plan = await newPlan(risk.id, 'Plan MFA');
       const action = await created('membre', `${PLANS}${plan.id}/actions/`, { title: 'Activer MFA' });
       await progress('membre', `${ACTIONS}${action.id}/`, 40);
       const task = await created('membre', TASKS, { project: scope, title: 'Former les équipes' });
@@ -933,7 +830,7 @@ describe(`project risks, plans, actions and tasks (${onPostgres ? 'PostgreSQL' :
           ),
         );
       expect(audited).toHaveLength(2);
-      expect(audited.every((a) => a.tenantId === tenantIds.get('Acme Sécurité'))).toBe(true);
+      expect(audited.every((a) => a.tenantId === acme)).toBe(true);
     });
   });
 });

@@ -1,11 +1,8 @@
 import { and, count, desc, eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   assets,
-  auditEvents,
   correctiveActions,
-  memberships,
   projectActivity,
   projectAssets,
   projectDocuments,
@@ -16,21 +13,17 @@ import {
   projectVulnerabilities,
   remediationPlans,
   risks,
-  tenants,
   threats,
   users,
   vulnerabilities,
   type MembershipRole,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addUser, auditEventsOf, seededTenants, userIdsOf, type TenantName } from './support/world.ts';
 
 const LIST = '/api/projects/';
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const PROJECT_FIELDS = [
   'id',
   'name',
@@ -53,7 +46,6 @@ const PROJECT_FIELDS = [
 const MEMBER_FIELDS = ['id', 'name', 'email', 'role', 'is_owner', 'last_active'].sort();
 const DEMO_NAME = 'Audit de sécurité — Vernier Distribution (portail clients et accès distants)';
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 interface TeamMember {
   id: number;
   name: string;
@@ -106,36 +98,15 @@ const EXTRA_USERS: {
   { username: 'banquier', firstName: 'Yves', lastName: 'Lambert', role: 'user', tenant: 'horizon' },
 ];
 
-describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const userIds = new Map<string, number>();
+describe(`projects API (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
+  let userIds = new Map<string, number>();
   let acme: string;
   let horizon: string;
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-
-  const create = async (username: string, payload: Record<string, unknown>): Promise<Project> => {
-    const res = await call(username, 'POST', LIST, { payload });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json<Project>();
-  };
+  const create = async (username: string, payload: Record<string, unknown>) =>
+    jsonOf<Project>(await call(username, 'POST', LIST, { payload }), 201);
 
   const addMember = async (projectId: number, username: string, role: string, by = 'manager') => {
     const res = await call(by, 'POST', `${LIST}${projectId}/add_team_member/`, {
@@ -145,11 +116,8 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     return res;
   };
 
-  const list = async (username: string, query = '', tenant?: TenantName) => {
-    const res = await call(username, 'GET', `${LIST}${query}`, tenant ? { tenant } : {});
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<Page>();
-  };
+  const list = async (username: string, query = '', tenant?: TenantName) =>
+    jsonOf<Page>(await call(username, 'GET', `${LIST}${query}`, tenant ? { tenant } : {}), 200);
 
   /** A risk with a plan and one corrective action per progress, inserted directly (the work API is elsewhere). */
   const insertRiskWithActions = async (
@@ -201,33 +169,16 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     ).map((r) => r.id);
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    for (const r of await t.database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
+    ({ acme, horizon } = await seededTenants(t.database.db));
+    for (const { username, firstName, lastName, role, tenant } of EXTRA_USERS) {
+      await addUser(t.database.db, username, [tenant === 'horizon' ? horizon : acme, role], {
+        email: `${username}@exemple.fr`,
+        firstName,
+        lastName,
+      });
     }
-    acme = tenantIds.get('Acme Sécurité')!;
-    horizon = tenantIds.get('Banque Horizon')!;
-    const passwordHash = await hashPassword(TEST_PASSWORD);
-    for (const u of EXTRA_USERS) {
-      const tenantId = u.tenant === 'horizon' ? horizon : acme;
-      const [row] = await t.database.db
-        .insert(users)
-        .values({
-          username: u.username,
-          email: `${u.username}@exemple.fr`,
-          firstName: u.firstName,
-          lastName: u.lastName,
-          passwordHash,
-          defaultTenantId: tenantId,
-        })
-        .returning({ id: users.id });
-      await t.database.db.insert(memberships).values({ tenantId, userId: row!.id, role: u.role });
-    }
-    for (const r of await t.database.db.select({ id: users.id, username: users.username }).from(users)) {
-      userIds.set(r.username, r.id);
-    }
+    userIds = await userIdsOf(t.database.db);
   });
-  afterAll(async () => t.close());
 
   describe('demo seed', () => {
     it('shows the Acme audit to its team member analyste, with its team, links and progress', async () => {
@@ -318,10 +269,7 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(activity).toMatchObject([
         { action: 'created', objectType: 'project', summary: 'Projet « Projet minimal » créé' },
       ]);
-      const [audit] = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.description, 'Projet « Projet minimal » créé'));
+      const [audit] = await auditEventsOf(t.database.db, { description: 'Projet « Projet minimal » créé' });
       expect(audit).toMatchObject({ eventType: 'data_change', username: 'membre', tenantId: acme });
       expect(audit!.details).toMatchObject({ project_id: defaults.id });
     });
@@ -514,10 +462,7 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect((await call('intrus', 'GET', `${LIST}${p.id}/team-members/`)).statusCode).toBe(404);
       expect((await call('intrus', 'DELETE', `${LIST}${p.id}/`)).statusCode).toBe(404);
 
-      const refusals = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'membre')));
+      const refusals = await auditEventsOf(t.database.db, { eventType: 'permission_denied', username: 'membre' });
       expect(refusals.map((r) => r.details.need).sort()).toEqual(['manage', 'manage', 'manage']);
       expect(refusals[0]!.details).toMatchObject({ project_id: p.id, success: false });
       const stored = await call('chef', 'GET', `${LIST}${p.id}/`);
@@ -675,10 +620,9 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         'Membre Léa Martin ajouté (ADMIN)',
         'Membre Karim Benali retiré',
       ]);
-      const audits = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.description, 'Membre Karim Benali retiré de l’équipe d’un projet'));
+      const audits = await auditEventsOf(t.database.db, {
+        description: 'Membre Karim Benali retiré de l’équipe d’un projet',
+      });
       expect(audits).toHaveLength(1);
       expect(audits[0]!.details).toMatchObject({ project_id: p.id, user_id: userIds.get('membre') });
     });
@@ -1096,10 +1040,7 @@ describe(`projects API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         1,
       );
       expect(await n(db.select({ n: count() }).from(threats).where(eq(threats.id, threat!.id)))).toBe(1);
-      const [audit] = await db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.description, 'Projet « À supprimer » supprimé'));
+      const [audit] = await auditEventsOf(db, { description: 'Projet « À supprimer » supprimé' });
       expect(audit).toMatchObject({ eventType: 'data_change', username: 'chef' });
       expect(audit!.details).toMatchObject({ project_id: p.id });
     });

@@ -1,24 +1,21 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { and, count, eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assets, auditEvents, cves, scans, tenants, vulnerabilities } from '../../server/src/db/schema.ts';
+import { count, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assets, cves, scans, vulnerabilities } from '../../server/src/db/schema.ts';
 import { processScanReport } from '../../server/src/services/scan-import.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
 import { TASKS } from '../../server/src/tasks/index.ts';
 import { PROCESS_SCAN_REPORT, scanTasks } from '../../server/src/tasks/scan-tasks.ts';
 import type { TaskContext, TaskDefinition } from '../../server/src/tasks/types.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
+import { auditEventsOf, seededTenants, type TenantName } from './support/world.ts';
 
 const SCANS_DIR = path.resolve(import.meta.dirname, '../../seed-data/scans');
 const report = (rel: string) => readFileSync(path.join(SCANS_DIR, rel));
 const URL_LIST = '/api/vulnerabilities/scans/';
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const SCAN_FIELDS = [
   'id',
   'name',
@@ -52,67 +49,20 @@ const waiting: TaskDefinition = {
     ),
 };
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
-
-interface Part {
-  name: string;
-  value: string | Buffer;
-  filename?: string;
-}
-
-/** A multipart/form-data body built by hand, as a browser's FormData would send it. */
-function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----vigie${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    const type = p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : '';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`));
-    chunks.push(Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
-describe(`scans (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-
+describe(`scans (${backend})`, () => {
+  const t = useTestApp({ tasks: [...TASKS, waiting] });
+  const { call } = apiFor(t);
+  let seeded: { acme: string; horizon: string };
   beforeAll(async () => {
-    t = await createTestApp({ tasks: [...TASKS, waiting] });
-    for (const r of await t.database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
+    seeded = await seededTenants(t.database.db);
   });
-  afterAll(async () => t.close());
 
-  const acme = () => tenantIds.get('Acme Sécurité')!;
+  const acme = () => seeded.acme;
   // app.jobs lives inside the app plugin's context; the queue is also reachable by its database.
   const jobs = () => jobQueueOf(t.database)!;
 
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName; headers?: Record<string, string> } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}`, ...opts.headers };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as string } : {}),
-    });
-  };
-
-  const upload = (username: string, parts: Part[], tenant?: TenantName) => {
-    const { payload, headers } = multipart(parts);
-    return call(username, 'POST', `${URL_LIST}import/`, { payload, headers, ...(tenant ? { tenant } : {}) });
-  };
+  const upload = (username: string, parts: FormPart[], tenant?: TenantName) =>
+    call(username, 'POST', `${URL_LIST}import/`, { ...multipart(parts), ...(tenant ? { tenant } : {}) });
 
   const storedReports = () => {
     const dir = path.join(t.filesDir, 'reports');
@@ -152,10 +102,7 @@ describe(`scans (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(added[0]).toMatch(/^[0-9a-f-]{36}\.json$/);
       expect(readFileSync(path.join(t.filesDir, 'reports', added[0]!)).equals(content)).toBe(true);
       expect((await scanRow(scan.id)).reportFile).toBe(added[0]);
-      const audit = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'vulnerability_scan'), eq(auditEvents.username, 'analyste')));
+      const audit = await auditEventsOf(t.database.db, { eventType: 'vulnerability_scan', username: 'analyste' });
       expect(audit).toHaveLength(1);
       expect(audit[0]!.details).toMatchObject({ scan_id: scan.id, format: 'trivy', findings: 5 });
       expect(audit[0]!.tenantId).toBe(acme());
@@ -167,7 +114,7 @@ describe(`scans (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const xxe = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><nmaprun>&x;</nmaprun>';
       const laughs =
         '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><report>&b;</report>';
-      const cases: [Part[], string][] = [
+      const cases: [FormPart[], string][] = [
         [
           [{ name: 'file', value: xxe, filename: 'r.xml' }],
           'Rapport refusé : les DTD et entités XML ne sont pas acceptées.',
@@ -246,7 +193,7 @@ describe(`scans (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   describe('processing (services/scan-import.ts)', () => {
-    const importOnly = async (rel: string, extra: Part[] = []) => {
+    const importOnly = async (rel: string, extra: FormPart[] = []) => {
       const res = await upload('analyste', [
         { name: 'start', value: 'false' },
         ...extra,
@@ -384,11 +331,8 @@ describe(`scans (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   describe('lifecycle', () => {
-    const create = async (body: Record<string, unknown> = { name: 'Scan manuel', scanner: 'manual' }) => {
-      const res = await call('analyste', 'POST', URL_LIST, { payload: body });
-      expect(res.statusCode, res.body).toBe(201);
-      return res.json<{ id: number; status: string }>();
-    };
+    const create = async (body: Record<string, unknown> = { name: 'Scan manuel', scanner: 'manual' }) =>
+      jsonOf<{ id: number; status: string }>(await call('analyste', 'POST', URL_LIST, { payload: body }), 201);
     const act = (id: number, action: string, username = 'analyste') =>
       call(username, 'POST', `${URL_LIST}${id}/${action}/`);
 

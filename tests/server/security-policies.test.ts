@@ -1,28 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
-import type { InjectOptions } from 'fastify';
 import {
   auditEvents,
-  memberships,
   passwordResetTokens,
   refreshTokens,
   securityPolicies,
-  tenants,
   users,
 } from '../../server/src/db/schema.ts';
-import { hashPassword } from '../../server/src/lib/password.ts';
 import { totpNow } from '../../server/src/lib/totp.ts';
 import { twoFactorSetupRequired } from '../../server/src/services/security-policies.ts';
 import { LoginLockout } from '../../server/src/services/login-lockout.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { signIn, TEST_PASSWORD } from './helpers.ts';
+import { apiFor, jsonOf, type Method } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN } from './support/http.ts';
+import { addUser, auditEventsOf, seededTenants } from './support/world.ts';
 
 const PATH = '/api/security/policies';
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
 // The seed's policies, with the test helper's raised sign-in budget.
 const DEFAULTS = {
   allow_registration: true,
@@ -45,44 +41,22 @@ const MSG = {
   symbol: 'Le mot de passe doit contenir au moins un caractère spécial (ni lettre, ni chiffre, ni espace).',
 };
 
-describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
+describe(`security policies (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const api = apiFor(t);
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    const [acme] = await t.database.db.select().from(tenants).where(eq(tenants.domain, 'acme-securite.fr'));
     // A tenant admin who is nothing else.
-    const [chef] = await t.database.db
-      .insert(users)
-      .values({
-        username: 'chef',
-        email: 'chef@acme-securite.fr',
-        passwordHash: await hashPassword(TEST_PASSWORD),
-        defaultTenantId: acme!.id,
-      })
-      .returning({ id: users.id });
-    await t.database.db.insert(memberships).values({ tenantId: acme!.id, userId: chef!.id, role: 'admin' });
+    await addUser(t.database.db, 'chef', [(await seededTenants(t.database.db)).acme, 'admin']);
   });
-  afterAll(() => t.close());
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  const call = async (who: string, method: InjectOptions['method'], url: string, payload?: unknown) => {
-    if (!tokens.has(who)) tokens.set(who, (await signIn(t.app, who)).access);
-    return t.app.inject({
-      method,
-      url,
-      headers: { authorization: `Bearer ${tokens.get(who)}` },
-      ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-    });
-  };
-  const patch = async (payload: Record<string, unknown>) => {
-    const res = await call('admin', 'PATCH', PATH, payload);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<typeof DEFAULTS & { updated_at: string }>();
-  };
+  const call = (who: string, method: Method, url: string, payload?: unknown) =>
+    api.call(who, method, url, payload !== undefined ? { payload } : {});
+  const patch = async (payload: Record<string, unknown>) =>
+    jsonOf<typeof DEFAULTS & { updated_at: string }>(await call('admin', 'PATCH', PATH, payload), 200);
   const login = (username: string, password = TEST_PASSWORD, extra: Record<string, unknown> = {}) =>
     t.app.inject({ method: 'POST', url: '/api/token/', payload: { username, password, ...extra } });
 
@@ -107,12 +81,11 @@ describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       }
       const chef = await call('chef', 'PATCH', PATH, { allow_registration: false });
       expect(chef.statusCode).toBe(403);
-      const [denied] = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'chef')))
-        .orderBy(desc(auditEvents.id))
-        .limit(1);
+      const [denied] = await auditEventsOf(
+        t.database.db,
+        { eventType: 'permission_denied', username: 'chef' },
+        { newestFirst: true, limit: 1 },
+      );
       expect(denied?.description).toBe('Accès refusé aux politiques de sécurité');
       expect((await t.app.inject({ method: 'GET', url: PATH })).statusCode).toBe(401);
       const [row] = await t.database.db.select().from(securityPolicies);
@@ -167,12 +140,11 @@ describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         lockout_minutes: 30,
         two_factor_required_roles: ['manager', 'readonly'],
       });
-      const [audit] = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.eventType, 'configuration_change'))
-        .orderBy(desc(auditEvents.id))
-        .limit(1);
+      const [audit] = await auditEventsOf(
+        t.database.db,
+        { eventType: 'configuration_change' },
+        { newestFirst: true, limit: 1 },
+      );
       expect(audit).toMatchObject({ tenantId: null, username: 'admin', severity: 'WARNING' });
       expect(audit!.details.changes).toEqual({
         two_factor_required_roles: { from: [], to: ['manager', 'readonly'] },
@@ -302,7 +274,7 @@ describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const lecteur = opened.json<{ access: string }>();
       await patch({ two_factor_required_roles: ['user', 'readonly'] });
 
-      const as = (access: string, method: InjectOptions['method'], url: string, payload?: Record<string, unknown>) =>
+      const as = (access: string, method: Method, url: string, payload?: Record<string, unknown>) =>
         t.app.inject({
           method,
           url,
@@ -347,12 +319,11 @@ describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const manager = await login('manager');
       expect(manager.json().two_factor_setup_required).toBe(false);
       expect((await call('admin', 'GET', PATH)).statusCode).toBe(200);
-      const logins = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.eventType, 'user_login'), eq(auditEvents.username, 'analyste')))
-        .orderBy(desc(auditEvents.id))
-        .limit(2);
+      const logins = await auditEventsOf(
+        t.database.db,
+        { eventType: 'user_login', username: 'analyste' },
+        { newestFirst: true, limit: 2 },
+      );
       expect(logins.map((r) => r.description)).toEqual([
         'Connexion réussie',
         'Connexion réussie (configuration 2FA obligatoire)',
@@ -431,12 +402,11 @@ describe(`security policies (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(right.json().code).toBe('account_locked');
       expect((await login('lecteur')).statusCode).toBe(200);
 
-      const failures = await t.database.db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.eventType, 'login_failed'))
-        .orderBy(desc(auditEvents.id))
-        .limit(2);
+      const failures = await auditEventsOf(
+        t.database.db,
+        { eventType: 'login_failed' },
+        { newestFirst: true, limit: 2 },
+      );
       expect(failures[0]!.details).toMatchObject({ reason: 'account_locked', success: false });
       expect(failures[1]!.details).toMatchObject({ reason: 'wrong_password', locked: true, lockout_threshold: 3 });
       expect(failures[1]!.severity).toBe('ERROR');

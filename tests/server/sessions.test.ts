@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents, securityPolicies, users } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
-
-const backend = onPostgres ? 'PostgreSQL' : 'PGlite';
+import { signIn, TEST_PASSWORD } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { auditEventsOf } from './support/world.ts';
 
 describe(`refresh tokens (${backend})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp();
 
   const refresh = (body: unknown) =>
     t.app.inject({ method: 'POST', url: '/api/token/refresh/', payload: body as object });
@@ -40,7 +36,7 @@ describe(`refresh tokens (${backend})`, () => {
     // The legitimate holder's newer token died with the family.
     expect((await refresh({ refresh: second.refresh })).statusCode).toBe(401);
 
-    const rows = await t.database.db.select().from(auditEvents).where(eq(auditEvents.eventType, 'refresh_token_reuse'));
+    const rows = await auditEventsOf(t.database.db, { eventType: 'refresh_token_reuse' });
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows[0]!.severity).toBe('CRITICAL');
     expect(rows[0]!.tenantId).not.toBeNull();
@@ -72,11 +68,7 @@ describe(`refresh tokens (${backend})`, () => {
 });
 
 describe(`logout (${backend})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp();
 
   it.each(['/api/token/logout/', '/api/auth/logout/', '/api/logout/'])(
     '%s revokes the refresh family, is idempotent and audited',
@@ -93,7 +85,7 @@ describe(`logout (${backend})`, () => {
       expect(again.statusCode).toBe(200);
       const r = await t.app.inject({ method: 'POST', url: '/api/token/refresh/', payload: { refresh: s.refresh } });
       expect(r.statusCode).toBe(401);
-      const logouts = await t.database.db.select().from(auditEvents).where(eq(auditEvents.eventType, 'user_logout'));
+      const logouts = await auditEventsOf(t.database.db, { eventType: 'user_logout' });
       expect(logouts.length).toBeGreaterThan(0);
     },
   );
@@ -143,11 +135,7 @@ describe(`logout (${backend})`, () => {
 });
 
 describe(`sign-in protection (${backend})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp();
 
   it('rate-limits sign-in attempts per account with a clear 429, then lets a fresh account through', async () => {
     await t.database.db.update(securityPolicies).set({ loginAttemptsPerMinute: 3 });
@@ -212,11 +200,7 @@ describe(`sign-in protection (${backend})`, () => {
 });
 
 describe(`cookie authentication and CSRF (${backend})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp();
 
   it('sets an HttpOnly access cookie and a readable csrftoken cookie at sign-in', async () => {
     const res = await t.app.inject({

@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { auditEvents, systemSettings } from '../../server/src/db/schema.ts';
 import { purgeAuditEvents } from '../../server/src/tasks/audit-tasks.ts';
 import { SystemSettingsStore } from '../../server/src/services/system-settings.ts';
 import { MAINTENANCE_MESSAGE } from '../../server/src/plugins/app/system-settings.ts';
 import type { TaskContext } from '../../server/src/tasks/types.ts';
-import { createTestApp, signIn, type TestApp } from './helpers.ts';
+import { signIn } from './helpers.ts';
+import { apiFor } from './support/api.ts';
+import { useTestApp } from './support/app.ts';
+import { auditEventsOf } from './support/world.ts';
 
 const DEFAULTS = {
   theme: 'light',
@@ -27,25 +30,15 @@ const DEFAULTS = {
   language: 'fr',
 };
 
-let t: TestApp;
-const tokens: Record<string, string> = {};
-
-beforeAll(async () => {
-  t = await createTestApp({ runJobs: false });
-  for (const name of ['admin', 'manager', 'analyste', 'lecteur']) tokens[name] = (await signIn(t.app, name)).access;
-});
-afterAll(() => t.close());
+const t = useTestApp({ runJobs: false });
+const api = apiFor(t);
+beforeAll(() => api.signInAll('admin', 'manager', 'analyste', 'lecteur'));
 
 const call = (who: string, method: 'GET' | 'PATCH', url: string, payload?: unknown) =>
-  t.app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${tokens[who]}` },
-    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-  });
+  api.call(who, method, url, payload !== undefined ? { payload } : {});
 
 describe('GET and PATCH /api/system/settings/', () => {
-  it('answers the §3 defaults to an administrator', async () => {
+  it('answers the spec §3 defaults to an administrator', async () => {
     const res = await call('admin', 'GET', '/api/system/settings/');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual(DEFAULTS);
@@ -56,12 +49,11 @@ describe('GET and PATCH /api/system/settings/', () => {
       expect((await call(who, 'GET', '/api/system/settings/')).statusCode).toBe(403);
       expect((await call(who, 'PATCH', '/api/system/settings/', { debug_mode: true })).statusCode).toBe(403);
     }
-    const [denied] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'lecteur')))
-      .orderBy(desc(auditEvents.id))
-      .limit(1);
+    const [denied] = await auditEventsOf(
+      t.database.db,
+      { eventType: 'permission_denied', username: 'lecteur' },
+      { newestFirst: true, limit: 1 },
+    );
     expect(denied?.description).toBe('Accès refusé aux paramètres système');
     expect((await t.app.inject({ method: 'GET', url: '/api/system/settings/' })).statusCode).toBe(401);
   });
@@ -122,12 +114,11 @@ describe('GET and PATCH /api/system/settings/', () => {
       app_name: 'Vigie SOC',
       theme: 'dark',
     });
-    const [event] = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(eq(auditEvents.eventType, 'configuration_change'))
-      .orderBy(desc(auditEvents.id))
-      .limit(1);
+    const [event] = await auditEventsOf(
+      t.database.db,
+      { eventType: 'configuration_change' },
+      { newestFirst: true, limit: 1 },
+    );
     expect(event?.description).toBe('Paramètres système modifiés : app_name, theme');
     expect(event?.details).toMatchObject({ changes: { theme: { from: 'light', to: 'dark' } } });
     // Put the defaults back for the next tests.

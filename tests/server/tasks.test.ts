@@ -2,7 +2,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
 import type { TaskContext, TaskDefinition } from '../../server/src/tasks/types.ts';
 import { FORBIDDEN_MESSAGE } from '../../server/src/policies/index.ts';
-import { createTestApp, freshDatabase, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { createTestApp, freshDatabase, onPostgres, type TestApp } from './helpers.ts';
+import { signedIn } from './support/api.ts';
+import { backend } from './support/app.ts';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -94,7 +96,7 @@ const weekly: TaskDefinition = {
 
 const TASKS = [quick, gated, failing, tenantTask, daily, weekly];
 
-describe(`background tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`background tasks (${backend})`, () => {
   let t: TestApp | undefined;
   // The worker's PGlite template is built once, here, so a loaded machine cannot push the first test past its timeout.
   beforeAll(async () => {
@@ -280,17 +282,7 @@ describe(`background tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const BASE = '/api/celery/tasks/';
     const TASK_KEYS = ['created_at', 'date_done', 'full_name', 'id', 'meta', 'name', 'result', 'status'];
 
-    async function as(app: TestApp['app'], username: string) {
-      const { access } = await signIn(app, username);
-      const headers = { authorization: `Bearer ${access}` };
-      return {
-        get: (url: string) => app.inject({ method: 'GET', url, headers }),
-        post: (url: string, payload?: object) =>
-          app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) }),
-      };
-    }
-
-    it('launches (202, §3 launch result), then lists and shows the run with the §3 task fields', async () => {
+    it('launches (202, §3 launch result), then lists and shows the run with the spec §3 task fields', async () => {
       const { app, database, jobs } = await start();
       expect((await app.inject({ method: 'GET', url: BASE })).statusCode).toBe(401);
       const anonymous = await app.inject({
@@ -300,7 +292,7 @@ describe(`background tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       });
       expect(anonymous.statusCode).toBe(401);
 
-      const admin = await as(app, 'admin');
+      const admin = await signedIn(app, 'admin');
       const res = await admin.post(`${BASE}run/`, { task_name: 'tests.tasks.quick', args: { since: '2024-01-01' } });
       expect(res.statusCode).toBe(202);
       const launched = res.json<Record<string, unknown>>();
@@ -397,9 +389,9 @@ describe(`background tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     it('lets staff launch platform tasks, members write tenant tasks, and shows a tenant only its runs', async () => {
       const { app } = await start({ runJobs: false });
       const [lecteur, analyste, manager] = [
-        await as(app, 'lecteur'),
-        await as(app, 'analyste'),
-        await as(app, 'manager'),
+        await signedIn(app, 'lecteur'),
+        await signedIn(app, 'analyste'),
+        await signedIn(app, 'manager'),
       ];
 
       for (const user of [lecteur, analyste]) {
@@ -435,7 +427,7 @@ describe(`background tasks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
     it('cancels a pending run with a reason, then answers 409 for a finished one', async () => {
       const { app, database } = await start({ runJobs: false });
-      const admin = await as(app, 'admin');
+      const admin = await signedIn(app, 'admin');
       const id = (await admin.post(`${BASE}run/`, { task_name: 'tests.tasks.quick' })).json<{ task_id: string }>()
         .task_id;
 

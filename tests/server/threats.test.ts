@@ -1,15 +1,12 @@
 import { eq } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assets, tenants, threats, users } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { threats, users } from '../../server/src/db/schema.ts';
+import { apiFor } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
+import { addAsset, seededTenants } from './support/world.ts';
 
 const URL_LIST = '/api/threats/';
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
-const NOT_FOUND = { detail: 'Ressource introuvable.', code: 'not_found' };
 const THREAT_FIELDS = [
   'id',
   'title',
@@ -27,58 +24,23 @@ const THREAT_FIELDS = [
   'updated_at',
 ].sort();
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
-
-describe(`threats (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
+describe(`threats (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
   let acmeAsset: { id: number; name: string };
   let horizonAsset: { id: number };
   const created: { id: number; title: string; severity: string; status: string }[] = [];
-
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t.app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = tenantIds.get(opts.tenant)!;
-    return t.app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
 
   // Twelve threats in Acme, oldest first: severities and statuses cycle so every count is known.
   const SEVERITY_CYCLE = ['critical', 'high', 'medium', 'low', 'info', 'high'] as const;
   const STATUS_CYCLE = ['ACTIVE', 'INVESTIGATING', 'ACTIVE', 'CLOSED'] as const;
 
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    for (const r of await t.database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-      tenantIds.set(r.name, r.id);
-    }
+    const { acme, horizon } = await seededTenants(t.database.db);
     // The demo seed's threats would blur the counts: start from none.
     await t.database.db.delete(threats);
-    const acme = tenantIds.get('Acme Sécurité')!;
-    const horizon = tenantIds.get('Banque Horizon')!;
-    acmeAsset = (
-      await t.database.db
-        .insert(assets)
-        .values({ tenantId: acme, name: 'menaces-srv-01' })
-        .returning({ id: assets.id, name: assets.name })
-    )[0]!;
-    horizonAsset = (
-      await t.database.db
-        .insert(assets)
-        .values({ tenantId: horizon, name: 'menaces-horizon-01' })
-        .returning({ id: assets.id })
-    )[0]!;
+    acmeAsset = await addAsset(t.database.db, { tenantId: acme, name: 'menaces-srv-01' });
+    horizonAsset = await addAsset(t.database.db, { tenantId: horizon, name: 'menaces-horizon-01' });
     for (let i = 0; i < 12; i++) {
       const body = {
         title: `Menace ${i + 1}${i === 3 ? ' : campagne 100% hameçonnage' : ''}`,
@@ -97,7 +59,6 @@ describe(`threats (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       tenant: 'Banque Horizon',
     });
   });
-  afterAll(async () => t.close());
 
   it('creates a threat with exactly the Threat fields and its asset', async () => {
     const sixth = (await call('analyste', 'GET', `${URL_LIST}${created[5]!.id}/`)).json();

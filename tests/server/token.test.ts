@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { eq } from 'drizzle-orm';
 import { users } from '../../server/src/db/schema.ts';
-import { createTestApp, onPostgres, signIn, TEST_PASSWORD, type TestApp } from './helpers.ts';
+import { signIn, TEST_PASSWORD } from './helpers.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { USER_FIELDS } from './support/contract.ts';
 
-describe(`sign-in and profile (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t.close());
+describe(`sign-in and profile (${backend})`, () => {
+  const t = useTestApp();
 
   const post = (payload: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: '/api/token/', payload: payload as string, headers });
@@ -92,7 +90,7 @@ describe(`sign-in and profile (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
     expect(huge.json().detail).toBe('Requête trop volumineuse.');
   });
 
-  it('derives the profile role from the flags and the tenant membership (§6)', async () => {
+  it('derives the profile role from the flags and the tenant membership (spec §6)', async () => {
     const roles: Record<string, string> = { admin: 'admin', manager: 'manager', analyste: 'user', lecteur: 'readonly' };
     for (const [username, role] of Object.entries(roles)) {
       const { access } = await signIn(t.app, username);
@@ -119,24 +117,7 @@ describe(`sign-in and profile (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
       expect(body.role).toBe('admin');
       expect(body.tenants.map((x: { name: string }) => x.name)).toEqual(['Acme Sécurité', 'Banque Horizon']);
       expect(Object.keys(body).sort()).toEqual(
-        [
-          'id',
-          'username',
-          'email',
-          'first_name',
-          'last_name',
-          'is_active',
-          'date_joined',
-          'last_login',
-          'role',
-          'is_staff',
-          'is_superuser',
-          'tenants',
-          'tenant_memberships',
-          'active_features',
-          'permissions',
-          'current_tenant',
-        ].sort(),
+        [...USER_FIELDS, 'tenants', 'tenant_memberships', 'active_features', 'permissions', 'current_tenant'].sort(),
       );
     }
   });

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
-import type { InjectOptions } from 'fastify';
-import { assets, auditEvents, cves, cwes, tenants, users, vulnerabilities } from '../../server/src/db/schema.ts';
+import { assets, cves, cwes, users, vulnerabilities } from '../../server/src/db/schema.ts';
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
-import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
+import { apiFor, jsonOf } from './support/api.ts';
+import { backend, useTestApp } from './support/app.ts';
+import { FORBIDDEN } from './support/http.ts';
+import { auditEventsOf, seededTenants } from './support/world.ts';
 
-const FORBIDDEN = {
-  detail: "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource",
-  code: 'permission_denied',
-};
 const LIST = '/api/vulnerabilities/vulnerabilities/';
 const FIELDS = [
   'id',
@@ -42,39 +40,7 @@ const FIELDS = [
 ].sort();
 const RANK: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
 
-type TenantName = 'Acme Sécurité' | 'Banque Horizon';
 type Finding = Record<string, unknown> & { id: number };
-
-/** Signs each user in once per app (sign-ins are rate limited) and calls the API as them. */
-function apiFor(t: () => TestApp) {
-  const tokens = new Map<string, string>();
-  const tenantIds = new Map<string, string>();
-  const tenantId = async (name: TenantName) => {
-    if (tenantIds.size === 0) {
-      for (const r of await t().database.db.select({ id: tenants.id, name: tenants.name }).from(tenants)) {
-        tenantIds.set(r.name, r.id);
-      }
-    }
-    return tenantIds.get(name)!;
-  };
-  const call = async (
-    username: string,
-    method: InjectOptions['method'],
-    url: string,
-    opts: { payload?: unknown; tenant?: TenantName } = {},
-  ) => {
-    if (!tokens.has(username)) tokens.set(username, (await signIn(t().app, username)).access);
-    const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(username)}` };
-    if (opts.tenant) headers['x-tenant-id'] = await tenantId(opts.tenant);
-    return t().app.inject({
-      method,
-      url,
-      headers,
-      ...(opts.payload !== undefined ? { payload: opts.payload as object } : {}),
-    });
-  };
-  return { call, tenantId };
-}
 
 /** RFC 4180 reader, enough for the export (quoted cells, doubled quotes, CRLF and newlines inside quotes). */
 function parseCsv(text: string): string[][] {
@@ -106,14 +72,13 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
+describe(`vulnerabilities API (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+  const { call } = apiFor(t);
   let acme: string;
   let horizon: string;
   beforeAll(async () => {
-    t = await createTestApp({ runJobs: false });
-    acme = await tenantId('Acme Sécurité');
-    horizon = await tenantId('Banque Horizon');
+    ({ acme, horizon } = await seededTenants(t.database.db));
     // A CVE store record of our own, so the copy from the store is tested whatever the CVE seed holds.
     await t.database.db
       .insert(cwes)
@@ -137,8 +102,6 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
       epssPercentile: 0.97,
     });
   });
-  afterAll(async () => t.close());
-  const { call, tenantId } = apiFor(() => t);
 
   const dbFindings = (tenant: string) =>
     t.database.db.select().from(vulnerabilities).where(eq(vulnerabilities.tenantId, tenant));
@@ -149,11 +112,8 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
         .from(assets)
         .where(and(eq(assets.tenantId, acme), eq(assets.name, name)))
     )[0]!.id;
-  const list = async (query: string, user = 'analyste') => {
-    const res = await call(user, 'GET', `${LIST}?page_size=500&${query}`);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ count: number; results: Finding[] }>();
-  };
+  const list = async (query: string, user = 'analyste') =>
+    jsonOf<{ count: number; results: Finding[] }>(await call(user, 'GET', `${LIST}?page_size=500&${query}`), 200);
 
   it('lists the tenant’s findings newest first with exactly the contract fields', async () => {
     const rows = await dbFindings(acme);
@@ -504,10 +464,7 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json()).toEqual(FORBIDDEN);
     }
-    const denied = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'permission_denied'), eq(auditEvents.username, 'lecteur')));
+    const denied = await auditEventsOf(t.database.db, { eventType: 'permission_denied', username: 'lecteur' });
     expect(denied.length).toBeGreaterThanOrEqual(6);
     const [after] = await t.database.db.select().from(vulnerabilities).where(eq(vulnerabilities.id, id));
     expect(after!.title).toBe(mine[0]!.title);
@@ -599,10 +556,7 @@ describe(`vulnerabilities API (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
     expect(bad.json().fields.format).toBeDefined();
     expect((await call('analyste', 'GET', '/api/vulnerabilities/export/?format=csv&severity=x')).statusCode).toBe(400);
 
-    const audited = await t.database.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.eventType, 'sensitive_data_access'), eq(auditEvents.username, 'analyste')));
+    const audited = await auditEventsOf(t.database.db, { eventType: 'sensitive_data_access', username: 'analyste' });
     expect(audited.length).toBeGreaterThanOrEqual(4);
     expect(audited[0]).toMatchObject({ tenantId: acme, severity: 'INFO' });
     expect(audited[0]!.description).toMatch(/Export des vulnérabilités/);

@@ -169,7 +169,7 @@ describe('BackupsPage', () => {
   });
 });
 
-describe('backups fallback (§8)', () => {
+describe('backups fallback (spec §8)', () => {
   it('an empty list when neither path answers', async () => {
     screen.handler = () => json({}, 500);
     const read = await fetchBackups();

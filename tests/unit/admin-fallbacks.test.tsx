@@ -58,7 +58,7 @@ beforeEach(async () => {
   await clearUsersLocalData();
 });
 
-describe('tenant list fallbacks (§8)', () => {
+describe('tenant list fallbacks (spec §8)', () => {
   it('primary path: the admin list, live, and written to admin_tenants_cache', async () => {
     screen.handler = (_m, url) => (url.pathname === '/api/admin/tenants/' ? json([TENANT]) : json({}, 500));
     const list = await fetchTenants();
@@ -159,7 +159,7 @@ describe('tenant list fallbacks (§8)', () => {
   });
 });
 
-describe('configuration, status, logs (§8)', () => {
+describe('configuration, status, logs (spec §8)', () => {
   it('configuration: /admin/config/, then /system/config/, then an empty object', async () => {
     screen.handler = (_m, url) =>
       url.pathname === '/api/system/config/' ? json({ version: '0.1.0' }) : json({ detail: 'Introuvable' }, 404);
@@ -224,7 +224,7 @@ describe('configuration, status, logs (§8)', () => {
   });
 });
 
-describe('admin permissions (§6)', () => {
+describe('admin permissions (spec §6)', () => {
   it('read from /admin/permissions/', async () => {
     screen.handler = () => json({ is_superuser: false, is_staff: false, permissions: ['view_user'], groups: [] });
     const read = await fetchAdminPermissions();
@@ -253,7 +253,7 @@ describe('admin permissions (§6)', () => {
   });
 });
 
-describe('user list and delete (§8 "Users")', () => {
+describe('user list and delete (spec §8 "Users")', () => {
   const user = {
     id: 5,
     username: 'bob',
@@ -288,13 +288,13 @@ describe('user list and delete (§8 "Users")', () => {
     ]);
   });
 
-  it('a 403 is not papered over: the §6 message, no fallback', async () => {
+  it('a 403 is not papered over: the spec §6 message, no fallback', async () => {
     screen.handler = () => json({ detail: 'Refusé' }, 403);
     await expect(fetchUsers()).rejects.toMatchObject({ status: 403, message: USERS_FORBIDDEN });
     expect(screen.calls).toHaveLength(1);
   });
 
-  it('delete: the server’s detail on a refusal, the §8 message without one, and without a token', async () => {
+  it('delete: the server’s detail on a refusal, the spec §8 message without one, and without a token', async () => {
     screen.handler = () => json({ detail: 'Vous ne pouvez pas supprimer ce compte.' }, 403);
     await expect(deleteUser(5)).rejects.toThrow('Vous ne pouvez pas supprimer ce compte.');
     screen.handler = () => new Response('', { status: 403 });

@@ -88,7 +88,7 @@ describe('system settings', () => {
       method === 'PATCH' ? json({ ...SETTINGS, ...(body as object) }) : json(SETTINGS);
   });
 
-  it('one typed control per §3 setting', async () => {
+  it('one typed control per spec §3 setting', async () => {
     await render(<SystemSettingsPage />);
     expect($<HTMLInputElement>('input[name="api_timeout"]').type).toBe('number');
     expect($<HTMLInputElement>('input[name="api_timeout"]').min).toBe('1');
@@ -335,7 +335,7 @@ describe('users, permissions, configuration, logs', () => {
     expect(screen.container.querySelector('[data-user-id="9"]')).not.toBeNull();
   });
 
-  it('permissions: the §6 fallback is shown as assumed', async () => {
+  it('permissions: the spec §6 fallback is shown as assumed', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');
     };

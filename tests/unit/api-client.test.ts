@@ -16,7 +16,7 @@ describe('normalizeApiPath', () => {
   });
 });
 
-describe('403 per §4/§8: a refused action stays on its screen, a refused session is sent to sign in', () => {
+describe('403 per spec §4/§8: a refused action stays on its screen, a refused session is sent to sign in', () => {
   const navigated: string[] = [];
   const answer403 = (code: string) => async () =>
     new Response(JSON.stringify({ detail: 'Refusé.', code }), {

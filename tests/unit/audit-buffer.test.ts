@@ -102,7 +102,7 @@ afterEach(async () => {
   });
 });
 
-describe('§3 event fields', () => {
+describe('spec §3 event fields', () => {
   it('carries the session user and tenant when signed in', async () => {
     window.history.pushState({}, '', '/projects/7/risks');
     const buffer = makeBuffer({

@@ -193,7 +193,7 @@ describe('AuditPage', () => {
     );
   });
 
-  it('shows the §8 generated sample, marked as such, when the read fails', async () => {
+  it('shows the spec §8 generated sample, marked as such, when the read fails', async () => {
     screen.handler = () => json({ detail: 'down' }, 503);
     await render('/audit');
     expect(rows()).toHaveLength(10);

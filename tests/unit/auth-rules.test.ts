@@ -17,7 +17,7 @@ const b64 = (o: unknown) =>
     .replace(/\//g, '_');
 const jwt = (claims: unknown) => `${b64({ alg: 'HS256' })}.${b64(claims)}.sig`;
 
-describe('JWT decoding (§5)', () => {
+describe('JWT decoding (spec §5)', () => {
   it('decodes three dot-separated parts, including non-ASCII claims', () => {
     expect(decodeJwt(jwt({ sub: '7', name: 'Hélène' }))).toEqual({ sub: '7', name: 'Hélène' });
     expect(jwtExpiresAt(jwt({ exp: 1_800_000_000 }))).toBe(1_800_000_000_000);
@@ -42,7 +42,7 @@ describe('JWT decoding (§5)', () => {
   });
 });
 
-describe('profile validity (§5)', () => {
+describe('profile validity (spec §5)', () => {
   const good = { id: 1, username: 'u', email: 'u@x.fr', is_active: true };
 
   it('accepts an object with an id, refuses lists and paged results', () => {
@@ -74,7 +74,7 @@ describe('profile validity (§5)', () => {
   });
 });
 
-describe('roles and permissions (§6)', () => {
+describe('roles and permissions (spec §6)', () => {
   it('derives the role from flags', () => {
     expect(roleOf({ is_superuser: true })).toBe('admin');
     expect(roleOf({ is_staff: true })).toBe('manager');
@@ -99,7 +99,7 @@ describe('roles and permissions (§6)', () => {
     expect(roleUpdatePayload('manager')).toEqual({ role: 'manager', is_superuser: false, is_staff: false });
   });
 
-  it('has the §6 fallback permission set', () => {
+  it('has the spec §6 fallback permission set', () => {
     expect(FALLBACK_ADMIN_PERMISSIONS).toEqual({
       is_superuser: true,
       is_staff: true,

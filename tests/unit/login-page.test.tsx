@@ -35,7 +35,7 @@ describe('LoginPage', () => {
     expect(container.querySelector('button[type="submit"]')!.textContent).toBe('Se connecter');
   });
 
-  it('shows the §5 messages for a missing username, then a missing password', () => {
+  it('shows the spec §5 messages for a missing username, then a missing password', () => {
     render('/login');
     const form = container.querySelector('form')!;
     act(() => {

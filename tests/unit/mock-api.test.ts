@@ -6,7 +6,7 @@ import vulnerabilitySummary from '../../sample-data/vulnerability-summary.json';
 const NOW = new Date('2026-11-24T10:00:00Z');
 
 describe('mock API mode: every request answered on the device', () => {
-  it('serves the §8 samples for the sample areas', () => {
+  it('serves the spec §8 samples for the sample areas', () => {
     const summary = mockAnswer('GET', '/api/vulnerabilities/summary/', undefined, NOW)!;
     expect(summary.status).toBe(200);
     expect((summary.body as typeof vulnerabilitySummary).total_vulnerabilities).toBe(

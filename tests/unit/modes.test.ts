@@ -24,7 +24,7 @@ afterEach(() => {
   setAuditLogSink(null);
 });
 
-describe('backend list (§9)', () => {
+describe('backend list (spec §9)', () => {
   it('puts the same origin first and keeps at most six entries without duplicates', () => {
     expect(backendList(undefined)).toEqual(['']);
     expect(backendList(' https://a.example/ , https://b.example,https://a.example')).toEqual([
@@ -36,7 +36,7 @@ describe('backend list (§9)', () => {
   });
 });
 
-describe('availability check (§1)', () => {
+describe('availability check (spec §1)', () => {
   it('uses the first reachable backend and leaves local-data mode off', async () => {
     const tried: string[] = [];
     const ok = await checkAvailability(['', 'https://b', 'https://c'], async (base) => {
@@ -55,7 +55,7 @@ describe('availability check (§1)', () => {
   });
 });
 
-describe('health check (§9)', () => {
+describe('health check (spec §9)', () => {
   it('checks at most once per 60 s and reuses the last answer in between', async () => {
     let now = 0;
     let calls = 0;
@@ -109,7 +109,7 @@ describe('health check (§9)', () => {
   });
 });
 
-describe('mock API mode (§1)', () => {
+describe('mock API mode (spec §1)', () => {
   it('stores the switch where the service worker reads it and returns the alert message', async () => {
     expect(await setMockMode(true)).toBe('Mode API simulée activé : les données affichées sont des données d’exemple.');
     expect(await kvGet('mock-api-mode')).toBe(true);
@@ -121,7 +121,7 @@ describe('mock API mode (§1)', () => {
   });
 });
 
-describe('no response (§8): the connection is tested, then the error is recorded', () => {
+describe('no response (spec §8): the connection is tested, then the error is recorded', () => {
   /** A health monitor whose answer the test gives, and the order things happen in. */
   function setup(consecutiveFailures = 0) {
     const steps: string[] = [];
@@ -201,7 +201,7 @@ describe('no response (§8): the connection is tested, then the error is recorde
     expect(recorded.map((r) => r.details.connection_test)).toEqual(['backend_reachable', 'backend_unreachable']);
   });
 
-  it('does not claim the backend is reachable when the §9 check is bypassed', async () => {
+  it('does not claim the backend is reachable when the spec §9 check is bypassed', async () => {
     const { recorded, answer } = setup(3);
     await fail();
     answer(true);
@@ -209,7 +209,7 @@ describe('no response (§8): the connection is tested, then the error is recorde
     expect(recorded[0]!.details).toMatchObject({ connection_test: 'check_bypassed', backend_reachable: null });
   });
 
-  it('lands in the audit buffer: error is above the §9 minimum level', async () => {
+  it('lands in the audit buffer: error is above the spec §9 minimum level', async () => {
     const dbName = 'modes-no-response';
     const buffer = new AuditBuffer({ send: () => Promise.resolve(), beacon: () => true, dbName });
     const disconnect = connectAuditLog(buffer);

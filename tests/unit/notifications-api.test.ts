@@ -67,7 +67,7 @@ beforeEach(async () => {
 
 const posts = (path: string) => sent.filter((c) => c.method === 'POST' && c.url.pathname === path);
 
-describe('notification reads (§8 fallbacks)', () => {
+describe('notification reads (spec §8 fallbacks)', () => {
   it('network ok: the server’s page, marked as network, and a local copy kept for this user', async () => {
     screen.handler = () => json({ results: [note(1), note(2, { read: true })], count: 2, unread: 1 });
     const { data, origin } = await listNotifications({ page: 1, size: 20 });
@@ -164,7 +164,7 @@ describe('notification reads (§8 fallbacks)', () => {
   });
 });
 
-describe('mark as read (§8: pretend success, nothing lost)', () => {
+describe('mark as read (spec §8: pretend success, nothing lost)', () => {
   it('sent at once: a queueable POST with its own Idempotency-Key', async () => {
     screen.handler = () => json({ id: 3, read: true });
     expect(await markAsRead(3)).toBe('sent');
@@ -230,7 +230,7 @@ describe('mark as read (§8: pretend success, nothing lost)', () => {
   });
 });
 
-describe('create (§8: queued when the network fails)', () => {
+describe('create (spec §8: queued when the network fails)', () => {
   const input = { title: 'Maintenance', body: 'Ce soir', level: 'warning' as const };
 
   it('sent: the created rows', async () => {

@@ -158,7 +158,7 @@ describe('NotificationsPage: the list', () => {
     expect(screen.calls.some((c) => c.method === 'POST' && c.url.pathname.endsWith('/1/mark_as_read/'))).toBe(true);
   });
 
-  it('a mark that fails outright still shows read (§8), after a reload too', async () => {
+  it('a mark that fails outright still shows read (spec §8), after a reload too', async () => {
     screen.handler = api({ write: () => json({ detail: 'boom' }, 503) });
     await render();
     act(() => button('Marquer comme lue', items()[0])!.click());

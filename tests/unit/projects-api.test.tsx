@@ -3,17 +3,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { json, setupScreen } from './screen-helpers.tsx';
 import { ApiError, setClientEnvironment } from '../../src/lib/api-client.ts';
 import {
-  createError,
   createProject,
   getProject,
   listProjects,
   listRisks,
-  PROJECT_MESSAGES,
-  projectError,
-  unexpectedMessage,
   updateActionProgress,
   updateTaskProgress,
 } from '../../src/features/projects/projects-api.ts';
+import {
+  createError,
+  PROJECT_MESSAGES,
+  projectError,
+  unexpectedMessage,
+} from '../../src/features/projects/project-http.ts';
 
 const screen = setupScreen();
 
@@ -29,7 +31,7 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected a failure');
 }
 
-describe('§8 project error messages', () => {
+describe('spec §8 project error messages', () => {
   it('no answer at all: the connection message', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');

@@ -2,7 +2,7 @@ import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { json, settle, setupScreen } from './screen-helpers.tsx';
 import { ProjectView } from '../../src/features/projects/project-page.tsx';
-import type { Project, ProjectAccess } from '../../src/features/projects/projects-api.ts';
+import type { Project, ProjectAccess } from '../../src/features/projects/project-types.ts';
 
 const screen = setupScreen();
 

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import ProjectsPage from '../../src/features/projects/projects-page.tsx';
 import { validateProject } from '../../src/features/projects/project-rules.ts';
-import type { Project } from '../../src/features/projects/projects-api.ts';
+import type { Project } from '../../src/features/projects/project-types.ts';
 
 const screen = setupScreen();
 
@@ -122,7 +122,7 @@ describe('project list', () => {
     expect(listCalls().at(-1)!.url.searchParams.get('text')).toBe('pentest');
   });
 
-  it('shows an empty list and the §8 connection message when the backend cannot be reached', async () => {
+  it('shows an empty list and the spec §8 connection message when the backend cannot be reached', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');
     };

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
 import { ProjectView } from '../../src/features/projects/project-page.tsx';
 import { parseProgress } from '../../src/features/projects/project-rules.ts';
-import type { Project, ProjectAccess } from '../../src/features/projects/projects-api.ts';
+import type { Project, ProjectAccess } from '../../src/features/projects/project-types.ts';
 import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen();

@@ -300,7 +300,7 @@ describe('one refresh at a time', () => {
     expect(navigated).toEqual([]);
     expect(isAuthenticated.value).toBe(true);
 
-    // A refused refresh does sign out and redirect (§4).
+    // A refused refresh does sign out and redirect (spec §4).
     refreshAnswer = () => json({ detail: 'Token invalide' }, 401);
     await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 401 });
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -519,7 +519,7 @@ describe('coming back: visibility and network', () => {
   });
 });
 
-describe('display names (§5)', () => {
+describe('display names (spec §5)', () => {
   it('falls back from username to preferred username, name, email local part, then Utilisateur', () => {
     expect(displayName({ username: 'jdoe', name: 'John' })).toBe('jdoe');
     expect(displayName({ username: ' ', preferred_username: 'johnny' })).toBe('johnny');

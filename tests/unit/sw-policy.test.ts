@@ -77,7 +77,7 @@ describe('service-worker routing decisions', () => {
     expect(normalizePath('/api/api//projects/')).toBe('/api/projects/');
   });
 
-  it('uses the §9 TTLs', () => {
+  it('uses the spec §9 TTLs', () => {
     expect(ttlSeconds('/api/notifications/notifications/')).toBe(60);
     expect(ttlSeconds('/api/admin/tenants/')).toBe(300);
     expect(ttlSeconds('/api/tenants/')).toBe(300);

@@ -28,7 +28,7 @@ function expectKeys(value: unknown, keys: string[]) {
   for (const key of keys) expect(value, key).toHaveProperty([key]);
 }
 
-describe('sampleAreaOf: which §8 area a URL belongs to', () => {
+describe('sampleAreaOf: which spec §8 area a URL belongs to', () => {
   const positives: [string, string, SampleArea][] = [
     ['GET', '/api/projects/', 'projects'],
     ['GET', '/api/projects', 'projects'],
@@ -129,7 +129,7 @@ describe('sampleAreaOf: which §8 area a URL belongs to', () => {
   });
 });
 
-describe('projects sample (§3 Project)', () => {
+describe('projects sample (spec §3 Project)', () => {
   const fields = [
     'id',
     'name',
@@ -149,7 +149,7 @@ describe('projects sample (§3 Project)', () => {
     'is_active',
   ];
 
-  it('is a paged list of 2 to 3 projects with every §3 field and the seen status and priority values', () => {
+  it('is a paged list of 2 to 3 projects with every spec §3 field and the seen status and priority values', () => {
     const list = serve('GET', '/api/projects/') as typeof projects;
     expectKeys(list, ['count', 'next', 'previous', 'results']);
     expect(list.next).toBeNull();
@@ -184,8 +184,8 @@ describe('projects sample (§3 Project)', () => {
   });
 });
 
-describe('celery sample (§3 Background task, Scheduled task; §9)', () => {
-  it('has one recent task per status, with every §3 field and every meta key', () => {
+describe('celery sample (spec §3 Background task, Scheduled task; spec §9)', () => {
+  it('has one recent task per status, with every spec §3 field and every meta key', () => {
     const all = serve('GET', '/api/celery/') as typeof celeryTasks;
     expectKeys(all, ['recent_tasks', 'scheduled_tasks']);
     expect(all.recent_tasks.map((t) => t.status).sort()).toEqual(
@@ -237,8 +237,8 @@ describe('celery sample (§3 Background task, Scheduled task; §9)', () => {
   });
 });
 
-describe('vulnerability dashboard summary sample (§3, §8)', () => {
-  it('has every §3 field and a severity distribution summing to the total', () => {
+describe('vulnerability dashboard summary sample (spec §3, §8)', () => {
+  it('has every spec §3 field and a severity distribution summing to the total', () => {
     const summary = serve('GET', '/api/vulnerabilities/summary/') as typeof vulnerabilitySummary;
     expectKeys(summary, [
       'total_vulnerabilities',
@@ -288,7 +288,7 @@ describe('vulnerability dashboard summary sample (§3, §8)', () => {
   });
 });
 
-describe('task launch sample (§3 Task launch result, §8)', () => {
+describe('task launch sample (spec §3 Task launch result, §8)', () => {
   it('is PENDING with the simulation message, a fresh id, the body task_name and created_at now', () => {
     const first = serve('POST', '/api/celery/run/', { body: { task_name: 'vulnerabilities.tasks.sync_cisa_kev' } });
     const second = serve('POST', '/api/celery/run/', { body: { task_name: 'vulnerabilities.tasks.sync_cisa_kev' } });
@@ -326,7 +326,7 @@ describe('task launch sample (§3 Task launch result, §8)', () => {
   });
 });
 
-describe('audit and notifications samples (§3, §8)', () => {
+describe('audit and notifications samples (spec §3, §8)', () => {
   it('serves an empty audit page with the default pagination', () => {
     expect(serve('GET', '/api/audit/results/')).toEqual({ results: [], total: 0, page: 1, size: 10, pages: 0 });
     expect(auditEmpty.results).toEqual([]);
@@ -338,10 +338,10 @@ describe('audit and notifications samples (§3, §8)', () => {
   });
 });
 
-describe('blog sample (§3 Blog post, §8)', () => {
+describe('blog sample (spec §3 Blog post, §8)', () => {
   const fields = ['id', 'title', 'slug', 'excerpt', 'content', 'author', 'published_date', 'tags', 'featured_image'];
 
-  it('lists exactly two posts with every §3 field', () => {
+  it('lists exactly two posts with every spec §3 field', () => {
     for (const pathname of ['/api/blog/', '/api/blog/posts/', '/api/api/blog/posts']) {
       const list = serve('GET', pathname) as typeof blogPosts;
       expect(list.results).toHaveLength(2);

@@ -29,7 +29,7 @@ async function render() {
 
 const sample = { 'x-vigie-source': 'sample' };
 
-describe('TasksPage with the §8 sample', () => {
+describe('TasksPage with the spec §8 sample', () => {
   beforeEach(() => {
     screen.handler = (_method, url) => {
       if (url.pathname === '/api/celery/tasks/run/') return json(launchSample, 200, sample);
@@ -37,7 +37,7 @@ describe('TasksPage with the §8 sample', () => {
     };
   });
 
-  it('renders every §3 field of the sample tasks with French status labels, marked as sample data', async () => {
+  it('renders every spec §3 field of the sample tasks with French status labels, marked as sample data', async () => {
     await render();
     const text = screen.container.textContent;
     expect(screen.container.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');

@@ -79,7 +79,7 @@ const INPUT: ThreatInput = {
   asset_id: null,
 };
 
-describe('threats API: the §7 fallback values, marked as failures', () => {
+describe('threats API: the spec §7 fallback values, marked as failures', () => {
   it('summary → the empty summary shape when the server does not answer', async () => {
     answer = () => 'no-answer';
     const outcome = await readThreatSummary();

@@ -58,7 +58,7 @@ async function render(url: string) {
 const listCalls = () => screen.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/threats/');
 
 describe('ThreatsPage', () => {
-  it('shows the §3 summary: count, severities, statuses, recent threats', async () => {
+  it('shows the spec §3 summary: count, severities, statuses, recent threats', async () => {
     await render('/threats');
     const summary = screen.container.querySelector('.threat-summary')!;
     expect(summary.querySelector('.threat-total')!.textContent).toContain('3');
@@ -203,7 +203,7 @@ function noAnswer(): Response {
   throw new TypeError('Failed to fetch');
 }
 
-describe('ThreatsPage when the server fails (§7 fallbacks)', () => {
+describe('ThreatsPage when the server fails (spec §7 fallbacks)', () => {
   it('shows the empty list with a French note and a retry, not an error panel nor "no threats"', async () => {
     const base = screen.handler;
     screen.handler = (method, url, body) =>

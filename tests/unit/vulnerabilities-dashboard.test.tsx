@@ -60,7 +60,7 @@ describe('vulnerability dashboard', () => {
     expect(c.querySelector('.data-origin')).toBeNull();
   });
 
-  it('renders the §8 sample shape (no KEV or resolved counts, assets by name) and marks it as sample data', async () => {
+  it('renders the spec §8 sample shape (no KEV or resolved counts, assets by name) and marks it as sample data', async () => {
     mockApi(() => ({ body: sample, headers: { 'X-Vigie-Source': 'sample' } }));
     page.render('/vulnerabilities?days=7', <VulnerabilityDashboardPage />);
     await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());

@@ -21,7 +21,7 @@ import {
   type RiskTreatment,
   type TeamRole,
 } from './schema.ts';
-import { completedAt, planProgress, residualScores } from '../services/risk-scoring.ts';
+import { completedAt, planProgress, residualScores } from '../domain/risk-scoring.ts';
 
 const DAY = 86_400_000;
 

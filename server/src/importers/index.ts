@@ -257,6 +257,22 @@ function emptyReport(source: string, kind: SourceKind): FileReport {
   return { source, kind, processed: 0, new_cves: 0, updated_cves: 0, unchanged: 0, errors: 0, duration_ms: 0 };
 }
 
+/** The counts of an import before anything is read. */
+function emptyCounts(skipped: string[]): ImportCounts {
+  return {
+    processed: 0,
+    new_cves: 0,
+    updated_cves: 0,
+    unchanged: 0,
+    errors: 0,
+    cwes: 0,
+    files: [],
+    skipped,
+    error_samples: [],
+    duration_ms: 0,
+  };
+}
+
 /**
  * Imports CVE data from files, folders (each file's kind detected from its content) and http(s) URLs: NVD API 2.0
  * JSON (feeds and API pages, .json or .json.gz), CVE JSON 5 (JSON lines or CVE-*.json files), the CISA KEV JSON,
@@ -270,18 +286,7 @@ export async function importSources(
 ): Promise<ImportCounts> {
   const started = performance.now();
   const { entries, skipped } = await expandSources(sources);
-  const totals: ImportCounts = {
-    processed: 0,
-    new_cves: 0,
-    updated_cves: 0,
-    unchanged: 0,
-    errors: 0,
-    cwes: 0,
-    files: [],
-    skipped: skipped.map((s) => path.relative(process.cwd(), s) || s),
-    error_samples: [],
-    duration_ms: 0,
-  };
+  const totals = emptyCounts(skipped.map((s) => path.relative(process.cwd(), s) || s));
   const totalBytes = entries.every((e) => e.size !== undefined)
     ? entries.reduce((sum, e) => sum + (e.size ?? 0), 0)
     : undefined;
@@ -311,18 +316,7 @@ export async function importStream(
   opts: ImportOptions = {},
 ): Promise<ImportCounts> {
   const started = performance.now();
-  const totals: ImportCounts = {
-    processed: 0,
-    new_cves: 0,
-    updated_cves: 0,
-    unchanged: 0,
-    errors: 0,
-    cwes: 0,
-    files: [],
-    skipped: [],
-    error_samples: [],
-    duration_ms: 0,
-  };
+  const totals = emptyCounts([]);
   totals.files.push(await consume(db, kind, stream, label, opts, totals, () => undefined));
   totals.duration_ms = Math.round(performance.now() - started);
   return totals;

@@ -12,12 +12,12 @@ export interface Actor {
 
 // Every authorization rule lives here, so a route asks a question instead of re-deriving the answer.
 
-/** §6: superuser is admin; a tenant's own administrators administer that tenant. */
+/** spec §6: superuser is admin; a tenant's own administrators administer that tenant. */
 export function isAdmin(actor: Actor): boolean {
   return actor.isSuperuser || actor.tenantRole === 'admin';
 }
 
-/** Admin-only areas of §6: user listing, creation, update, deletion, permissions. */
+/** Admin-only areas of spec §6: user listing, creation, update, deletion, permissions. */
 export function canManageUsers(actor: Actor): boolean {
   return isAdmin(actor);
 }

@@ -1,26 +1,46 @@
 import type { ModelRow } from '../repositories/admin-models.ts';
 import { outgoingValue } from '../services/admin-model-values.ts';
 import {
+  FIELD_TYPES,
   isTenantScoped,
   type AdminModel,
-  type FieldType,
   type ModelField,
   type ModelOperation,
 } from '../services/admin-models.ts';
+import { Choice, Type, type Static } from '../schemas/common.ts';
 
-interface FieldOut {
-  name: string;
-  type: FieldType;
-  required: boolean;
-  read_only: boolean;
-  create_only?: true;
-  choices?: string[];
-  max_length?: number;
-  max_items?: number;
-  min?: number;
-  max?: number;
-  references?: string;
-}
+/** One field of a model's description on the wire. */
+const ModelFieldSchema = Type.Object({
+  name: Type.String(),
+  type: Choice(FIELD_TYPES),
+  required: Type.Boolean(),
+  read_only: Type.Boolean(),
+  create_only: Type.Optional(Type.Literal(true)),
+  choices: Type.Optional(Type.Array(Type.String())),
+  max_length: Type.Optional(Type.Integer()),
+  max_items: Type.Optional(Type.Integer()),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  references: Type.Optional(Type.String()),
+});
+type FieldOut = Static<typeof ModelFieldSchema>;
+
+/** A model's description for its caller (GET /api/admin/models/). */
+export const AdminModelSchema = Type.Object(
+  {
+    name: Type.String(),
+    label: Type.String(),
+    tenant_scoped: Type.Boolean(),
+    read_only: Type.Boolean(),
+    operations: Type.Array(Choice(['create', 'update', 'delete'] as const)),
+    primary_key: Type.Array(Type.String()),
+    fields: Type.Array(ModelFieldSchema),
+  },
+  { title: 'AdminModel' },
+);
+
+/** One row: the model's allow-listed fields, whatever they are. */
+export const ModelRowSchema = Type.Record(Type.String(), Type.Unknown(), { title: 'ModelRow' });
 
 function presentField(field: ModelField, modelReadOnly: boolean): FieldOut {
   const readOnly = modelReadOnly || field.readOnly;
@@ -41,7 +61,10 @@ function presentField(field: ModelField, modelReadOnly: boolean): FieldOut {
 }
 
 /** A model's description for this caller: `operations` are what the caller may do besides reading. */
-export function presentAdminModel(model: AdminModel, operations: readonly ModelOperation[]) {
+export function presentAdminModel(
+  model: AdminModel,
+  operations: readonly ModelOperation[],
+): Static<typeof AdminModelSchema> {
   const readOnly = operations.length === 0;
   return {
     name: model.name,

@@ -1,4 +1,6 @@
 import type { AuditEventRow } from '../repositories/audit-events.ts';
+import { AUDIT_SEVERITIES } from '../../../contract/levels.ts';
+import { AnyObject, Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import { csvLine } from './vulnerability.ts';
 
 // Keys whose values never leave the server, even if a client put them into an event's details.
@@ -14,8 +16,31 @@ function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+/** AuditEvent (docs/api-audit.md § Event) on the wire: the reply schema and the presenter list the same fields. */
+export const AuditEventSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    timestamp: Type.String({ format: 'date-time' }),
+    event_type: Type.String(),
+    user: Nullable(Type.String()),
+    ip_address: Nullable(Type.String()),
+    description: Type.String(),
+    severity: Choice(AUDIT_SEVERITIES),
+    tenant_id: Nullable(Type.String()),
+    details: Type.Object({
+      browser: Nullable(Type.String()),
+      os: Nullable(Type.String()),
+      success: Type.Boolean(),
+    }),
+    source: Choice(['server', 'frontend']),
+    extra: AnyObject,
+  },
+  { title: 'AuditEvent', description: 'Un événement du journal d’audit' },
+);
+export type AuditEvent = Static<typeof AuditEventSchema>;
+
 /** AuditEvent (docs/api-audit.md § Event): exactly these fields leave the server. */
-export function presentAuditEvent(e: AuditEventRow) {
+export function presentAuditEvent(e: AuditEventRow): AuditEvent {
   const { browser, os, success, ...extra } = e.details;
   return {
     id: e.id,
@@ -35,8 +60,6 @@ export function presentAuditEvent(e: AuditEventRow) {
     extra: redact(extra) as Record<string, unknown>,
   };
 }
-
-export type AuditEvent = ReturnType<typeof presentAuditEvent>;
 
 /** The CSV export's columns, in order; `extra` is its JSON text. */
 export const AUDIT_CSV_COLUMNS = [

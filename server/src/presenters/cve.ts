@@ -1,15 +1,81 @@
+import { SEVERITIES } from '../../../contract/severity.ts';
+import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import type { CveHitRow, CveRow } from '../repositories/cves.ts';
-import type { CweRow } from '../importers/types.ts';
+import type { CweRow } from '../domain/cve-records.ts';
 import { explainVector, severityFromScore } from '../lib/cvss.ts';
 
 const HIT_DESCRIPTION_MAX = 300;
+const DateTime = Type.String({ format: 'date-time' });
+
+/** One search result (CveHit). */
+export const CveHitSchema = Type.Object(
+  {
+    cve_id: Type.String(),
+    title: Type.String(),
+    description: Type.String({ description: `Tronquée à ${HIT_DESCRIPTION_MAX} caractères` }),
+    severity: Choice(SEVERITIES),
+    cvss_score: Nullable(Type.Number()),
+    published_at: Nullable(DateTime),
+    kev: Type.Boolean(),
+    epss_score: Nullable(Type.Number()),
+    rank: Type.Number(),
+  },
+  { title: 'CveHit' },
+);
+export type CveHit = Static<typeof CveHitSchema>;
+
+const CvssBlockSchema = Type.Object({
+  score: Type.Number(),
+  vector: Type.String(),
+  severity: Type.String(),
+  metrics: Type.Array(
+    Type.Object({ key: Type.String(), name: Type.String(), value: Type.String(), value_label: Type.String() }),
+  ),
+});
+
+/** The CVE detail (Cve), with its CWE names and the current tenant's count of open findings on it. */
+export const CveSchema = Type.Object(
+  {
+    cve_id: Type.String(),
+    title: Type.String(),
+    description: Type.String(),
+    status: Nullable(Type.String()),
+    published_at: Nullable(DateTime),
+    modified_at: Nullable(DateTime),
+    severity: Choice(SEVERITIES),
+    cvss_v31: Nullable(CvssBlockSchema),
+    cvss_v4: Nullable(CvssBlockSchema),
+    cvss_v2: Nullable(Type.Object({ score: Type.Number(), vector: Type.String(), severity: Choice(SEVERITIES) })),
+    cwes: Type.Array(Type.Object({ id: Type.String(), name: Nullable(Type.String()) })),
+    references: Type.Array(
+      Type.Object({ url: Type.String(), source: Nullable(Type.String()), tags: Type.Array(Type.String()) }),
+    ),
+    kev: Nullable(
+      Type.Object({
+        date_added: Nullable(Type.String()),
+        due_date: Nullable(Type.String()),
+        required_action: Nullable(Type.String()),
+        vendor: Nullable(Type.String()),
+        product: Nullable(Type.String()),
+        name: Nullable(Type.String()),
+        known_ransomware: Nullable(Type.String()),
+      }),
+    ),
+    epss: Nullable(
+      Type.Object({ score: Type.Number(), percentile: Nullable(Type.Number()), date: Nullable(Type.String()) }),
+    ),
+    affected_assets: Type.Integer({ description: 'Vulnérabilités ouvertes de l’organisation sur cette CVE' }),
+  },
+  { title: 'Cve' },
+);
+export type CveDetail = Static<typeof CveSchema>;
 
 function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** One search result (CveHit): exactly these fields leave the server. */
-export function presentCveHit(hit: CveHitRow) {
+export function presentCveHit(hit: CveHitRow): CveHit {
   return {
     cve_id: hit.cveId,
     title: hit.title,
@@ -29,7 +95,7 @@ function cvssBlock(score: number | null, vector: string | null, severity: string
 }
 
 /** The CVE detail (Cve), with its CWE names and the current tenant's count of open findings on it. */
-export function presentCve(row: CveRow, cwes: readonly CweRow[], affectedAssets: number) {
+export function presentCve(row: CveRow, cwes: readonly CweRow[], affectedAssets: number): CveDetail {
   const names = new Map(cwes.map((c) => [c.id, c.name]));
   return {
     cve_id: row.cveId,
@@ -63,6 +129,3 @@ export function presentCve(row: CveRow, cwes: readonly CweRow[], affectedAssets:
     affected_assets: affectedAssets,
   };
 }
-
-export type CveDetail = ReturnType<typeof presentCve>;
-export type CveHit = ReturnType<typeof presentCveHit>;

@@ -1,10 +1,117 @@
 import type { ActionRow, PlanRow, RiskRow, TaskRow } from '../repositories/project-work.ts';
-import { actionStatus, isOverdue, riskLevel } from '../services/risk-scoring.ts';
+import { actionStatus, isOverdue, RISK_LEVELS, riskLevel } from '../domain/risk-scoring.ts';
+import {
+  PLAN_STATUSES,
+  PROJECT_PRIORITIES,
+  PROJECT_TASK_STATUSES,
+  RISK_STATUSES,
+  RISK_TREATMENTS,
+} from '../domain/project-vocabulary.ts';
+import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 
 // docs/api-projects.md ("Risks", "Remediation plans and corrective actions", "Tasks"): exactly these fields leave
-// the server. Dates are YYYY-MM-DD strings as stored; `today` (UTC) decides is_overdue.
+// the server, and each reply schema lists the same fields as its presenter. Dates are YYYY-MM-DD strings as
+// stored; `today` (UTC) decides is_overdue.
 
-export function presentRisk(r: RiskRow) {
+const id = Type.Integer();
+const ref = Nullable(Type.Integer());
+const score = Type.Integer({ minimum: 1, maximum: 16 });
+const day = Nullable(Type.String({ format: 'date' }));
+const progress = Type.Integer({ minimum: 0, maximum: 100 });
+const instant = Type.String({ format: 'date-time' });
+const level = Choice(RISK_LEVELS);
+
+export const RiskSchema = Type.Object(
+  {
+    id,
+    project: id,
+    title: Type.String(),
+    description: Type.String(),
+    scenario: Type.String(),
+    asset: ref,
+    threat: ref,
+    vulnerability: ref,
+    likelihood: score,
+    impact: score,
+    initial_score: score,
+    initial_level: level,
+    residual_likelihood: score,
+    residual_impact: score,
+    residual_score: score,
+    residual_level: level,
+    treatment: Choice(RISK_TREATMENTS),
+    status: Choice(RISK_STATUSES),
+    owner: ref,
+    remediation_plan: ref,
+    created_at: instant,
+    updated_at: instant,
+  },
+  { title: 'Risk' },
+);
+export type Risk = Static<typeof RiskSchema>;
+
+export const RemediationPlanSchema = Type.Object(
+  {
+    id,
+    risk: id,
+    project: id,
+    title: Type.String(),
+    description: Type.String(),
+    status: Choice(PLAN_STATUSES),
+    target_likelihood: score,
+    target_impact: score,
+    owner: ref,
+    due_date: day,
+    progress,
+    actions_count: Type.Integer({ minimum: 0 }),
+    created_at: instant,
+    updated_at: instant,
+  },
+  { title: 'RemediationPlan' },
+);
+export type RemediationPlan = Static<typeof RemediationPlanSchema>;
+
+export const CorrectiveActionSchema = Type.Object(
+  {
+    id,
+    remediation_plan: id,
+    project: id,
+    title: Type.String(),
+    description: Type.String(),
+    assignee: ref,
+    due_date: day,
+    progress,
+    status: Choice(['TODO', 'IN_PROGRESS', 'DONE'] as const, { description: 'Déduit de la progression' }),
+    completed_at: Nullable(instant),
+    is_overdue: Type.Boolean(),
+    created_at: instant,
+    updated_at: instant,
+  },
+  { title: 'CorrectiveAction' },
+);
+export type CorrectiveAction = Static<typeof CorrectiveActionSchema>;
+
+export const ProjectTaskSchema = Type.Object(
+  {
+    id,
+    project: id,
+    title: Type.String(),
+    description: Type.String(),
+    status: Choice(PROJECT_TASK_STATUSES),
+    priority: Choice(PROJECT_PRIORITIES),
+    assignee: ref,
+    due_date: day,
+    progress,
+    completed_at: Nullable(instant),
+    is_overdue: Type.Boolean(),
+    created_at: instant,
+    updated_at: instant,
+  },
+  { title: 'ProjectTask' },
+);
+export type ProjectTask = Static<typeof ProjectTaskSchema>;
+
+export function presentRisk(r: RiskRow): Risk {
   const initial = r.likelihood * r.impact;
   const residual = r.residualLikelihood * r.residualImpact;
   return {
@@ -33,7 +140,7 @@ export function presentRisk(r: RiskRow) {
   };
 }
 
-export function presentPlan(p: PlanRow) {
+export function presentPlan(p: PlanRow): RemediationPlan {
   return {
     id: p.id,
     risk: p.riskId,
@@ -52,7 +159,7 @@ export function presentPlan(p: PlanRow) {
   };
 }
 
-export function presentAction(a: ActionRow, today: string) {
+export function presentAction(a: ActionRow, today: string): CorrectiveAction {
   return {
     id: a.id,
     remediation_plan: a.planId,
@@ -70,7 +177,7 @@ export function presentAction(a: ActionRow, today: string) {
   };
 }
 
-export function presentTask(t: TaskRow, today: string) {
+export function presentTask(t: TaskRow, today: string): ProjectTask {
   return {
     id: t.id,
     project: t.projectId,
@@ -87,8 +194,3 @@ export function presentTask(t: TaskRow, today: string) {
     updated_at: t.updatedAt.toISOString(),
   };
 }
-
-export type Risk = ReturnType<typeof presentRisk>;
-export type RemediationPlan = ReturnType<typeof presentPlan>;
-export type CorrectiveAction = ReturnType<typeof presentAction>;
-export type ProjectTask = ReturnType<typeof presentTask>;

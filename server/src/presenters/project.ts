@@ -1,4 +1,4 @@
-import { PROJECT_TASK_STATUSES, SEVERITIES } from '../db/schema.ts';
+import { PROJECT_PRIORITIES, PROJECT_STATUSES, PROJECT_TASK_STATUSES, SEVERITIES, TEAM_ROLES } from '../db/schema.ts';
 import type { ProjectAccess } from '../policies/index.ts';
 import {
   displayName,
@@ -6,12 +6,30 @@ import {
   type ProjectRow,
   type TeamMemberRow,
 } from '../repositories/projects.ts';
-import { riskLevel } from '../services/risk-scoring.ts';
+import { RISK_LEVELS, riskLevel } from '../domain/risk-scoring.ts';
+import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-/** §3 TeamMember: the user's id, display name, email, team role, ownership and last activity. */
-export function presentTeamMember(m: TeamMemberRow) {
+const DateTime = Type.String({ format: 'date-time' });
+/** A calendar day, YYYY-MM-DD. */
+const Day = Type.String({ format: 'date' });
+
+/** spec §3 TeamMember: the user's id, display name, email, team role, ownership and last activity. */
+export const TeamMemberSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    email: Type.String(),
+    role: Choice(TEAM_ROLES),
+    is_owner: Type.Boolean(),
+    last_active: Nullable(DateTime),
+  },
+  { title: 'TeamMember' },
+);
+export type TeamMember = Static<typeof TeamMemberSchema>;
+
+export function presentTeamMember(m: TeamMemberRow): TeamMember {
   return {
     id: m.userId,
     name: displayName(m),
@@ -22,10 +40,34 @@ export function presentTeamMember(m: TeamMemberRow) {
   };
 }
 
-export type TeamMember = ReturnType<typeof presentTeamMember>;
+const PROJECT_ACCESSES = ['read', 'edit', 'manage'] as const satisfies readonly Exclude<ProjectAccess, 'none'>[];
 
 /** One project (docs/api-projects.md `Project`) with the caller's access: exactly these fields leave the server. */
-export function presentProject(p: ProjectRow, access: Exclude<ProjectAccess, 'none'>) {
+export const ProjectSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    status: Choice(PROJECT_STATUSES),
+    priority: Choice(PROJECT_PRIORITIES),
+    completion_percentage: Type.Number({ minimum: 0, maximum: 100 }),
+    start_date: Nullable(Day),
+    deadline: Nullable(Day),
+    created_at: DateTime,
+    updated_at: DateTime,
+    assets: Type.Array(Type.Integer(), { description: 'Identifiants des liens actif ↔ projet' }),
+    vulnerabilities: Type.Array(Type.Integer(), { description: 'Identifiants des liens vulnérabilité ↔ projet' }),
+    tasks: Type.Array(Type.Integer()),
+    team_members: Type.Array(TeamMemberSchema),
+    owner: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), email: Type.String() })),
+    is_active: Type.Boolean(),
+    access: Choice(PROJECT_ACCESSES, { description: 'Ce que l’appelant peut faire du projet' }),
+  },
+  { title: 'Project' },
+);
+export type Project = Static<typeof ProjectSchema>;
+
+export function presentProject(p: ProjectRow, access: Exclude<ProjectAccess, 'none'>): Project {
   return {
     id: p.id,
     name: p.name,
@@ -47,10 +89,66 @@ export function presentProject(p: ProjectRow, access: Exclude<ProjectAccess, 'no
   };
 }
 
-export type Project = ReturnType<typeof presentProject>;
+/** A count for each value of a list: every key appears, zeros included. */
+const CountsOf = <K extends string>(keys: readonly K[]) =>
+  Type.Object(
+    Object.fromEntries(keys.map((k) => [k, Type.Integer({ minimum: 0 })])) as Record<
+      K,
+      ReturnType<typeof Type.Integer>
+    >,
+  );
+
+const Overdue = {
+  id: Type.Integer(),
+  title: Type.String(),
+  due_date: Day,
+  progress: Type.Integer(),
+};
 
 /** docs/api-projects.md `ProjectDashboard`: every severity, status and level appears, zeros included. */
-export function presentProjectDashboard(p: ProjectRow, d: ProjectDashboardData) {
+export const ProjectDashboardSchema = Type.Object(
+  {
+    project: Type.Pick(ProjectSchema, ['id', 'name', 'status', 'priority', 'completion_percentage', 'deadline']),
+    counts: CountsOf([
+      'assets',
+      'vulnerabilities',
+      'open_vulnerabilities',
+      'threats',
+      'active_threats',
+      'risks',
+      'tasks',
+      'corrective_actions',
+      'documents',
+      'team_members',
+    ]),
+    vulnerabilities_by_severity: CountsOf(SEVERITIES),
+    tasks_by_status: CountsOf(PROJECT_TASK_STATUSES),
+    risks_by_level: CountsOf(RISK_LEVELS),
+    risk_matrix: Type.Array(Type.Array(Type.Integer({ minimum: 0 })), {
+      description: 'Risques ouverts : lignes = gravité 1 à 4, colonnes = vraisemblance 1 à 4',
+    }),
+    overdue: Type.Object({
+      tasks: Type.Array(Type.Object(Overdue)),
+      corrective_actions: Type.Array(Type.Object({ ...Overdue, plan_id: Type.Integer() })),
+    }),
+    recent_activity: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        action: Type.String(),
+        object_type: Type.String(),
+        object_id: Nullable(Type.Integer()),
+        summary: Type.String(),
+        user: Nullable(Type.String()),
+        created_at: DateTime,
+      }),
+    ),
+  },
+  { title: 'ProjectDashboard' },
+);
+
+export type ProjectDashboard = Static<typeof ProjectDashboardSchema>;
+
+export function presentProjectDashboard(p: ProjectRow, d: ProjectDashboardData): ProjectDashboard {
   const risksByLevel = { low: 0, medium: 0, high: 0, critical: 0 };
   const matrix = Array.from({ length: 4 }, () => [0, 0, 0, 0]);
   for (const r of d.openRisks) {
@@ -98,5 +196,3 @@ export function presentProjectDashboard(p: ProjectRow, d: ProjectDashboardData) 
     })),
   };
 }
-
-export type ProjectDashboard = ReturnType<typeof presentProjectDashboard>;

@@ -1,9 +1,31 @@
 import type { ServerLogRow } from '../repositories/server-logs.ts';
 import { redactContext } from '../services/server-logs.ts';
+import { AnyObject, Nullable, Type, type Static } from '../schemas/common.ts';
 import { csvLine } from './vulnerability.ts';
 
-/** A log line (docs/api-admin.md "Logs"): exactly these fields leave the server. */
-export function presentServerLog(r: ServerLogRow) {
+/** A log line (docs/api-admin.md "Logs") on the wire. */
+export const ServerLogSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    time: Type.String({ format: 'date-time' }),
+    level: Type.String(),
+    message: Type.String(),
+    request_id: Nullable(Type.String()),
+    method: Nullable(Type.String()),
+    url: Nullable(Type.String()),
+    status_code: Nullable(Type.Integer()),
+    response_time_ms: Nullable(Type.Number()),
+    tenant_id: Nullable(Type.String()),
+    user_id: Nullable(Type.Integer()),
+    username: Nullable(Type.String()),
+    context: AnyObject,
+  },
+  { title: 'ServerLog' },
+);
+export type ServerLog = Static<typeof ServerLogSchema>;
+
+/** Exactly these fields leave the server. */
+export function presentServerLog(r: ServerLogRow): ServerLog {
   return {
     id: r.id,
     time: r.time.toISOString(),
@@ -21,8 +43,6 @@ export function presentServerLog(r: ServerLogRow) {
     context: redactContext(r.context) as Record<string, unknown>,
   };
 }
-
-export type ServerLog = ReturnType<typeof presentServerLog>;
 
 /** The CSV export's columns, in order; `context` is its JSON text. */
 export const SERVER_LOG_CSV_COLUMNS = [

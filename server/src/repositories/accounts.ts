@@ -2,7 +2,8 @@ import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { memberships, passwordResetTokens, refreshTokens, users, type MembershipRole } from '../db/schema.ts';
 import type { UserRow } from './users.ts';
-import { SecurityPolicyStore, type SecurityPolicy } from '../services/security-policies.ts';
+import type { SecurityPolicy } from '../domain/security-policy.ts';
+import { SecurityPolicyStore } from './security-policies.ts';
 
 /** Registration switch and password rules come from the platform security policy. */
 export type AccountPolicy = SecurityPolicy;

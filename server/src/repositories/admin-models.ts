@@ -2,7 +2,7 @@ import { and, asc, count, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-o
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { memberships, tenants, users } from '../db/schema.ts';
-import type { AdminModel, ModelField } from '../services/admin-models.ts';
+import type { AdminModel, ModelField } from '../domain/admin-models.ts';
 
 /** A row as read through the allow-list: API field name → stored value. */
 export type ModelRow = Record<string, unknown>;

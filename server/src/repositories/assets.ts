@@ -79,7 +79,7 @@ export class AssetsRepository {
       .orderBy(dir(key), dir(assets.id))
       .limit(opts.limit)
       .offset(opts.offset);
-    return { count: total?.n ?? 0, rows: await this.withCounts(tx, rows) };
+    return { count: total?.n ?? 0, rows: await withFindingCounts(tx, rows) };
   }
 
   async find(tx: TenantDb, id: number): Promise<AssetRow | undefined> {
@@ -88,7 +88,7 @@ export class AssetsRepository {
       .from(assets)
       .where(and(inCurrentTenant, eq(assets.id, id)))
       .limit(1);
-    return row ? (await this.withCounts(tx, [row]))[0] : undefined;
+    return row ? (await withFindingCounts(tx, [row]))[0] : undefined;
   }
 
   /** The names of these assets, when they are in the current tenant (a finding's asset_id is checked here). */
@@ -115,7 +115,7 @@ export class AssetsRepository {
       .set({ ...values, updatedAt: sql`now()` })
       .where(and(inCurrentTenant, eq(assets.id, id)))
       .returning();
-    return row ? (await this.withCounts(tx, [row]))[0] : undefined;
+    return row ? (await withFindingCounts(tx, [row]))[0] : undefined;
   }
 
   /** Deleting an asset deletes its findings (foreign key cascade). */
@@ -126,30 +126,34 @@ export class AssetsRepository {
       .returning({ id: assets.id });
     return removed.length > 0;
   }
+}
 
-  private async withCounts(tx: TenantDb, rows: AssetRecord[]): Promise<AssetRow[]> {
-    if (rows.length === 0) return [];
-    const counts = await tx
-      .select({
-        assetId: vulnerabilityCounts.assetId,
-        total: sql<string>`sum(${vulnerabilityCounts.n})`,
-        open: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved}), 0)`,
-      })
-      .from(vulnerabilityCounts)
-      .where(
-        and(
-          eq(vulnerabilityCounts.tenantId, sql`app_current_tenant()`),
-          inArray(
-            vulnerabilityCounts.assetId,
-            rows.map((r) => r.id),
-          ),
-        ),
-      )
-      .groupBy(vulnerabilityCounts.assetId);
-    const byAsset = new Map(counts.map((c) => [c.assetId, c]));
-    return rows.map((r) => {
-      const c = byAsset.get(r.id);
-      return { ...r, vulnerabilityCount: Number(c?.total ?? 0), openVulnerabilityCount: Number(c?.open ?? 0) };
-    });
-  }
+/**
+ * Finding counts per asset from the tenant's counters (the figures the assets API shows), for these rows; an asset
+ * linked several times (project links) is counted once and its counts given to each row.
+ */
+export async function withFindingCounts<T extends AssetRecord>(
+  tx: TenantDb,
+  rows: T[],
+): Promise<(T & { vulnerabilityCount: number; openVulnerabilityCount: number })[]> {
+  if (rows.length === 0) return [];
+  const counts = await tx
+    .select({
+      assetId: vulnerabilityCounts.assetId,
+      total: sql<string>`sum(${vulnerabilityCounts.n})`,
+      open: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved}), 0)`,
+    })
+    .from(vulnerabilityCounts)
+    .where(
+      and(
+        eq(vulnerabilityCounts.tenantId, sql`app_current_tenant()`),
+        inArray(vulnerabilityCounts.assetId, [...new Set(rows.map((r) => r.id))]),
+      ),
+    )
+    .groupBy(vulnerabilityCounts.assetId);
+  const byAsset = new Map(counts.map((c) => [c.assetId, c]));
+  return rows.map((r) => {
+    const c = byAsset.get(r.id);
+    return { ...r, vulnerabilityCount: Number(c?.total ?? 0), openVulnerabilityCount: Number(c?.open ?? 0) };
+  });
 }

@@ -2,7 +2,7 @@ import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
 import { cves, cwes, vulnerabilities, type Severity } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
-import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../importers/types.ts';
+import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../domain/cve-records.ts';
 
 // The CVE store is public reference data: the importers write it with the owner connection, every tenant reads
 // it (vigie_app has SELECT). Batches travel as one JSON parameter expanded by json_to_recordset: one round trip

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import {
   correctiveActions,
@@ -15,6 +15,15 @@ import {
   type NotificationKind,
   type NotificationLevel,
 } from '../db/schema.ts';
+import {
+  actionPlan,
+  dueWork,
+  planRisk,
+  riskProject,
+  taskProject,
+  unfinishedBefore,
+  type WorkTable,
+} from './project-joins.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 
@@ -220,53 +229,27 @@ export class NotificationsRepository {
 
   /** Assigned tasks and corrective actions due before `today` (YYYY-MM-DD) and not finished. */
   async overdueAssignments(tx: TenantDb, today: string): Promise<OverdueItem[]> {
+    const columns = <T extends WorkTable>(work: T) => ({
+      ...dueWork(work),
+      assigneeId: work.assigneeId,
+      projectId: projects.id,
+      projectName: projects.name,
+    });
+    const due = (work: WorkTable) =>
+      and(eq(work.tenantId, current), isNotNull(work.assigneeId), ...unfinishedBefore(work, today));
     const tasks = await tx
-      .select({
-        id: projectTasks.id,
-        title: projectTasks.title,
-        dueDate: projectTasks.dueDate,
-        assigneeId: projectTasks.assigneeId,
-        projectId: projects.id,
-        projectName: projects.name,
-      })
+      .select(columns(projectTasks))
       .from(projectTasks)
-      .innerJoin(projects, and(eq(projects.tenantId, projectTasks.tenantId), eq(projects.id, projectTasks.projectId)))
-      .where(
-        and(
-          eq(projectTasks.tenantId, current),
-          isNotNull(projectTasks.assigneeId),
-          lt(projectTasks.dueDate, today),
-          lt(projectTasks.progress, 100),
-        ),
-      )
+      .innerJoin(projects, taskProject)
+      .where(due(projectTasks))
       .orderBy(projectTasks.id);
     const actions = await tx
-      .select({
-        id: correctiveActions.id,
-        title: correctiveActions.title,
-        dueDate: correctiveActions.dueDate,
-        assigneeId: correctiveActions.assigneeId,
-        projectId: projects.id,
-        projectName: projects.name,
-      })
+      .select(columns(correctiveActions))
       .from(correctiveActions)
-      .innerJoin(
-        remediationPlans,
-        and(
-          eq(remediationPlans.tenantId, correctiveActions.tenantId),
-          eq(remediationPlans.id, correctiveActions.planId),
-        ),
-      )
-      .innerJoin(risks, and(eq(risks.tenantId, remediationPlans.tenantId), eq(risks.id, remediationPlans.riskId)))
-      .innerJoin(projects, and(eq(projects.tenantId, risks.tenantId), eq(projects.id, risks.projectId)))
-      .where(
-        and(
-          eq(correctiveActions.tenantId, current),
-          isNotNull(correctiveActions.assigneeId),
-          lt(correctiveActions.dueDate, today),
-          lt(correctiveActions.progress, 100),
-        ),
-      )
+      .innerJoin(remediationPlans, actionPlan)
+      .innerJoin(risks, planRisk)
+      .innerJoin(projects, riskProject)
+      .where(due(correctiveActions))
       .orderBy(correctiveActions.id);
     const item =
       (type: OverdueItem['type']) =>

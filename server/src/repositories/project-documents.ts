@@ -3,6 +3,7 @@ import type { TenantDb } from '../db/tenant-scope.ts';
 import { projectDocuments, projects, type DocumentType } from '../db/schema.ts';
 import type { Actor } from '../policies/index.ts';
 import { ProjectAccessRepository } from './project-access.ts';
+import { projectOf } from './project-joins.ts';
 
 const projectAccess = new ProjectAccessRepository();
 
@@ -43,7 +44,7 @@ export class ProjectDocumentsRepository {
     const where: SQL[] = [inCurrentTenant, projectAccess.readable(actor)];
     if (f.projectId !== undefined) where.push(eq(projectDocuments.projectId, f.projectId));
     if (f.documentType !== undefined) where.push(eq(projectDocuments.documentType, f.documentType));
-    const joined = and(eq(projects.tenantId, projectDocuments.tenantId), eq(projects.id, projectDocuments.projectId));
+    const joined = projectOf(projectDocuments);
     const [total] = await tx
       .select({ n: count() })
       .from(projectDocuments)

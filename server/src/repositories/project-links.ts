@@ -10,11 +10,11 @@ import {
   projectVulnerabilities,
   threats,
   vulnerabilities,
-  vulnerabilityCounts,
   type Severity,
 } from '../db/schema.ts';
 import type { Actor } from '../policies/index.ts';
-import type { AssetRow } from './assets.ts';
+import { withFindingCounts, type AssetRow } from './assets.ts';
+import { projectOf } from './project-joins.ts';
 import type { ThreatRow } from './threats.ts';
 import type { VulnerabilityRow } from './vulnerabilities.ts';
 
@@ -73,6 +73,18 @@ const tables = {
   threat: { table: projectThreats, target: projectThreats.threatId },
 } as const;
 
+type LinkTable = (typeof tables)[LinkType]['table'];
+
+/** The current tenant's link of this id. */
+const linkById = (table: LinkTable, linkId: number) =>
+  and(eq(table.tenantId, sql`app_current_tenant()`), eq(table.id, linkId));
+
+/** A finding link to its finding. */
+const linkedFinding = and(
+  eq(vulnerabilities.tenantId, projectVulnerabilities.tenantId),
+  eq(vulnerabilities.id, projectVulnerabilities.vulnerabilityId),
+);
+
 // text_hash is the findings' search key, never sent out (as in VulnerabilitiesRepository).
 const { textHash: _textHash, ...findingColumns } = getTableColumns(vulnerabilities);
 
@@ -87,7 +99,7 @@ export class ProjectLinksRepository {
     const [row] = await tx
       .select({ id: table.id, projectId: table.projectId, targetId: target })
       .from(table)
-      .where(and(eq(table.tenantId, sql`app_current_tenant()`), eq(table.id, linkId)))
+      .where(linkById(table, linkId))
       .limit(1);
     return row;
   }
@@ -115,27 +127,17 @@ export class ProjectLinksRepository {
 
   async touch(tx: TenantDb, type: LinkType, linkId: number): Promise<void> {
     const { table } = tables[type];
-    await tx
-      .update(table)
-      .set({ updatedAt: new Date() })
-      .where(and(eq(table.tenantId, sql`app_current_tenant()`), eq(table.id, linkId)));
+    await tx.update(table).set({ updatedAt: new Date() }).where(linkById(table, linkId));
   }
 
   async unlink(tx: TenantDb, type: LinkType, linkId: number): Promise<boolean> {
     const { table } = tables[type];
-    const removed = await tx
-      .delete(table)
-      .where(and(eq(table.tenantId, sql`app_current_tenant()`), eq(table.id, linkId)))
-      .returning({ id: table.id });
+    const removed = await tx.delete(table).where(linkById(table, linkId)).returning({ id: table.id });
     return removed.length > 0;
   }
 
   /** Conditions shared by the lists: the current tenant, a readable project, optionally one project. */
-  private listConditions(
-    table: (typeof tables)[LinkType]['table'],
-    actor: Actor,
-    projectId: number | undefined,
-  ): SQL[] {
+  private listConditions(table: LinkTable, actor: Actor, projectId: number | undefined): SQL[] {
     const where: SQL[] = [eq(table.tenantId, sql`app_current_tenant()`), projectAccess.readable(actor)];
     if (projectId !== undefined) where.push(eq(table.projectId, projectId));
     return where;
@@ -154,7 +156,7 @@ export class ProjectLinksRepository {
         linkUpdatedAt: projectAssets.updatedAt,
       })
       .from(projectAssets)
-      .innerJoin(projects, and(eq(projects.tenantId, projectAssets.tenantId), eq(projects.id, projectAssets.projectId)))
+      .innerJoin(projects, projectOf(projectAssets))
       .innerJoin(assets, and(eq(assets.tenantId, projectAssets.tenantId), eq(assets.id, projectAssets.assetId)))
       .$dynamic();
   }
@@ -164,21 +166,19 @@ export class ProjectLinksRepository {
     const [total] = await tx
       .select({ n: count() })
       .from(projectAssets)
-      .innerJoin(projects, and(eq(projects.tenantId, projectAssets.tenantId), eq(projects.id, projectAssets.projectId)))
+      .innerJoin(projects, projectOf(projectAssets))
       .where(where);
     const rows = await this.assetQuery(tx)
       .where(where)
       .orderBy(desc(projectAssets.createdAt), desc(projectAssets.id))
       .limit(opts.limit)
       .offset(opts.offset);
-    return { count: total?.n ?? 0, rows: await this.withCounts(tx, rows) };
+    return { count: total?.n ?? 0, rows: await withFindingCounts(tx, rows) };
   }
 
   async assetLink(tx: TenantDb, linkId: number): Promise<ProjectAssetRow | undefined> {
-    const rows = await this.assetQuery(tx)
-      .where(and(eq(projectAssets.tenantId, sql`app_current_tenant()`), eq(projectAssets.id, linkId)))
-      .limit(1);
-    return (await this.withCounts(tx, rows))[0];
+    const rows = await this.assetQuery(tx).where(linkById(projectAssets, linkId)).limit(1);
+    return (await withFindingCounts(tx, rows))[0];
   }
 
   /** The tenant's threats on an asset, newest first, shaped as the threats API reads them. */
@@ -190,33 +190,6 @@ export class ProjectLinksRepository {
       .where(and(eq(threats.tenantId, sql`app_current_tenant()`), eq(threats.assetId, assetId)))
       .orderBy(desc(threats.createdAt), desc(threats.id))
       .limit(limit);
-  }
-
-  /** Finding counts per asset from the tenant's counters (the same figures the assets API shows). */
-  private async withCounts<T extends typeof assets.$inferSelect>(
-    tx: TenantDb,
-    rows: T[],
-  ): Promise<(T & { vulnerabilityCount: number; openVulnerabilityCount: number })[]> {
-    if (rows.length === 0) return [];
-    const counts = await tx
-      .select({
-        assetId: vulnerabilityCounts.assetId,
-        total: sql<string>`sum(${vulnerabilityCounts.n})`,
-        open: sql<string>`coalesce(sum(${vulnerabilityCounts.n}) filter (where not ${vulnerabilityCounts.isResolved}), 0)`,
-      })
-      .from(vulnerabilityCounts)
-      .where(
-        and(
-          eq(vulnerabilityCounts.tenantId, sql`app_current_tenant()`),
-          inArray(vulnerabilityCounts.assetId, [...new Set(rows.map((r) => r.id))]),
-        ),
-      )
-      .groupBy(vulnerabilityCounts.assetId);
-    const byAsset = new Map(counts.map((c) => [c.assetId, c]));
-    return rows.map((r) => {
-      const c = byAsset.get(r.id);
-      return { ...r, vulnerabilityCount: Number(c?.total ?? 0), openVulnerabilityCount: Number(c?.open ?? 0) };
-    });
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -232,17 +205,8 @@ export class ProjectLinksRepository {
         projectId: projectVulnerabilities.projectId,
       })
       .from(projectVulnerabilities)
-      .innerJoin(
-        projects,
-        and(eq(projects.tenantId, projectVulnerabilities.tenantId), eq(projects.id, projectVulnerabilities.projectId)),
-      )
-      .innerJoin(
-        vulnerabilities,
-        and(
-          eq(vulnerabilities.tenantId, projectVulnerabilities.tenantId),
-          eq(vulnerabilities.id, projectVulnerabilities.vulnerabilityId),
-        ),
-      )
+      .innerJoin(projects, projectOf(projectVulnerabilities))
+      .innerJoin(vulnerabilities, linkedFinding)
       .leftJoin(assets, and(eq(assets.tenantId, vulnerabilities.tenantId), eq(assets.id, vulnerabilities.assetId)))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))
       .$dynamic();
@@ -259,17 +223,8 @@ export class ProjectLinksRepository {
     const [total] = await tx
       .select({ n: count() })
       .from(projectVulnerabilities)
-      .innerJoin(
-        projects,
-        and(eq(projects.tenantId, projectVulnerabilities.tenantId), eq(projects.id, projectVulnerabilities.projectId)),
-      )
-      .innerJoin(
-        vulnerabilities,
-        and(
-          eq(vulnerabilities.tenantId, projectVulnerabilities.tenantId),
-          eq(vulnerabilities.id, projectVulnerabilities.vulnerabilityId),
-        ),
-      )
+      .innerJoin(projects, projectOf(projectVulnerabilities))
+      .innerJoin(vulnerabilities, linkedFinding)
       .where(and(...where));
     const rows = await this.vulnerabilityQuery(tx)
       .where(and(...where))
@@ -280,9 +235,7 @@ export class ProjectLinksRepository {
   }
 
   async vulnerabilityLink(tx: TenantDb, linkId: number): Promise<ProjectVulnerabilityRow | undefined> {
-    const [row] = await this.vulnerabilityQuery(tx)
-      .where(and(eq(projectVulnerabilities.tenantId, sql`app_current_tenant()`), eq(projectVulnerabilities.id, linkId)))
-      .limit(1);
+    const [row] = await this.vulnerabilityQuery(tx).where(linkById(projectVulnerabilities, linkId)).limit(1);
     return row;
   }
 
@@ -298,10 +251,7 @@ export class ProjectLinksRepository {
         projectId: projectThreats.projectId,
       })
       .from(projectThreats)
-      .innerJoin(
-        projects,
-        and(eq(projects.tenantId, projectThreats.tenantId), eq(projects.id, projectThreats.projectId)),
-      )
+      .innerJoin(projects, projectOf(projectThreats))
       .innerJoin(threats, and(eq(threats.tenantId, projectThreats.tenantId), eq(threats.id, projectThreats.threatId)))
       .leftJoin(assets, and(eq(assets.tenantId, threats.tenantId), eq(assets.id, threats.assetId)))
       .$dynamic();
@@ -312,10 +262,7 @@ export class ProjectLinksRepository {
     const [total] = await tx
       .select({ n: count() })
       .from(projectThreats)
-      .innerJoin(
-        projects,
-        and(eq(projects.tenantId, projectThreats.tenantId), eq(projects.id, projectThreats.projectId)),
-      )
+      .innerJoin(projects, projectOf(projectThreats))
       .where(where);
     const rows = await this.threatQuery(tx)
       .where(where)
@@ -326,9 +273,7 @@ export class ProjectLinksRepository {
   }
 
   async threatLink(tx: TenantDb, linkId: number): Promise<ProjectThreatRow | undefined> {
-    const [row] = await this.threatQuery(tx)
-      .where(and(eq(projectThreats.tenantId, sql`app_current_tenant()`), eq(projectThreats.id, linkId)))
-      .limit(1);
+    const [row] = await this.threatQuery(tx).where(linkById(projectThreats, linkId)).limit(1);
     return row;
   }
 }

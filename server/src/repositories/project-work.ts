@@ -16,7 +16,8 @@ import {
   type RiskStatus,
   type RiskTreatment,
 } from '../db/schema.ts';
-import { LEVEL_SCORES, meanProgress, residualScores, type RiskLevel } from '../services/risk-scoring.ts';
+import { LEVEL_SCORES, meanProgress, residualScores, type RiskLevel } from '../domain/risk-scoring.ts';
+import { actionPlan, planRisk, riskPlan, riskProject, taskProject } from './project-joins.ts';
 
 export type RiskRecord = typeof risks.$inferSelect;
 export type PlanRecord = typeof remediationPlans.$inferSelect;
@@ -125,15 +126,6 @@ const riskInTenant = eq(risks.tenantId, current);
 const planInTenant = eq(remediationPlans.tenantId, current);
 const actionInTenant = eq(correctiveActions.tenantId, current);
 const taskInTenant = eq(projectTasks.tenantId, current);
-
-const riskProject = and(eq(projects.tenantId, risks.tenantId), eq(projects.id, risks.projectId));
-const riskPlan = and(eq(remediationPlans.tenantId, risks.tenantId), eq(remediationPlans.riskId, risks.id));
-const planRisk = and(eq(risks.tenantId, remediationPlans.tenantId), eq(risks.id, remediationPlans.riskId));
-const actionPlan = and(
-  eq(remediationPlans.tenantId, correctiveActions.tenantId),
-  eq(remediationPlans.id, correctiveActions.planId),
-);
-const taskProject = and(eq(projects.tenantId, projectTasks.tenantId), eq(projects.id, projectTasks.projectId));
 
 const residualScore = sql`(${risks.residualLikelihood} * ${risks.residualImpact})`;
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { rowsOf } from '../db/client.ts';
 import {
@@ -20,6 +20,7 @@ import {
   type TeamRole,
 } from '../db/schema.ts';
 import type { ProjectRecord } from './project-access.ts';
+import { actionPlan, dueWork, planRisk, unfinishedBefore, type WorkTable } from './project-joins.ts';
 import { containsPattern } from './tenant-users.ts';
 
 export const PROJECT_ORDERINGS = ['name', 'created_at', 'updated_at', 'deadline', 'priority', 'status'] as const;
@@ -103,7 +104,7 @@ export interface ProjectDashboardData {
   }[];
 }
 
-/** Full name, else username (§3 TeamMember.name). */
+/** Full name, else username (spec §3 TeamMember.name). */
 export function displayName(u: { firstName: string; lastName: string; username: string }): string {
   return `${u.firstName} ${u.lastName}`.trim() || u.username;
 }
@@ -119,12 +120,15 @@ const statusRank = sql`(case ${projects.status} when 'IN_PROGRESS' then 2 when '
 const current = sql`app_current_tenant()`;
 const inTenant = eq(projects.tenantId, current);
 
+/** What displayName() reads of an account. */
+const nameColumns = { username: users.username, firstName: users.firstName, lastName: users.lastName };
+/** An account as a PersonRef is made from. */
+const personColumns = { id: users.id, ...nameColumns, email: users.email };
+
 const memberColumns = {
   projectId: projectMembers.projectId,
   userId: projectMembers.userId,
-  username: users.username,
-  firstName: users.firstName,
-  lastName: users.lastName,
+  ...nameColumns,
   email: users.email,
   role: projectMembers.role,
   lastActiveAt: projectMembers.lastActiveAt,
@@ -239,13 +243,7 @@ export class ProjectsRepository {
     // Account ids are 32-bit integers; a larger number names nobody.
     if (!Number.isSafeInteger(userId) || userId < 1 || userId > 2_147_483_647) return undefined;
     const [row] = await tx
-      .select({
-        id: users.id,
-        username: users.username,
-        firstName: users.firstName,
-        lastName: users.lastName,
-        email: users.email,
-      })
+      .select(personColumns)
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
       .where(and(eq(memberships.tenantId, current), eq(memberships.userId, userId)))
@@ -347,49 +345,22 @@ export class ProjectsRepository {
       .from(risks)
       .where(and(eq(risks.tenantId, current), eq(risks.projectId, projectId), ne(risks.status, 'CLOSED')))
       .groupBy(risks.residualLikelihood, risks.residualImpact);
+    // Unfinished work of this project due before today, the soonest first.
+    const overdueIn = (work: WorkTable, project: typeof projectTasks.projectId | typeof risks.projectId) =>
+      and(eq(work.tenantId, current), eq(project, projectId), ...unfinishedBefore(work, today));
+    const soonestFirst = (work: WorkTable) => [asc(work.dueDate), asc(work.id)];
     const overdueTasks = await tx
-      .select({
-        id: projectTasks.id,
-        title: projectTasks.title,
-        dueDate: projectTasks.dueDate,
-        progress: projectTasks.progress,
-      })
+      .select({ ...dueWork(projectTasks), progress: projectTasks.progress })
       .from(projectTasks)
-      .where(
-        and(
-          eq(projectTasks.tenantId, current),
-          eq(projectTasks.projectId, projectId),
-          lt(projectTasks.dueDate, today),
-          lt(projectTasks.progress, 100),
-        ),
-      )
-      .orderBy(asc(projectTasks.dueDate), asc(projectTasks.id));
+      .where(overdueIn(projectTasks, projectTasks.projectId))
+      .orderBy(...soonestFirst(projectTasks));
     const overdueActions = await tx
-      .select({
-        id: correctiveActions.id,
-        title: correctiveActions.title,
-        dueDate: correctiveActions.dueDate,
-        progress: correctiveActions.progress,
-        planId: correctiveActions.planId,
-      })
+      .select({ ...dueWork(correctiveActions), progress: correctiveActions.progress, planId: correctiveActions.planId })
       .from(correctiveActions)
-      .innerJoin(
-        remediationPlans,
-        and(
-          eq(remediationPlans.tenantId, correctiveActions.tenantId),
-          eq(remediationPlans.id, correctiveActions.planId),
-        ),
-      )
-      .innerJoin(risks, and(eq(risks.tenantId, remediationPlans.tenantId), eq(risks.id, remediationPlans.riskId)))
-      .where(
-        and(
-          eq(correctiveActions.tenantId, current),
-          eq(risks.projectId, projectId),
-          lt(correctiveActions.dueDate, today),
-          lt(correctiveActions.progress, 100),
-        ),
-      )
-      .orderBy(asc(correctiveActions.dueDate), asc(correctiveActions.id));
+      .innerJoin(remediationPlans, actionPlan)
+      .innerJoin(risks, planRisk)
+      .where(overdueIn(correctiveActions, risks.projectId))
+      .orderBy(...soonestFirst(correctiveActions));
     const activity = await tx
       .select({
         id: projectActivity.id,
@@ -398,9 +369,7 @@ export class ProjectsRepository {
         objectId: projectActivity.objectId,
         summary: projectActivity.summary,
         createdAt: projectActivity.createdAt,
-        username: users.username,
-        firstName: users.firstName,
-        lastName: users.lastName,
+        ...nameColumns,
       })
       .from(projectActivity)
       .leftJoin(users, eq(users.id, projectActivity.userId))
@@ -437,23 +406,18 @@ export class ProjectsRepository {
   private async expand(tx: TenantDb, rows: ProjectRecord[]): Promise<ProjectRow[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
+    // The ids of a project's rows in one of its tables, oldest first.
+    const idsIn = (table: typeof projectAssets | typeof projectVulnerabilities | typeof projectTasks) =>
+      tx
+        .select({ projectId: table.projectId, id: table.id })
+        .from(table)
+        .where(and(eq(table.tenantId, current), inArray(table.projectId, ids)))
+        .orderBy(asc(table.id));
     const [progress, assetLinks, findingLinks, tasks, teams] = [
       await this.progress(tx, ids),
-      await tx
-        .select({ projectId: projectAssets.projectId, id: projectAssets.id })
-        .from(projectAssets)
-        .where(and(eq(projectAssets.tenantId, current), inArray(projectAssets.projectId, ids)))
-        .orderBy(asc(projectAssets.id)),
-      await tx
-        .select({ projectId: projectVulnerabilities.projectId, id: projectVulnerabilities.id })
-        .from(projectVulnerabilities)
-        .where(and(eq(projectVulnerabilities.tenantId, current), inArray(projectVulnerabilities.projectId, ids)))
-        .orderBy(asc(projectVulnerabilities.id)),
-      await tx
-        .select({ projectId: projectTasks.projectId, id: projectTasks.id })
-        .from(projectTasks)
-        .where(and(eq(projectTasks.tenantId, current), inArray(projectTasks.projectId, ids)))
-        .orderBy(asc(projectTasks.id)),
+      await idsIn(projectAssets),
+      await idsIn(projectVulnerabilities),
+      await idsIn(projectTasks),
       await this.teams(tx, rows),
     ];
     const group = (links: { projectId: number; id: number }[]) => {
@@ -542,13 +506,7 @@ export class ProjectsRepository {
   private async people(tx: TenantDb, ids: number[]): Promise<Map<number, PersonRef>> {
     if (ids.length === 0) return new Map();
     const rows = await tx
-      .select({
-        id: users.id,
-        username: users.username,
-        firstName: users.firstName,
-        lastName: users.lastName,
-        email: users.email,
-      })
+      .select(personColumns)
       .from(users)
       .where(inArray(users.id, [...new Set(ids)]));
     return new Map(rows.map((u) => [u.id, { id: u.id, name: displayName(u), email: u.email }]));

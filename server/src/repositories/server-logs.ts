@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
 import { serverLogs, users } from '../db/schema.ts';
-import type { LogLevel } from '../services/server-logs.ts';
+import type { LogLevel } from '../domain/log-levels.ts';
 
 /** A stored line with the username of its user (null when none or since deleted). */
 export type ServerLogRow = typeof serverLogs.$inferSelect & { username: string | null };

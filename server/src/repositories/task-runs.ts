@@ -5,7 +5,7 @@ import { taskRuns, type TaskMeta, type TaskStatus } from '../db/schema.ts';
 
 export type TaskRunRow = typeof taskRuns.$inferSelect;
 
-/** §3 meta of a run that has not started yet: every key present. */
+/** spec §3 meta of a run that has not started yet: every key present. */
 export function initialMeta(): TaskMeta {
   return {
     duration: null,

@@ -2,7 +2,8 @@ import { and, asc, count, eq, ilike, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
 import { memberships, users, type MembershipRole } from '../db/schema.ts';
-import { SecurityPolicyStore, type PasswordRules } from '../services/security-policies.ts';
+import type { PasswordRules } from '../domain/security-policy.ts';
+import { SecurityPolicyStore } from './security-policies.ts';
 
 /** A member of the current tenant as user administration sees it: never the password hash or TOTP seed. */
 export interface TenantUserRow {

@@ -48,8 +48,17 @@ export const errorReply = (status: number) =>
  * A route's replies: its success schemas, plus the error statuses it may answer (400, 401 and 403 are added to
  * every authenticated route by `replies.signedIn`).
  */
+const SUCCESS_DESCRIPTIONS: Record<number, string> = { 200: 'OK', 201: 'Créé', 202: 'Accepté', 204: 'Aucun contenu' };
+
 export function replies(success: Record<number, TSchema>, ...errors: number[]) {
-  const out: Record<number, TSchema> = { ...success };
+  const out: Record<number, TSchema> = {};
+  // The document shows a reply's description: the schema's own, else what the status means.
+  for (const [status, schema] of Object.entries(success)) {
+    out[Number(status)] =
+      typeof (schema as { description?: unknown }).description === 'string'
+        ? schema
+        : { ...schema, description: SUCCESS_DESCRIPTIONS[Number(status)] ?? 'Réponse' };
+  }
   for (const status of errors) out[status] = errorReply(status);
   return out;
 }
@@ -103,3 +112,21 @@ export function FilterQuery<K extends string>(filters: Record<K, string>) {
 /** One of a fixed list of strings (an enum of contract/), typed as the list's union. */
 export const Choice = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * A value of JSON `type` or null, as one type list (not Nullable's anyOf), so a refusal carries the field's one
+ * message rather than one per branch.
+ */
+export const OrNull = <T>(type: 'string' | 'integer' | 'number', options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T | null>({ type: [type, 'null'], ...options });
+
+/**
+ * A write body: the writable fields, checked, and the other fields of the resource's reply schema accepted and
+ * ignored (a client may send back an object it read). Any other key is refused.
+ */
+export function WriteBody<W extends Record<string, TSchema>>(reply: { properties: object }, writable: W) {
+  const ignored = Type.Optional(Type.Unknown({ description: 'Lecture seule : ignoré' }));
+  const properties: Record<string, TSchema> = { ...writable };
+  for (const key of Object.keys(reply.properties)) properties[key] ??= ignored;
+  return Type.Object(properties as W, { additionalProperties: false });
+}

@@ -1,26 +1,10 @@
 import type { Database } from '../db/client.ts';
 import { serverLogs } from '../db/schema.ts';
+import { LEVEL_RANK, levelOfPino, type LogLevel } from '../domain/log-levels.ts';
 import { SystemSettingsStore } from './system-settings.ts';
 
-/** The levels of the log store, lowest first (the system setting log_level uses the same words). */
-export const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3, critical: 4 };
-
-/** The levels at or above `level`. */
-export function levelsFrom(level: LogLevel): LogLevel[] {
-  return LOG_LEVELS.filter((l) => LEVEL_RANK[l] >= LEVEL_RANK[level]);
-}
-
-/** pino's numeric levels (trace 10 … fatal 60) in the store's words. */
-export function levelOfPino(n: number): LogLevel {
-  if (n >= 60) return 'critical';
-  if (n >= 50) return 'error';
-  if (n >= 40) return 'warning';
-  if (n >= 30) return 'info';
-  return 'debug';
-}
+// The levels are pure and live in domain/ (the repository filters by them); kept here for existing imports.
+export { LEVEL_RANK, LOG_LEVELS, levelOfPino, levelsFrom, type LogLevel } from '../domain/log-levels.ts';
 
 /** One line waiting to be stored. */
 export interface LogEntry {

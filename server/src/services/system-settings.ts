@@ -2,8 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { systemSettings } from '../db/schema.ts';
 import { FieldErrors } from '../domain/errors.ts';
+import { booleanProblem, integerProblem } from '../domain/setting-values.ts';
 
-/** A setting's rule: its §3 default and how a new value is checked (a French message when refused). */
+/** A setting's rule: its spec §3 default and how a new value is checked (a French message when refused). */
 type Rule =
   | { kind: 'boolean'; default: boolean }
   | { kind: 'integer'; default: number; min: number; max: number; unit: string }
@@ -21,7 +22,7 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-/** §3 system settings with their defaults, in the order the spec lists them. */
+/** spec §3 system settings with their defaults, in the order the spec lists them. */
 export const SETTING_RULES = {
   theme: { kind: 'choice', default: 'light', choices: ['light', 'dark'] },
   notifications: { kind: 'boolean', default: true },
@@ -56,7 +57,6 @@ export type SystemSettings = {
 };
 
 const KEYS = Object.keys(SETTING_RULES) as SettingKey[];
-const number = new Intl.NumberFormat('fr-FR');
 
 function defaults(): SystemSettings {
   return Object.fromEntries(KEYS.map((k) => [k, SETTING_RULES[k].default])) as SystemSettings;
@@ -76,11 +76,9 @@ function messageFor(key: SettingKey, value: unknown): string | null {
   const rule: Rule = SETTING_RULES[key];
   switch (rule.kind) {
     case 'boolean':
-      return typeof value === 'boolean' ? null : `« ${key} » doit être vrai ou faux.`;
+      return booleanProblem(key, value);
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value) && value >= rule.min && value <= rule.max
-        ? null
-        : `« ${key} » doit être un entier entre ${number.format(rule.min)} et ${number.format(rule.max)} (${rule.unit}).`;
+      return integerProblem(key, value, rule);
     case 'choice':
       return typeof value === 'string' && rule.choices.includes(value)
         ? null

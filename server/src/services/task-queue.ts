@@ -136,8 +136,8 @@ class ProgressWriter {
 
 /**
  * The job queue behind app.jobs: pg-boss on the app's own database does the queuing, locking (SKIP LOCKED: a job
- * runs in one process), retries, expiry and cron schedules; task_runs carries what the product shows (§4 status,
- * §3 meta). Workers are our own fetch loops, so every query they start is awaited and close() can drain them.
+ * runs in one process), retries, expiry and cron schedules; task_runs carries what the product shows (spec §4 status,
+ * spec §3 meta). Workers are our own fetch loops, so every query they start is awaited and close() can drain them.
  */
 export class TaskQueue implements JobQueue {
   readonly tasks: readonly TaskDefinition[];

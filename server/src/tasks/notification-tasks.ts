@@ -1,5 +1,5 @@
 import { notifierOf } from '../services/notifier.ts';
-import { todayUtc } from '../services/risk-scoring.ts';
+import { todayUtc } from '../domain/risk-scoring.ts';
 import type { TaskContext, TaskDefinition, TaskOutcome } from './types.ts';
 
 export const NOTIFY_OVERDUE = 'notifications.tasks.notify_overdue';

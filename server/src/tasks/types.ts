@@ -27,9 +27,9 @@ export interface TaskOutcome {
 }
 
 export interface TaskDefinition {
-  /** The full name, e.g. 'vulnerabilities.tasks.update_cve_database' (§3 full_name). */
+  /** The full name, e.g. 'vulnerabilities.tasks.update_cve_database' (spec §3 full_name). */
   name: string;
-  /** French label shown in the task manager (§3 name). */
+  /** French label shown in the task manager (spec §3 name). */
   label: string;
   description: string;
   /** platform: one run for everyone, launched by staff; tenant: runs inside the caller's tenant. */
@@ -45,7 +45,7 @@ export interface TaskDefinition {
   run(ctx: TaskContext): Promise<TaskOutcome>;
 }
 
-/** The product's view of one run (§3 recent task). */
+/** The product's view of one run (spec §3 recent task). */
 export interface TaskRunView {
   id: string;
   name: string;

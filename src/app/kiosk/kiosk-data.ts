@@ -1,11 +1,12 @@
 import { apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { fetchThreatSummary, type ThreatSummary } from '../../features/threats/threats-api.ts';
 import { fetchRecentTasks, type BackgroundTask } from '../../features/tasks/tasks-api.ts';
+import type { Severity } from '../../../contract/severity.ts';
 import type { PanelId } from './kiosk-config.ts';
 
-export type SeverityCounts = Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>;
+export type SeverityCounts = Record<Severity, number>;
 
-/** GET /api/vulnerabilities/summary/ (the §8 sample lacks the counts added by the API contract). */
+/** GET /api/vulnerabilities/summary/ (the spec §8 sample lacks the counts added by the API contract). */
 export interface VulnerabilitySummary {
   total_vulnerabilities: number;
   severity_distribution: SeverityCounts;

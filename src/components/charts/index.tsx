@@ -14,11 +14,12 @@
  */
 import type { ReactNode, RefObject } from 'react';
 import type { ChartConfiguration } from 'chart.js';
-import { NUMBER, SEVERITIES, SEVERITY_LABELS, type ChartPalette, type ChartTheme, type Severity } from './palette.ts';
+import { SEVERITIES, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
+import { NUMBER, type ChartPalette, type ChartTheme } from './palette.ts';
 import { useChart } from './use-chart.ts';
 import './charts.css';
 
-export { SEVERITIES, SEVERITY_LABELS, PALETTES, type ChartTheme, type Severity } from './palette.ts';
+export { PALETTES, type ChartTheme } from './palette.ts';
 
 export type ChartSize = 'normal' | 'large';
 export type SeverityDistribution = Record<Severity, number>;

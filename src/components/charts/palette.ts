@@ -1,14 +1,4 @@
-/** The five severities, most serious first, as the API spells them. */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-export const SEVERITY_LABELS: Record<Severity, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-  info: 'Info',
-};
+import type { Severity } from '../../../contract/severity.ts';
 
 export type ChartTheme = 'light' | 'dark';
 

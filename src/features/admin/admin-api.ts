@@ -1,11 +1,13 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { kvGet, kvSet } from '../../lib/storage.ts';
 import { FALLBACK_ADMIN_PERMISSIONS } from '../../lib/auth/roles.ts';
 import { session } from '../../lib/auth/session.ts';
 import { ADMIN_TENANTS_CACHE_KEY } from './admin-local.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/paged.ts';
 
 /**
- * The administration calls (docs/api-admin.md) and the §8 "Administration reads" fallbacks: a read never throws,
+ * The administration calls (docs/api-admin.md) and the spec §8 "Administration reads" fallbacks: a read never throws,
  * it answers what it could get and says where it came from; writes rethrow the server's French error.
  */
 
@@ -19,14 +21,13 @@ export interface AdminRead<T> {
 }
 
 function failure(err: unknown): { error: string; status: number } {
-  if (err instanceof ApiError) return { error: err.message, status: err.status };
-  return { error: 'Erreur inattendue.', status: 0 };
+  return { error: messageOf(err), status: err instanceof ApiError ? err.status : 0 };
 }
 
 /** A refusal or a lost session: another path would be refused too, so the chain stops there. */
 const isRefusal = (err: unknown) => err instanceof ApiError && (err.status === 401 || err.status === 403);
 
-/** Tries each path in turn (§7 fallback paths); all failing gives `empty()` with the first failure. */
+/** Tries each path in turn (spec §7 fallback paths); all failing gives `empty()` with the first failure. */
 async function readChain<T>(
   paths: readonly string[],
   normalize: (raw: unknown) => T,
@@ -57,7 +58,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export const SUBSCRIPTION_PLANS = ['Free', 'Business', 'Enterprise'] as const;
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
 
-/** §3 Tenant, plus `deleted_at` (docs/api-admin.md). */
+/** spec §3 Tenant, plus `deleted_at` (docs/api-admin.md). */
 export interface Tenant {
   id: string;
   name: string;
@@ -80,7 +81,7 @@ export interface TenantInput {
   logo_url: string | null;
 }
 
-/** Where the tenant list came from, in the §8 order. */
+/** Where the tenant list came from, in the spec §8 order. */
 export type TenantSource = 'admin' | 'fallback-path' | 'local-cache' | 'sample' | 'memory' | 'empty';
 
 export interface TenantList extends AdminRead<Tenant[]> {
@@ -94,7 +95,7 @@ export interface StoredTenants {
   tenants: Tenant[];
 }
 
-/** §8: two sample tenants, seeded when nothing else exists; their names say they are not real. */
+/** spec §8: two sample tenants, seeded when nothing else exists; their names say they are not real. */
 export const SAMPLE_TENANTS: readonly Tenant[] = [
   {
     id: 'exemple-1',
@@ -123,7 +124,7 @@ export const SAMPLE_TENANTS: readonly Tenant[] = [
 ];
 
 export const TENANTS_PATH = '/admin/tenants/';
-/** §7 fallback path: the tenants the caller may see. */
+/** spec §7 fallback path: the tenants the caller may see. */
 export const TENANTS_FALLBACK_PATH = '/tenants/';
 
 function isTenant(v: unknown): v is Tenant {
@@ -169,7 +170,7 @@ export function resetTenantMemory(): void {
 }
 
 /**
- * §8 tenant list: GET /admin/tenants/, then /tenants/, then admin_tenants_cache (the last list read, or two sample
+ * spec §8 tenant list: GET /admin/tenants/, then /tenants/, then admin_tenants_cache (the last list read, or two sample
  * tenants seeded when nothing was ever stored), then this session's in-memory copy, then an empty list. Every
  * successful read refreshes the stored copy.
  */
@@ -224,7 +225,7 @@ export async function fetchTenants({ includeDeleted = false } = {}): Promise<Ten
   return { data: [], origin: undefined, source: 'empty', ...first };
 }
 
-/** Writes rethrow (§8): the screen shows the server's French message and its field errors. */
+/** Writes rethrow (spec §8): the screen shows the server's French message and its field errors. */
 export function createTenant(input: TenantInput): Promise<Tenant> {
   return apiRequest<Tenant>(TENANTS_PATH, { method: 'POST', body: { ...input }, allowForbidden: true });
 }
@@ -254,7 +255,7 @@ export function restoreTenant(id: string): Promise<Tenant> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// System settings and security policies (no §8 fallback: a failed read is shown as such)
+// System settings and security policies (no spec §8 fallback: a failed read is shown as such)
 
 export type SettingValue = string | number | boolean;
 export type SystemSettings = Record<string, SettingValue>;
@@ -289,7 +290,7 @@ export async function updateSecurityPolicies(changes: Record<string, PolicyValue
 // ---------------------------------------------------------------------------------------------------------------
 // Admin permissions
 
-/** §3 Admin permission set. */
+/** spec §3 Admin permission set. */
 export interface AdminPermissions {
   is_superuser: boolean;
   is_staff: boolean;
@@ -299,7 +300,7 @@ export interface AdminPermissions {
 
 const EMPTY_PERMISSIONS: AdminPermissions = { is_superuser: false, is_staff: false, permissions: [], groups: [] };
 
-/** §7: tried in order. */
+/** spec §7: tried in order. */
 export const PERMISSION_PATHS = ['/admin/permissions/', '/accounts/permissions/', '/custom_admin/permissions/'];
 
 function permissionsOf(raw: unknown): AdminPermissions {
@@ -314,12 +315,12 @@ function permissionsOf(raw: unknown): AdminPermissions {
 }
 
 export interface PermissionsRead extends AdminRead<AdminPermissions> {
-  /** True when nothing could be read and the §6 fallback is shown (the UI's assumption, never the server's). */
+  /** True when nothing could be read and the spec §6 fallback is shown (the UI's assumption, never the server's). */
   assumed: boolean;
 }
 
 /**
- * §6: when the permission set cannot be read, the UI assumes superuser and staff with every user and group
+ * spec §6: when the permission set cannot be read, the UI assumes superuser and staff with every user and group
  * permission. A 403 is an answer (not an outage): it is shown as a refusal, not papered over.
  */
 export async function fetchAdminPermissions(): Promise<PermissionsRead> {
@@ -354,7 +355,7 @@ export interface AdminConfig {
 
 export const CONFIG_PATHS = ['/admin/config/', '/system/config/'] as const;
 
-/** §8: configuration falls back to an empty object. */
+/** spec §8: configuration falls back to an empty object. */
 export function fetchConfig(): Promise<AdminRead<AdminConfig>> {
   return readChain<AdminConfig>(
     CONFIG_PATHS,
@@ -374,7 +375,7 @@ export interface PartStatus {
   error?: string;
 }
 
-/** docs/api-admin.md "Health and status"; every part optional, since §8 falls back to an empty object. */
+/** docs/api-admin.md "Health and status"; every part optional, since spec §8 falls back to an empty object. */
 export interface SystemStatus {
   /** 'ok' or 'degraded'. */
   status?: string;
@@ -393,7 +394,7 @@ export interface SystemStatus {
 
 export const STATUS_PATHS = ['/admin/status/', '/system/status/'] as const;
 
-/** §8: status falls back to an empty object. */
+/** spec §8: status falls back to an empty object. */
 export function fetchStatus(): Promise<AdminRead<SystemStatus>> {
   return readChain<SystemStatus>(
     STATUS_PATHS,
@@ -428,7 +429,7 @@ export interface LogPage {
 export const LOG_PATHS = ['/admin/logs/', '/logs/'] as const;
 export const LOG_EXPORT_PATH = '/admin/logs/export/';
 /** docs/api-admin.md: the server's default page size. */
-export const LOG_PAGE_SIZE = 25;
+export const LOG_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
 function logPageOf(raw: unknown): LogPage {
   if (!isObject(raw)) throw new ApiError(200, 'Format de réponse non reconnu');
@@ -436,7 +437,7 @@ function logPageOf(raw: unknown): LogPage {
   return { logs, total: typeof raw.total === 'number' ? raw.total : logs.length };
 }
 
-/** §8: logs fall back to an empty list with total 0. */
+/** spec §8: logs fall back to an empty list with total 0. */
 export function fetchLogs(query: Record<string, string | number | undefined>): Promise<AdminRead<LogPage>> {
   return readChain<LogPage>(LOG_PATHS, logPageOf, () => ({ logs: [], total: 0 }), query);
 }
@@ -483,14 +484,14 @@ function backupsOf(raw: unknown): Backup[] {
   return list.filter((b): b is Backup => isObject(b) && typeof b.id === 'string');
 }
 
-/** §8: backups fall back to an empty list. */
+/** spec §8: backups fall back to an empty list. */
 export function fetchBackups(): Promise<AdminRead<Backup[]>> {
   return readChain<Backup[]>(BACKUP_PATHS, backupsOf, () => []);
 }
 
 const backupPath = (id: string) => `${BACKUP_PATHS[0]}${encodeURIComponent(id)}/`;
 
-/** §8: create, restore and delete errors are rethrown to the screen. */
+/** spec §8: create, restore and delete errors are rethrown to the screen. */
 export function createBackup(note: string): Promise<Backup> {
   return apiRequest<Backup>(BACKUP_PATHS[0], {
     method: 'POST',

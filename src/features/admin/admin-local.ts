@@ -1,6 +1,6 @@
 import { kvDelete } from '../../lib/storage.ts';
 
-/** §3 "Local persistence": the tenant list kept for the §8 fallback. */
+/** spec §3 "Local persistence": the tenant list kept for the spec §8 fallback. */
 export const ADMIN_TENANTS_CACHE_KEY = 'admin_tenants_cache';
 
 /** Sign-out: the tenant list an administrator read does not stay on a shared screen. */

@@ -1,7 +1,11 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { usePolling } from '../../lib/use-polling.ts';
-import { DownloadError, streamDownload } from '../../lib/download.ts';
+import { streamDownload, type DownloadProgress } from '../../lib/download.ts';
+import { useDownload } from '../../lib/use-download.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { TypedConfirm } from '../../components/typed-confirm.tsx';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
@@ -15,7 +19,6 @@ import {
   fetchBackups,
   restoreBackup,
   RESTORE_CONFIRMATION,
-  type AdminRead,
   type Backup,
   type RestoreSummary,
 } from './admin-api.ts';
@@ -59,109 +62,38 @@ export function RestoreConfirm({
   onDone: (summary: RestoreSummary) => void;
   onCancel: () => void;
 }) {
-  const id = useId();
-  const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
-  const ok = confirmsRestore(typed);
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      onDone(await restoreBackup(backup.id, typed.trim()));
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
-    <div className="card admin-danger" role="group" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Restaurer la sauvegarde du {formatDateTime(backup.created_at)}</h2>
-      <p>
-        <strong>Toutes les données actuelles seront remplacées</strong> par celles de la sauvegarde : organisations,
-        comptes, projets, vulnérabilités, documents, journal d’audit. Les sessions ouvertes depuis devront se
-        reconnecter. Pour confirmer, saisissez <strong>{RESTORE_CONFIRMATION}</strong>.
-      </p>
-      <form
-        className="admin-inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (ok && !busy) void confirm();
-        }}
-      >
-        <label htmlFor={`${id}-confirm`}>Confirmation</label>
-        <input
-          id={`${id}-confirm`}
-          ref={input}
-          value={typed}
-          autoComplete="off"
-          spellCheck={false}
-          disabled={busy}
-          onChange={(e) => setTyped(e.target.value)}
-        />
-        <button type="submit" className="btn danger" disabled={!ok || busy}>
-          {busy ? 'Restauration en cours…' : 'Restaurer'}
-        </button>
-        <button type="button" className="btn secondary" disabled={busy} onClick={onCancel}>
-          Annuler
-        </button>
-      </form>
-      {busy && <ProgressBar label="Restauration en cours" value={null} showValue={false} />}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </div>
+    <TypedConfirm
+      title={`Restaurer la sauvegarde du ${formatDateTime(backup.created_at)}`}
+      fieldLabel="Confirmation"
+      matches={confirmsRestore}
+      confirmLabel="Restaurer"
+      busyLabel="Restauration en cours…"
+      progressLabel="Restauration en cours"
+      confirm={async (typed) => onDone(await restoreBackup(backup.id, typed))}
+      onCancel={onCancel}
+    >
+      <strong>Toutes les données actuelles seront remplacées</strong> par celles de la sauvegarde : organisations,
+      comptes, projets, vulnérabilités, documents, journal d’audit. Les sessions ouvertes depuis devront se reconnecter.
+      Pour confirmer, saisissez <strong>{RESTORE_CONFIRMATION}</strong>.
+    </TypedConfirm>
   );
 }
 
-/** A download of one archive, streamed with its progress (the size is known). */
-function useDownload() {
-  const [running, setRunning] = useState<{ id: string; percent: number | null } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const controller = useRef<AbortController | null>(null);
-  useEffect(() => () => controller.current?.abort(), []);
-
-  const start = (backup: Backup) => {
-    controller.current?.abort();
-    const ac = new AbortController();
-    controller.current = ac;
-    setError(null);
-    setRunning({ id: backup.id, percent: backup.size ? 0 : null });
-    streamDownload({
-      path: backupDownloadPath(backup.id),
-      filename: backup.filename,
-      mimeType: 'application/gzip',
-      signal: ac.signal,
-      timeoutMs: 60_000,
-      errorMessage: `Impossible de télécharger « ${backup.filename} ».`,
-      onProgress: ({ bytes }) =>
-        setRunning({
-          id: backup.id,
-          percent: backup.size ? Math.min(100, Math.round((bytes / backup.size) * 100)) : null,
-        }),
-    }).then(
-      () => controller.current === ac && setRunning(null),
-      (err: unknown) => {
-        if (controller.current !== ac) return;
-        setRunning(null);
-        if (!(err instanceof DownloadError && err.aborted))
-          setError(err instanceof Error ? err.message : messageOf(err));
-      },
-    );
-  };
-  return { running, error, start, cancel: () => controller.current?.abort() };
+/** Streams one archive with its progress (the size is known). */
+function downloadBackup(backup: Backup, opts: { signal: AbortSignal; onProgress: (p: DownloadProgress) => void }) {
+  return streamDownload({
+    path: backupDownloadPath(backup.id),
+    filename: backup.filename,
+    mimeType: 'application/gzip',
+    timeoutMs: 60_000,
+    errorMessage: `Impossible de télécharger « ${backup.filename} ».`,
+    ...opts,
+  });
 }
 
 /** Sauvegardes: list, create (followed by polling), restore (typed confirmation), delete, download. */
 export default function BackupsPage() {
-  const [read, setRead] = useState<AdminRead<Backup[]> | null>(null);
   const [note, setNote] = useState('');
   const [creating, setCreating] = useState(false);
   const [restoring, setRestoring] = useState<Backup | null>(null);
@@ -169,30 +101,25 @@ export default function BackupsPage() {
   const { busy, notice, setNotice, actionError, run } = useRowActions<string>();
   const [createError, setCreateError] = useState<string | null>(null);
   const download = useDownload();
+  const startDownload = (b: Backup) => download.start(b.id, b.size, (opts) => downloadBackup(b, opts));
   const watched = useRef(new Set<string>());
 
-  const load = useCallback(
-    () =>
-      fetchBackups().then((answer) => {
-        setRead(answer);
-        // Say when a backup this page launched is done.
-        for (const b of answer.data) {
-          if (!watched.current.has(b.id) || b.status === 'RUNNING') continue;
-          watched.current.delete(b.id);
-          setNotice(
-            b.status === 'COMPLETED'
-              ? `Sauvegarde terminée : ${b.filename} (${formatBytes(b.size)}).`
-              : `La sauvegarde a échoué : ${b.error ?? 'erreur inconnue'}.`,
-          );
-        }
-      }),
-    [setNotice],
-  );
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-  const backups = read?.data ?? [];
+  const read = useResource(async () => {
+    const answer = await fetchBackups();
+    // Say when a backup this page launched is done.
+    for (const b of answer.data) {
+      if (!watched.current.has(b.id) || b.status === 'RUNNING') continue;
+      watched.current.delete(b.id);
+      setNotice(
+        b.status === 'COMPLETED'
+          ? `Sauvegarde terminée : ${b.filename} (${formatBytes(b.size)}).`
+          : `La sauvegarde a échoué : ${b.error ?? 'erreur inconnue'}.`,
+      );
+    }
+    return answer;
+  }, []);
+  const load = read.refresh;
+  const backups = read.data ?? [];
   const running = backups.some((b) => b.status === 'RUNNING');
   usePolling(running, BACKUP_POLL_MS, load);
 
@@ -255,105 +182,87 @@ export default function BackupsPage() {
         </p>
       )}
 
-      {!read && <p role="status">Chargement des sauvegardes…</p>}
-      {read?.error && (
+      {read.loading && <p role="status">Chargement des sauvegardes…</p>}
+      {read.error && (
         <p className="error" role="alert">
           Impossible de charger les sauvegardes : {read.error}
         </p>
       )}
-      {read && (
+      {read.data && (
         <>
           <DataOriginNote origin={read.origin} />
           {backups.length === 0 ? (
             <EmptyState>Aucune sauvegarde.</EmptyState>
           ) : (
-            <div className="table-wrap" role="region" tabIndex={0} aria-label="Sauvegardes">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Date</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">Taille</th>
-                    <th scope="col">Moteur</th>
-                    <th scope="col">Note</th>
-                    <th scope="col">Par</th>
-                    <th scope="col">Empreinte SHA-256</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {backups.map((b) => {
-                    const status = STATUS[b.status] ?? { label: b.status, badge: '' };
-                    const name = b.filename || formatDateTime(b.created_at);
-                    const downloading = download.running?.id === b.id;
-                    return (
-                      <tr key={b.id} data-backup-id={b.id}>
-                        <td>
-                          <time dateTime={b.created_at}>{formatDateTime(b.created_at)}</time>
-                        </td>
-                        <td>
-                          <span className={`vm-badge ${status.badge}`}>{status.label}</span>
-                          {b.error && <span className="vm-field-error admin-wrap"> {b.error}</span>}
-                        </td>
-                        <td>{formatBytes(b.size)}</td>
-                        <td>{ENGINES[b.engine] ?? b.engine}</td>
-                        <td className="admin-wrap">{b.note || '—'}</td>
-                        <td>{b.created_by ?? '—'}</td>
-                        <td>{b.sha256 ? <code title={b.sha256}>{b.sha256.slice(0, 12)}…</code> : '—'}</td>
-                        <td>
-                          <DeletableRowActions
-                            name={name}
-                            question="Supprimer cette sauvegarde (fichier compris) ?"
-                            confirming={confirming === b.id}
-                            busy={busy === b.id}
-                            onAsk={() => setConfirming(b.id)}
-                            onCancel={() => setConfirming(null)}
-                            onConfirm={() =>
-                              void run(b.id, async () => {
-                                await deleteBackup(b.id);
-                                setConfirming(null);
-                                setNotice('Sauvegarde supprimée.');
-                                await load();
-                              })
-                            }
-                          >
-                            {b.status === 'COMPLETED' && (
+            <DataTable
+              region="Sauvegardes"
+              headers={['Date', 'Statut', 'Taille', 'Moteur', 'Note', 'Par', 'Empreinte SHA-256', 'Actions']}
+            >
+              {backups.map((b) => {
+                const status = STATUS[b.status] ?? { label: b.status, badge: '' };
+                const name = b.filename || formatDateTime(b.created_at);
+                const downloading = download.running?.id === b.id;
+                return (
+                  <tr key={b.id} data-backup-id={b.id}>
+                    <td>
+                      <time dateTime={b.created_at}>{formatDateTime(b.created_at)}</time>
+                    </td>
+                    <td>
+                      <span className={`vm-badge ${status.badge}`}>{status.label}</span>
+                      {b.error && <span className="vm-field-error admin-wrap"> {b.error}</span>}
+                    </td>
+                    <td>{formatBytes(b.size)}</td>
+                    <td>{ENGINES[b.engine] ?? b.engine}</td>
+                    <td className="admin-wrap">{b.note || '—'}</td>
+                    <td>{b.created_by ?? '—'}</td>
+                    <td>{b.sha256 ? <code title={b.sha256}>{b.sha256.slice(0, 12)}…</code> : '—'}</td>
+                    <td>
+                      <DeletableRowActions
+                        name={name}
+                        question="Supprimer cette sauvegarde (fichier compris) ?"
+                        confirming={confirming === b.id}
+                        busy={busy === b.id}
+                        onAsk={() => setConfirming(b.id)}
+                        onCancel={() => setConfirming(null)}
+                        onConfirm={() =>
+                          void run(b.id, async () => {
+                            await deleteBackup(b.id);
+                            setConfirming(null);
+                            setNotice('Sauvegarde supprimée.');
+                            await load();
+                          })
+                        }
+                      >
+                        {b.status === 'COMPLETED' && (
+                          <>
+                            {downloading ? (
                               <>
-                                {downloading ? (
-                                  <>
-                                    <ProgressBar
-                                      label={`Téléchargement de ${name}`}
-                                      value={download.running?.percent ?? null}
-                                    />
-                                    <button type="button" className="btn secondary small" onClick={download.cancel}>
-                                      Annuler
-                                    </button>
-                                  </>
-                                ) : (
-                                  <RowAction
-                                    action="download"
-                                    text="Télécharger"
-                                    name={name}
-                                    disabled={!!download.running}
-                                    onClick={() => download.start(b)}
-                                  />
-                                )}
-                                <RowAction
-                                  action="restore"
-                                  text="Restaurer"
-                                  name={name}
-                                  onClick={() => setRestoring(b)}
+                                <ProgressBar
+                                  label={`Téléchargement de ${name}`}
+                                  value={download.running?.percent ?? null}
                                 />
+                                <button type="button" className="btn secondary small" onClick={download.cancel}>
+                                  Annuler
+                                </button>
                               </>
+                            ) : (
+                              <RowAction
+                                action="download"
+                                text="Télécharger"
+                                name={name}
+                                disabled={!!download.running}
+                                onClick={() => void startDownload(b)}
+                              />
                             )}
-                          </DeletableRowActions>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                            <RowAction action="restore" text="Restaurer" name={name} onClick={() => setRestoring(b)} />
+                          </>
+                        )}
+                      </DeletableRowActions>
+                    </td>
+                  </tr>
+                );
+              })}
+            </DataTable>
           )}
         </>
       )}

@@ -1,10 +1,10 @@
-import { useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../../lib/api-client.ts';
+import { useState } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
+import { FormError, TextField } from '../../components/form-field.tsx';
+import { useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { fetchConfig, updateConfig, type AdminConfig } from './admin-api.ts';
 import { formatDateTime } from './format.ts';
-import { useLoaded } from './load-state.ts';
 
 const NOTIFY_LABELS: Record<string, string> = { off: 'Désactivées', critical: 'Critiques seulement', all: 'Toutes' };
 const SECRET_SOURCES: Record<string, string> = {
@@ -96,85 +96,67 @@ function RuntimeView({ config }: { config: AdminConfig }) {
   );
 }
 
-type Errors = Partial<Record<'backup_location' | 'backup_retention_count', string>>;
-
 function EditableForm({ config, onSaved }: { config: AdminConfig; onSaved: (config: AdminConfig) => void }) {
-  const id = useId();
-  const [location, setLocation] = useState(config.editable?.backup_location ?? '');
-  const [retention, setRetention] = useState(String(config.editable?.backup_retention_count ?? 10));
-  const [errors, setErrors] = useState<Errors>({});
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setNotice(null);
-    setError(null);
-    const found: Errors = {};
-    const path = location.trim();
-    if (path && !path.startsWith('/'))
-      found.backup_location = 'L’emplacement doit être un chemin absolu (par exemple /var/backups/vigie).';
-    const count = Number(retention.trim());
-    if (!Number.isInteger(count) || count < 1 || count > 365)
-      found.backup_retention_count = 'Un entier entre 1 et 365 est attendu.';
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    setSending(true);
-    try {
-      const saved = await updateConfig({ backup_location: path || null, backup_retention_count: count });
-      setNotice('Configuration enregistrée.');
-      onSaved(saved);
-    } catch (err) {
-      // §8: a failed update is shown, with the server's message for each field.
-      if (err instanceof ApiError) {
-        setErrors({
-          ...(err.fields.backup_location?.[0] ? { backup_location: err.fields.backup_location[0] } : {}),
-          ...(err.fields.backup_retention_count?.[0]
-            ? { backup_retention_count: err.fields.backup_retention_count[0] }
-            : {}),
-        });
-        setError(err.message);
-      } else setError('Erreur inattendue.');
-    } finally {
-      setSending(false);
-    }
-  }
+  const form = useForm({
+    backup_location: config.editable?.backup_location ?? '',
+    backup_retention_count: String(config.editable?.backup_retention_count ?? 10),
+  });
+  const validate = ({ backup_location, backup_retention_count }: typeof form.values) => {
+    const path = backup_location.trim();
+    const count = Number(backup_retention_count.trim());
+    return {
+      ...(path && !path.startsWith('/')
+        ? { backup_location: 'L’emplacement doit être un chemin absolu (par exemple /var/backups/vigie).' }
+        : {}),
+      ...(!Number.isInteger(count) || count < 1 || count > 365
+        ? { backup_retention_count: 'Un entier entre 1 et 365 est attendu.' }
+        : {}),
+    };
+  };
+  // spec §8: a failed update is shown, with the server's message for each field.
+  const send = async ({ backup_location, backup_retention_count }: typeof form.values) => {
+    const saved = await updateConfig({
+      backup_location: backup_location.trim() || null,
+      backup_retention_count: Number(backup_retention_count.trim()),
+    });
+    form.setNotice('Configuration enregistrée.');
+    onSaved(saved);
+  };
 
   return (
-    <form className="card admin-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Sauvegardes</h2>
+    <form
+      className="card admin-form"
+      onSubmit={form.onSubmit(send, { validate })}
+      noValidate
+      aria-labelledby={`${form.id}-title`}
+    >
+      <h2 id={`${form.id}-title`}>Sauvegardes</h2>
       <div className="vm-form">
-        <FormField id={`${id}-location`} label="Emplacement des sauvegardes" error={errors.backup_location} wide>
-          <input
-            id={`${id}-location`}
-            value={location}
-            placeholder="Vide : dossier de données/backups"
-            onChange={(e) => setLocation(e.target.value)}
-            {...errorAria(`${id}-location-error`, errors.backup_location)}
-          />
-        </FormField>
-        <FormField id={`${id}-retention`} label="Sauvegardes conservées" error={errors.backup_retention_count}>
-          <input
-            id={`${id}-retention`}
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={365}
-            value={retention}
-            onChange={(e) => setRetention(e.target.value)}
-            {...errorAria(`${id}-retention-error`, errors.backup_retention_count)}
-          />
-        </FormField>
-        <FormError error={error} />
-        {notice && (
+        <TextField
+          form={form}
+          name="backup_location"
+          label="Emplacement des sauvegardes"
+          placeholder="Vide : dossier de données/backups"
+          wide
+        />
+        <TextField
+          form={form}
+          name="backup_retention_count"
+          label="Sauvegardes conservées"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={365}
+        />
+        <FormError error={form.error} />
+        {form.notice && (
           <p className="vm-success vm-wide" role="status">
-            {notice}
+            {form.notice}
           </p>
         )}
         <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending}>
-            {sending ? 'Enregistrement…' : 'Enregistrer'}
+          <button type="submit" className="btn primary" disabled={form.submitting}>
+            {form.submitting ? 'Enregistrement…' : 'Enregistrer'}
           </button>
         </div>
       </div>
@@ -182,13 +164,12 @@ function EditableForm({ config, onSaved }: { config: AdminConfig; onSaved: (conf
   );
 }
 
-/** Configuration: the server's runtime view (read-only) and its editable keys; §8 falls back to an empty object. */
+/** Configuration: the server's runtime view (read-only) and its editable keys; spec §8 falls back to an empty object. */
 export default function ConfigPage() {
   const [version, setVersion] = useState(0);
   const [saved, setSaved] = useState<AdminConfig | null>(null);
-  const state = useLoaded(fetchConfig, version);
-  const read = state.kind === 'ok' ? state.data : null;
-  const config = saved ?? read?.data ?? null;
+  const read = useResource(fetchConfig, [version]);
+  const config = saved ?? read.data ?? null;
   const empty = !!config && Object.keys(config).length === 0;
 
   return (
@@ -206,13 +187,13 @@ export default function ConfigPage() {
           Actualiser
         </button>
       </div>
-      {!read && <p role="status">Chargement de la configuration…</p>}
-      {read?.error && (
+      {read.loading && <p role="status">Chargement de la configuration…</p>}
+      {read.error && (
         <p className="error" role="alert">
           Impossible de charger la configuration : {read.error}
         </p>
       )}
-      {read && <DataOriginNote origin={read.origin} />}
+      {read.data && <DataOriginNote origin={read.origin} />}
       {config && empty && <p className="vm-empty card">Aucune configuration à afficher.</p>}
       {config && !empty && (
         <>

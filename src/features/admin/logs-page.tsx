@@ -1,28 +1,18 @@
-import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
-import { useSearchParams } from 'wouter';
+import { Fragment, useState } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { ExportControls, type ExportFormat } from '../../components/export-controls.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
-import {
-  fetchLogs,
-  LOG_EXPORT_PATH,
-  LOG_LEVELS,
-  LOG_PAGE_SIZE,
-  type AdminRead,
-  type LogLine,
-  type LogPage,
-} from './admin-api.ts';
+import { optionsOf } from '../../components/select.tsx';
+import { SearchFilters, type SearchFilterField } from '../../components/search-filters.tsx';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
+import { LOG_LEVEL_LABELS, LOG_LEVELS } from '../../../contract/levels.ts';
+import { fetchLogs, LOG_EXPORT_PATH, LOG_PAGE_SIZE, type LogLine } from './admin-api.ts';
 import { formatDateTime, NUMBER } from './format.ts';
 
-export const LEVEL_LABELS: Record<string, string> = {
-  debug: 'Débogage',
-  info: 'Information',
-  warning: 'Avertissement',
-  error: 'Erreur',
-  critical: 'Critique',
-};
+export const LEVEL_LABELS: Record<string, string> = LOG_LEVEL_LABELS;
 const LEVEL_BADGES: Record<string, string> = {
   debug: 'info',
   info: 'low',
@@ -53,83 +43,32 @@ export function logExportFilename(format: ExportFormat, now = new Date()): strin
   return `vigie-logs-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.${format}`;
 }
 
-function useLogQuery() {
-  const [params, setParams] = useSearchParams();
-  const filters = Object.fromEntries(LOG_FILTER_KEYS.map((k) => [k, params.get(k) ?? ''])) as Filters;
-  const n = Number(params.get('page'));
-  const page = Number.isInteger(n) && n > 0 ? n : 1;
-  const update = (changes: Partial<Record<FilterKey | 'page', string | number>>) =>
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        // A new filter starts over at page 1.
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const v = String(value ?? '').trim();
-          if (v === '' || (key === 'page' && v === '1')) next.delete(key);
-          else next.set(key, v);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  return { filters, page, update };
-}
-
-const LABELS: Record<(typeof TEXT_KEYS)[number], string> = {
-  q: 'Texte',
-  status: 'Statut HTTP',
-  method: 'Méthode',
-  request_id: 'Requête',
-  user_id: 'Utilisateur (id)',
-  tenant_id: 'Organisation (id)',
-  date_from: 'Du',
-  date_to: 'Au',
-};
-
 /** The text filters, applied together; the level selects apply at once. */
-function FilterForm({ filters, onApply }: { filters: Filters; onApply: (changes: Partial<Filters>) => void }) {
-  const [values, setValues] = useState(() => Object.fromEntries(TEXT_KEYS.map((k) => [k, filters[k]])));
-  const [error, setError] = useState<string | null>(null);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const status = values.status?.trim() ?? '';
-    if (status && !/^[1-5](\d\d|xx)$/i.test(status)) {
-      setError('Statut HTTP invalide : un code (par exemple 404) ou une classe (par exemple 5xx) est attendu.');
-      return;
-    }
-    if (values.date_from && values.date_to && values.date_from > values.date_to) {
-      setError('La date de fin précède la date de début.');
-      return;
-    }
-    setError(null);
-    onApply({ ...values, method: (values.method ?? '').trim().toUpperCase() });
-  };
-  return (
-    <form role="search" className="admin-search" aria-label="Rechercher dans les journaux" onSubmit={submit}>
-      {TEXT_KEYS.map((key) => (
-        <label key={key} className={key === 'q' ? 'admin-search-text' : undefined}>
-          {LABELS[key]}
-          <input
-            name={key}
-            type={key === 'date_from' || key === 'date_to' ? 'date' : key === 'q' ? 'search' : 'text'}
-            value={values[key] ?? ''}
-            maxLength={200}
-            autoComplete="off"
-            onChange={(e) => setValues((v) => ({ ...v, [key]: e.target.value }))}
-          />
-        </label>
-      ))}
-      <button type="submit" className="btn secondary">
-        Rechercher
-      </button>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </form>
-  );
+const TEXT_FIELDS: readonly SearchFilterField<(typeof TEXT_KEYS)[number]>[] = (
+  [
+    ['q', 'Texte'],
+    ['status', 'Statut HTTP'],
+    ['method', 'Méthode'],
+    ['request_id', 'Requête'],
+    ['user_id', 'Utilisateur (id)'],
+    ['tenant_id', 'Organisation (id)'],
+    ['date_from', 'Du'],
+    ['date_to', 'Au'],
+  ] as const
+).map(([key, label]) => ({
+  key,
+  label,
+  type: key === 'date_from' || key === 'date_to' ? 'date' : key === 'q' ? 'search' : 'text',
+  className: key === 'q' ? 'admin-search-text' : undefined,
+  maxLength: 200,
+  autoComplete: 'off',
+}));
+
+function badStatus({ status }: { status: string }): string | null {
+  const s = status.trim();
+  return s && !/^[1-5](\d\d|xx)$/i.test(s)
+    ? 'Statut HTTP invalide : un code (par exemple 404) ou une classe (par exemple 5xx) est attendu.'
+    : null;
 }
 
 function LogDetail({ line }: { line: LogLine }) {
@@ -153,50 +92,56 @@ function LogDetail({ line }: { line: LogLine }) {
 
 /** Journaux serveur: the server's structured log lines with URL filters, paging and a streamed export. */
 export default function LogsPage() {
-  const { filters, page, update } = useLogQuery();
-  const [read, setRead] = useState<AdminRead<LogPage> | null>(null);
+  const { query, update, list, pages } = usePagedList({
+    filters: Object.fromEntries(LOG_FILTER_KEYS.map((k) => [k, ''])) as Filters,
+    load: ({ page, ...filters }) =>
+      fetchLogs({
+        page,
+        page_size: LOG_PAGE_SIZE,
+        ...Object.fromEntries(LOG_FILTER_KEYS.filter((k) => filters[k]).map((k) => [k, filters[k]])),
+      }),
+    pages: (data) => pageCount(data.total, LOG_PAGE_SIZE),
+  });
+  const { page, ...filters } = query;
+  const read = list.data;
   const [open, setOpen] = useState<LogLine['id'] | null>(null);
-  const seq = useRef(0);
-  const filterKey = LOG_FILTER_KEYS.map((k) => filters[k]).join('\u0000');
-
-  useEffect(() => {
-    const mine = ++seq.current;
-    const values = filterKey.split('\u0000');
-    const query: Record<string, string | number> = { page, page_size: LOG_PAGE_SIZE };
-    LOG_FILTER_KEYS.forEach((k, i) => {
-      if (values[i]) query[k] = values[i];
-    });
-    void fetchLogs(query).then((answer) => mine === seq.current && setRead(answer));
-  }, [page, filterKey]);
 
   const exportQuery = Object.fromEntries(LOG_FILTER_KEYS.filter((k) => filters[k]).map((k) => [k, filters[k]]));
-  const pages = read ? Math.max(1, Math.ceil(read.data.total / LOG_PAGE_SIZE)) : 1;
   const filtered = LOG_FILTER_KEYS.some((k) => filters[k]);
 
   return (
     <section className="admin-page">
       <h1>Journaux serveur</h1>
-      <div className="vm-toolbar" role="group" aria-label="Filtrer par niveau">
-        <FilterSelect
-          label="Niveau"
-          value={filters.level}
-          allLabel="Tous"
-          options={LOG_LEVELS.map((l) => [l, LEVEL_LABELS[l]!] as const)}
-          onChange={(value) => update({ level: value })}
-        />
-        <FilterSelect
-          label="Niveau minimal"
-          value={filters.min_level}
-          allLabel="Aucun"
-          options={LOG_LEVELS.map((l) => [l, LEVEL_LABELS[l]!] as const)}
-          onChange={(value) => update({ min_level: value })}
-        />
-      </div>
-      <FilterForm key={TEXT_KEYS.map((k) => filters[k]).join('|')} filters={filters} onApply={update} />
+      <FilterBar
+        label="Filtrer par niveau"
+        filters={[
+          { key: 'level', label: 'Niveau', allLabel: 'Tous', options: optionsOf(LOG_LEVEL_LABELS, LOG_LEVELS) },
+          {
+            key: 'min_level',
+            label: 'Niveau minimal',
+            allLabel: 'Aucun',
+            options: optionsOf(LOG_LEVEL_LABELS, LOG_LEVELS),
+          },
+        ]}
+        values={filters}
+        onChange={(key, value) => update({ [key]: value })}
+      />
+      <SearchFilters
+        key={TEXT_KEYS.map((k) => filters[k]).join('|')}
+        label="Rechercher dans les journaux"
+        className="admin-search"
+        fields={TEXT_FIELDS}
+        initial={
+          Object.fromEntries(TEXT_KEYS.map((k) => [k, filters[k]])) as Record<(typeof TEXT_KEYS)[number], string>
+        }
+        reversedDates="La date de fin précède la date de début."
+        check={badStatus}
+        onApply={(values) => update({ ...values, method: values.method.trim().toUpperCase() })}
+      />
       <ExportControls
         className="admin-export"
         label="Exporter les journaux filtrés"
-        expectedRows={read && !read.error ? read.data.total : null}
+        expectedRows={read && !list.error ? read.total : null}
         target={(format) => ({
           path: LOG_EXPORT_PATH,
           query: { ...exportQuery, format },
@@ -206,79 +151,68 @@ export default function LogsPage() {
       />
 
       {!read && <p role="status">Chargement des journaux…</p>}
-      {read?.error && (
+      {list.error && (
         <p className="error" role="alert">
-          Impossible de charger les journaux : {read.error}
+          Impossible de charger les journaux : {list.error}
         </p>
       )}
       {read && (
         <>
-          <DataOriginNote origin={read.origin} />
-          <p className="muted">{read.data.total === 1 ? '1 ligne' : `${NUMBER.format(read.data.total)} lignes`}</p>
-          {read.data.logs.length === 0 ? (
+          <DataOriginNote origin={list.origin} />
+          <p className="muted">{read.total === 1 ? '1 ligne' : `${NUMBER.format(read.total)} lignes`}</p>
+          {read.logs.length === 0 ? (
             <EmptyState>
               {filtered ? 'Aucune ligne ne correspond à ces filtres.' : 'Aucune ligne de journal.'}
             </EmptyState>
           ) : (
-            <div className="table-wrap" role="region" tabIndex={0} aria-label="Lignes de journal">
-              <table className="table admin-logs">
-                <thead>
-                  <tr>
-                    <th scope="col">Date</th>
-                    <th scope="col">Niveau</th>
-                    <th scope="col">Message</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">Durée</th>
-                    <th scope="col">Utilisateur</th>
-                    <th scope="col">Détail</th>
+            <DataTable
+              region="Lignes de journal"
+              className="admin-logs"
+              headers={['Date', 'Niveau', 'Message', 'Statut', 'Durée', 'Utilisateur', 'Détail']}
+            >
+              {read.logs.map((line) => (
+                <Fragment key={line.id}>
+                  <tr data-log-id={line.id}>
+                    <td>
+                      <time dateTime={line.time}>{formatDateTime(line.time)}</time>
+                    </td>
+                    <td>
+                      <span className={`vm-badge ${LEVEL_BADGES[line.level] ?? ''}`}>
+                        {LEVEL_LABELS[line.level] ?? line.level}
+                      </span>
+                    </td>
+                    <td className="admin-wrap">{line.message}</td>
+                    <td>{line.status_code ?? '—'}</td>
+                    <td>
+                      {typeof line.response_time_ms === 'number'
+                        ? `${NUMBER.format(Math.round(line.response_time_ms * 10) / 10)} ms`
+                        : '—'}
+                    </td>
+                    <td>
+                      {line.username ??
+                        (line.user_id !== null && line.user_id !== undefined ? String(line.user_id) : '—')}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="btn secondary small"
+                        aria-expanded={open === line.id}
+                        onClick={() => setOpen(open === line.id ? null : line.id)}
+                      >
+                        {open === line.id ? 'Masquer' : 'Afficher'}
+                      </button>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {read.data.logs.map((line) => (
-                    <Fragment key={line.id}>
-                      <tr data-log-id={line.id}>
-                        <td>
-                          <time dateTime={line.time}>{formatDateTime(line.time)}</time>
-                        </td>
-                        <td>
-                          <span className={`vm-badge ${LEVEL_BADGES[line.level] ?? ''}`}>
-                            {LEVEL_LABELS[line.level] ?? line.level}
-                          </span>
-                        </td>
-                        <td className="admin-wrap">{line.message}</td>
-                        <td>{line.status_code ?? '—'}</td>
-                        <td>
-                          {typeof line.response_time_ms === 'number'
-                            ? `${NUMBER.format(Math.round(line.response_time_ms * 10) / 10)} ms`
-                            : '—'}
-                        </td>
-                        <td>
-                          {line.username ??
-                            (line.user_id !== null && line.user_id !== undefined ? String(line.user_id) : '—')}
-                        </td>
-                        <td>
-                          <button
-                            type="button"
-                            className="btn secondary small"
-                            aria-expanded={open === line.id}
-                            onClick={() => setOpen(open === line.id ? null : line.id)}
-                          >
-                            {open === line.id ? 'Masquer' : 'Afficher'}
-                          </button>
-                        </td>
-                      </tr>
-                      {open === line.id && (
-                        <tr className="admin-detail-row">
-                          <td colSpan={7}>
-                            <LogDetail line={line} />
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                  {open === line.id && (
+                    <tr className="admin-detail-row">
+                      <td colSpan={7}>
+                        <LogDetail line={line} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </DataTable>
           )}
           <Pager label="Pages des journaux" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>

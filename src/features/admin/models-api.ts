@@ -41,7 +41,7 @@ export interface ModelPage {
   pages: number;
 }
 
-/** §9: models page by 10. */
+/** spec §9: models page by 10. */
 export const MODEL_PAGE_SIZE = 10;
 const BASE = '/admin/models/';
 

@@ -1,6 +1,7 @@
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { fetchAdminPermissions } from './admin-api.ts';
-import { useLoaded } from './load-state.ts';
+import { DataTable } from '../../components/data-table.tsx';
+import { useResource } from '../../lib/use-resource.ts';
 
 const PERMISSION_LABELS: Record<string, string> = {
   add_user: 'Créer des utilisateurs',
@@ -15,17 +16,17 @@ const PERMISSION_LABELS: Record<string, string> = {
 
 const yesNo = (v: boolean) => (v ? 'Oui' : 'Non');
 
-/** Permissions: the §3 admin permission set, or the §6 UI-only fallback, said to be one, when it cannot be read. */
+/** Permissions: the spec §3 admin permission set, or the spec §6 UI-only fallback, said to be one, when it cannot be read. */
 export default function PermissionsPage() {
-  const state = useLoaded(fetchAdminPermissions);
-  if (state.kind !== 'ok')
+  const permissions = useResource(async () => ({ data: await fetchAdminPermissions() }), []);
+  if (!permissions.data)
     return (
       <section className="admin-page">
         <h1>Permissions d’administration</h1>
         <p role="status">Chargement des permissions…</p>
       </section>
     );
-  const read = state.data;
+  const read = permissions.data;
   const refused = read.status === 403;
   return (
     <section className="admin-page">
@@ -53,27 +54,16 @@ export default function PermissionsPage() {
             <dt>Groupes</dt>
             <dd>{read.data.groups.length ? read.data.groups.join(', ') : 'Aucun'}</dd>
           </dl>
-          <div className="table-wrap">
-            <table className="table">
-              <caption>Permissions accordées</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Permission</th>
-                  <th scope="col">Code</th>
-                </tr>
-              </thead>
-              <tbody>
-                {read.data.permissions.map((p) => (
-                  <tr key={p}>
-                    <td>{PERMISSION_LABELS[p] ?? p}</td>
-                    <td>
-                      <code>{p}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Permissions accordées" captionClass="" headers={['Permission', 'Code']}>
+            {read.data.permissions.map((p) => (
+              <tr key={p}>
+                <td>{PERMISSION_LABELS[p] ?? p}</td>
+                <td>
+                  <code>{p}</code>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
     </section>

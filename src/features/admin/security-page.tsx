@@ -3,7 +3,7 @@ import { session } from '../../lib/auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { fetchSecurityPolicies, updateSecurityPolicies, type PolicyValue } from './admin-api.ts';
 import { formatDateTime } from './format.ts';
-import { useLoaded } from './load-state.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SettingsForm } from './settings-form.tsx';
 import { SECURITY_POLICY_GROUPS } from './setting-specs.ts';
@@ -12,7 +12,7 @@ import { SECURITY_POLICY_GROUPS } from './setting-specs.ts';
 export default function SecurityPoliciesPage() {
   useSignals();
   const superuser = isSuperuser(session.value?.profile);
-  const state = useLoaded(fetchSecurityPolicies);
+  const policies = useResource(fetchSecurityPolicies, []);
 
   return (
     <section className="admin-page">
@@ -22,23 +22,23 @@ export default function SecurityPoliciesPage() {
           Lecture seule : ces politiques valent pour toute la plateforme et relèvent des superutilisateurs.
         </p>
       )}
-      {state.kind === 'loading' && <p role="status">Chargement des politiques…</p>}
-      {state.kind === 'failed' && (
+      {policies.loading && <p role="status">Chargement des politiques…</p>}
+      {policies.error && (
         <p className="error" role="alert">
-          Impossible de charger les politiques de sécurité : {state.error}
+          Impossible de charger les politiques de sécurité : {policies.error}
         </p>
       )}
-      {state.kind === 'ok' && (
+      {policies.data && (
         <>
-          <DataOriginNote origin={state.data.origin} />
+          <DataOriginNote origin={policies.origin} />
           <p className="muted">
             Dernière modification :{' '}
-            {formatDateTime(typeof state.data.data.updated_at === 'string' ? state.data.data.updated_at : null)}. Chaque
+            {formatDateTime(typeof policies.data.updated_at === 'string' ? policies.data.updated_at : null)}. Chaque
             politique s’applique immédiatement, sans redémarrage.
           </p>
           <SettingsForm
             groups={SECURITY_POLICY_GROUPS}
-            values={state.data.data}
+            values={policies.data}
             readOnly={!superuser}
             onSave={(changes) => updateSecurityPolicies(changes as Record<string, PolicyValue>)}
             warning={(draft) => {

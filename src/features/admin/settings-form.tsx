@@ -1,7 +1,8 @@
-import { useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
-import { ApiError } from '../../lib/api-client.ts';
+import { useId, useMemo, useState, type ReactNode } from 'react';
+import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
 import { errorAria, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
+import { Select } from '../../components/select.tsx';
 import {
   changesOf,
   draftOf,
@@ -99,20 +100,15 @@ function Control({
       return (
         <FormField id={id} label={spec.kind === 'integer' ? `${spec.label} (${spec.unit})` : spec.label} error={error}>
           {spec.kind === 'choice' ? (
-            <select
+            <Select
               id={id}
               name={spec.key}
               value={String(value)}
               disabled={disabled}
+              options={spec.options}
               onChange={(e) => onChange(e.target.value)}
               {...aria}
-            >
-              {spec.options.map(([v, label]) => (
-                <option key={v} value={v}>
-                  {label}
-                </option>
-              ))}
-            </select>
+            />
           ) : (
             <input
               id={id}
@@ -167,49 +163,29 @@ export function SettingsForm({
   const id = useId();
   const initial = useMemo(() => draftOf(groups, values), [groups, values]);
   const [saved, setSaved] = useState<Draft>(initial);
-  const [draft, setDraft] = useState<Draft>(initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const form = useForm<Draft>(initial);
+  const draft = form.values;
   const changes = changesOf(groups, saved, draft);
   const dirty = Object.keys(changes).length > 0;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setNotice(null);
-    setError(null);
-    const found = validateDraft(groups, draft);
-    setErrors(found);
-    if (Object.keys(found).length > 0) {
-      setError('Certaines valeurs sont invalides : corrigez les champs signalés.');
-      return;
-    }
+  const send = async () => {
     if (!dirty) return;
-    setSending(true);
-    try {
-      const answer = await onSave(changes);
-      const next = draftOf(groups, answer);
-      setSaved(next);
-      setDraft(next);
-      setNotice('Modifications enregistrées.');
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const mapped: Record<string, string> = {};
-        for (const [key, messages] of Object.entries(err.fields)) {
-          const first = Array.isArray(messages) ? messages[0] : undefined;
-          if (first) mapped[key] = first;
-        }
-        setErrors(mapped);
-        setError(err.message);
-      } else setError('Erreur inattendue.');
-    } finally {
-      setSending(false);
-    }
-  }
+    const next = draftOf(groups, await onSave(changes));
+    setSaved(next);
+    form.setValues(next);
+    form.setNotice('Modifications enregistrées.');
+  };
 
   return (
-    <form className="admin-settings" onSubmit={(e) => void submit(e)} noValidate>
+    <form
+      className="admin-settings"
+      onSubmit={form.onSubmit(send, {
+        validate: (d) => validateDraft(groups, d),
+        invalid: 'Certaines valeurs sont invalides : corrigez les champs signalés.',
+        fieldErrors: (err) => fieldErrorsOf(err),
+      })}
+      noValidate
+    >
       {groups.map((group, g) => (
         <fieldset key={group.title} className="card admin-group" disabled={readOnly}>
           <legend>{group.title}</legend>
@@ -220,29 +196,29 @@ export function SettingsForm({
                 spec={spec}
                 id={`${id}-${g}-${spec.key}`}
                 value={draft[spec.key] ?? ''}
-                error={errors[spec.key]}
+                error={form.errors[spec.key]}
                 disabled={readOnly}
-                onChange={(value) => setDraft((d) => ({ ...d, [spec.key]: value }))}
+                onChange={(value) => form.set(spec.key, value)}
               />
             ))}
           </div>
         </fieldset>
       ))}
       {warning?.(draft, saved)}
-      <ActionMessages notice={notice} error={error} />
+      <ActionMessages notice={form.notice} error={form.error} />
       {!readOnly && (
         <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={sending || !dirty}>
-            {sending ? 'Enregistrement…' : submitLabel}
+          <button type="submit" className="btn primary" disabled={form.submitting || !dirty}>
+            {form.submitting ? 'Enregistrement…' : submitLabel}
           </button>
           <button
             type="button"
             className="btn secondary"
-            disabled={sending || !dirty}
+            disabled={form.submitting || !dirty}
             onClick={() => {
-              setDraft(saved);
-              setErrors({});
-              setError(null);
+              form.setValues(saved);
+              form.setErrors({});
+              form.setError(null);
             }}
           >
             Annuler les modifications

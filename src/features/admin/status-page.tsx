@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { usePolling } from '../../lib/use-polling.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { fetchStatus, type AdminRead, type PartStatus, type SystemStatus } from './admin-api.ts';
+import { fetchStatus, type PartStatus, type SystemStatus } from './admin-api.ts';
 import { formatBytes, formatDateTime, formatUptime, NUMBER } from './format.ts';
 
 /** How often the page reads the status again while it is visible and online. */
@@ -67,37 +68,30 @@ function useHidden(): boolean {
 export default function StatusPage() {
   const online = useOnline();
   const hidden = useHidden();
-  const [read, setRead] = useState<AdminRead<SystemStatus> | null>(null);
-  const [readAt, setReadAt] = useState<number | null>(null);
-  const running = useRef<Promise<void> | null>(null);
-
-  const refresh = useCallback(() => {
-    // One read at a time: a manual refresh during a poll joins it.
-    running.current ??= fetchStatus()
-      .then((answer) => {
-        setRead(answer);
-        // A cached answer is as old as its copy, not as the moment it was shown again.
-        setReadAt(answer.origin?.source === 'cache' && answer.origin.storedAt ? answer.origin.storedAt : Date.now());
-      })
-      .finally(() => {
-        running.current = null;
-      });
-    return running.current;
+  const read = useResource(async () => {
+    const answer = await fetchStatus();
+    // A cached answer is as old as its copy, not as the moment it was shown again.
+    const at = answer.origin?.source === 'cache' && answer.origin.storedAt ? answer.origin.storedAt : Date.now();
+    return { ...answer, data: { status: answer.data, readAt: at } };
   }, []);
+  const readAt = read.data?.readAt ?? null;
+  const running = useRef<Promise<void> | null>(null);
+  // One read at a time: a manual refresh during a poll joins it.
+  const refresh = () =>
+    (running.current ??= read.refresh().finally(() => {
+      running.current = null;
+    }));
 
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
   // Back online: read at once rather than waiting for the next tick.
   const wasOnline = useRef(online);
   useEffect(() => {
     if (online && !wasOnline.current) void refresh();
     wasOnline.current = online;
-  }, [online, refresh]);
+  });
   usePolling(online, STATUS_REFRESH_MS, refresh);
 
-  const s = read?.data ?? {};
-  const empty = !!read && Object.keys(s).length === 0;
+  const s: SystemStatus = read.data?.status ?? {};
+  const empty = !!read.data && Object.keys(s).length === 0;
   const disk = s.disk;
   const usedPercent =
     disk && typeof disk.total_bytes === 'number' && disk.total_bytes > 0 && typeof disk.free_bytes === 'number'
@@ -120,13 +114,13 @@ export default function StatusPage() {
             : `Actualisation automatique toutes les ${STATUS_REFRESH_MS / 1000} s.`}
         {readAt !== null && ` Dernière lecture : ${formatDateTime(new Date(readAt).toISOString())}.`}
       </p>
-      {!read && <p role="status">Chargement de l’état du système…</p>}
-      {read?.error && (
+      {!read.data && <p role="status">Chargement de l’état du système…</p>}
+      {read.error && (
         <p className="error" role="alert">
           Impossible de lire l’état du système : {read.error}
         </p>
       )}
-      {read && <DataOriginNote origin={read.origin} />}
+      {read.data && <DataOriginNote origin={read.origin} />}
       {empty && <p className="vm-empty card">Aucune information d’état disponible.</p>}
       {read && !empty && (
         <>

@@ -2,16 +2,16 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { session } from '../../lib/auth/session.ts';
 import { isSuperuser } from './admin-access.ts';
 import { fetchSystemSettings, updateSystemSettings, type SystemSettings } from './admin-api.ts';
-import { useLoaded } from './load-state.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SettingsForm } from './settings-form.tsx';
 import { SYSTEM_SETTING_GROUPS } from './setting-specs.ts';
 
-/** Paramètres système: every §3 setting with its type; superusers edit (platform-wide), tenant admins read. */
+/** Paramètres système: every spec §3 setting with its type; superusers edit (platform-wide), tenant admins read. */
 export default function SystemSettingsPage() {
   useSignals();
   const superuser = isSuperuser(session.value?.profile);
-  const state = useLoaded(fetchSystemSettings);
+  const settings = useResource(fetchSystemSettings, []);
 
   return (
     <section className="admin-page">
@@ -21,17 +21,17 @@ export default function SystemSettingsPage() {
           Lecture seule : ces paramètres valent pour toute la plateforme et relèvent des superutilisateurs.
         </p>
       )}
-      {state.kind === 'loading' && <p role="status">Chargement des paramètres…</p>}
-      {state.kind === 'failed' && (
+      {settings.loading && <p role="status">Chargement des paramètres…</p>}
+      {settings.error && (
         <p className="error" role="alert">
-          Impossible de charger les paramètres système : {state.error}
+          Impossible de charger les paramètres système : {settings.error}
         </p>
       )}
-      {state.kind === 'ok' && <DataOriginNote origin={state.data.origin} />}
-      {state.kind === 'ok' && (
+      {settings.data && <DataOriginNote origin={settings.origin} />}
+      {settings.data && (
         <SettingsForm
           groups={SYSTEM_SETTING_GROUPS}
-          values={state.data.data}
+          values={settings.data}
           readOnly={!superuser}
           onSave={(changes) => updateSystemSettings(changes as SystemSettings)}
           warning={(draft, saved) =>

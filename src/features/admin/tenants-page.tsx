@@ -1,19 +1,21 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
+import { TypedConfirm } from '../../components/typed-confirm.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import { messageOf } from '../../lib/error-message.ts';
 import { session } from '../../lib/auth/session.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { isSuperuser } from './admin-access.ts';
 import { deleteTenant, fetchTenants, restoreTenant, type Tenant, type TenantList } from './admin-api.ts';
 import { TenantForm } from './tenant-form.tsx';
 import { confirmsDomain, PLAN_LABELS, TENANT_STATUS_LABELS } from './tenant-rules.ts';
 import { formatDate, NUMBER } from './format.ts';
 
-/** What each §8 fallback step means for the administrator reading the list. */
+/** What each spec §8 fallback step means for the administrator reading the list. */
 const SOURCE_NOTES: Partial<Record<TenantList['source'], string>> = {
   'fallback-path':
     'La liste d’administration est indisponible : liste de secours (/tenants/), limitée aux organisations visibles par votre compte.',
@@ -33,87 +35,41 @@ export function TenantDeleteConfirm({
   onDone: () => void;
   onCancel: () => void;
 }) {
-  const id = useId();
-  const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
-  const ok = confirmsDomain(typed, tenant.domain);
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await deleteTenant(tenant.id, typed.trim());
-      onDone();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
-    <div className="card admin-danger" role="group" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Supprimer « {tenant.name} »</h2>
-      <p>
-        L’organisation disparaît des connexions et des listes ; ses données restent récupérables par un superutilisateur
-        (restauration). Pour confirmer, saisissez son domaine <strong>{tenant.domain}</strong>.
-      </p>
-      <form
-        className="admin-inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (ok && !busy) void confirm();
-        }}
-      >
-        <label htmlFor={`${id}-confirm`}>Domaine de l’organisation</label>
-        <input
-          id={`${id}-confirm`}
-          ref={input}
-          value={typed}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setTyped(e.target.value)}
-        />
-        <button type="submit" className="btn danger" disabled={!ok || busy}>
-          {busy ? 'Suppression…' : 'Supprimer définitivement de la liste'}
-        </button>
-        <button type="button" className="btn secondary" onClick={onCancel}>
-          Annuler
-        </button>
-      </form>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </div>
+    <TypedConfirm
+      title={`Supprimer « ${tenant.name} »`}
+      fieldLabel="Domaine de l’organisation"
+      matches={(typed) => confirmsDomain(typed, tenant.domain)}
+      confirmLabel="Supprimer définitivement de la liste"
+      busyLabel="Suppression…"
+      confirm={async (typed) => {
+        await deleteTenant(tenant.id, typed);
+        onDone();
+      }}
+      onCancel={onCancel}
+    >
+      L’organisation disparaît des connexions et des listes ; ses données restent récupérables par un superutilisateur
+      (restauration). Pour confirmer, saisissez son domaine <strong>{tenant.domain}</strong>.
+    </TypedConfirm>
   );
 }
 
 type Panel = { kind: 'create' } | { kind: 'edit'; tenant: Tenant } | { kind: 'delete'; tenant: Tenant } | null;
 
-/** Organisations: the §8 list with its fallbacks, the editor, the typed-confirmation delete and the restore. */
+/** Organisations: the spec §8 list with its fallbacks, the editor, the typed-confirmation delete and the restore. */
 export default function TenantsPage() {
   useSignals();
   const superuser = isSuperuser(session.value?.profile);
   const [params, setParams] = useSearchParams();
   const includeDeleted = superuser && params.get('deleted') === '1';
   const q = (params.get('q') ?? '').trim().toLowerCase();
-  const [list, setList] = useState<TenantList | null>(null);
-  const [reload, setReload] = useState(0);
+  const tenants = useResource(async () => ({ data: await fetchTenants({ includeDeleted }) }), [includeDeleted], {
+    keepPrevious: true,
+  });
+  const list = tenants.data ?? null;
+  const reload = () => void tenants.refresh();
   const [panel, setPanel] = useState<Panel>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<string>();
-
-  useEffect(() => {
-    let live = true;
-    void fetchTenants({ includeDeleted }).then((answer) => live && setList(answer));
-    return () => {
-      live = false;
-    };
-  }, [includeDeleted, reload]);
 
   const setParam = (key: string, value: string) =>
     setParams(
@@ -171,7 +127,7 @@ export default function TenantsPage() {
           onSaved={(t) => {
             setPanel(null);
             setNotice(`Organisation « ${t.name} » créée.`);
-            setReload((n) => n + 1);
+            reload();
           }}
         />
       )}
@@ -184,7 +140,7 @@ export default function TenantsPage() {
           onSaved={(t) => {
             setPanel(null);
             setNotice(`Organisation « ${t.name} » enregistrée.`);
-            setReload((n) => n + 1);
+            reload();
           }}
         />
       )}
@@ -196,7 +152,7 @@ export default function TenantsPage() {
           onDone={() => {
             setNotice(`Organisation « ${panel.tenant.name} » supprimée (restaurable).`);
             setPanel(null);
-            setReload((n) => n + 1);
+            reload();
           }}
         />
       )}
@@ -222,89 +178,78 @@ export default function TenantsPage() {
           {rows.length === 0 ? (
             <EmptyState>{q ? 'Aucune organisation ne correspond.' : 'Aucune organisation.'}</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className={`table${list.source === 'sample' ? ' sample' : ''}`}>
-                {list.source === 'sample' && <caption>Exemple — ces organisations ne sont pas réelles</caption>}
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Domaine</th>
-                    <th scope="col">Offre</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">Utilisateurs</th>
-                    <th scope="col">Créée le</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((t) => (
-                    <tr key={t.id} data-tenant-id={t.id}>
-                      <td>{t.name}</td>
-                      <td>{t.domain}</td>
-                      <td>{PLAN_LABELS[t.subscription_plan] ?? t.subscription_plan}</td>
-                      <td>
+            <DataTable
+              className={list.source === 'sample' ? 'sample' : undefined}
+              caption={list.source === 'sample' && 'Exemple — ces organisations ne sont pas réelles'}
+              captionClass=""
+              headers={['Nom', 'Domaine', 'Offre', 'Statut', 'Utilisateurs', 'Créée le', 'Actions']}
+            >
+              {rows.map((t) => (
+                <tr key={t.id} data-tenant-id={t.id}>
+                  <td>{t.name}</td>
+                  <td>{t.domain}</td>
+                  <td>{PLAN_LABELS[t.subscription_plan] ?? t.subscription_plan}</td>
+                  <td>
+                    {t.deleted_at ? (
+                      <span className="vm-badge failed">Supprimée</span>
+                    ) : (
+                      <span className={`vm-badge ${t.status === 'active' ? 'ok' : 'pending'}`}>
+                        {TENANT_STATUS_LABELS[t.status] ?? t.status}
+                      </span>
+                    )}
+                  </td>
+                  <td>{NUMBER.format(t.user_count)}</td>
+                  <td>{formatDate(t.created_at)}</td>
+                  <td>
+                    {writable && (
+                      <div className="vm-actions">
                         {t.deleted_at ? (
-                          <span className="vm-badge failed">Supprimée</span>
+                          superuser && (
+                            <RowAction
+                              action="restore"
+                              text="Restaurer"
+                              name={t.name}
+                              disabled={busy === t.id}
+                              onClick={() =>
+                                void run(t.id, async () => {
+                                  await restoreTenant(t.id);
+                                  setNotice(`Organisation « ${t.name} » restaurée.`);
+                                  reload();
+                                })
+                              }
+                            />
+                          )
                         ) : (
-                          <span className={`vm-badge ${t.status === 'active' ? 'ok' : 'pending'}`}>
-                            {TENANT_STATUS_LABELS[t.status] ?? t.status}
-                          </span>
-                        )}
-                      </td>
-                      <td>{NUMBER.format(t.user_count)}</td>
-                      <td>{formatDate(t.created_at)}</td>
-                      <td>
-                        {writable && (
-                          <div className="vm-actions">
-                            {t.deleted_at ? (
-                              superuser && (
-                                <RowAction
-                                  action="restore"
-                                  text="Restaurer"
-                                  name={t.name}
-                                  disabled={busy === t.id}
-                                  onClick={() =>
-                                    void run(t.id, async () => {
-                                      await restoreTenant(t.id);
-                                      setNotice(`Organisation « ${t.name} » restaurée.`);
-                                      setReload((n) => n + 1);
-                                    })
-                                  }
-                                />
-                              )
-                            ) : (
-                              <>
-                                <RowAction
-                                  action="edit"
-                                  text="Modifier"
-                                  name={t.name}
-                                  onClick={() => setPanel({ kind: 'edit', tenant: t })}
-                                />
-                                <Link
-                                  className="btn secondary small"
-                                  href={`/admin/users?${new URLSearchParams({ tenant: t.id, name: t.name }).toString()}`}
-                                  aria-label={`Utilisateurs de ${t.name}`}
-                                >
-                                  Utilisateurs
-                                </Link>
-                                {superuser && (
-                                  <RowAction
-                                    action="delete"
-                                    text="Supprimer"
-                                    name={t.name}
-                                    onClick={() => setPanel({ kind: 'delete', tenant: t })}
-                                  />
-                                )}
-                              </>
+                          <>
+                            <RowAction
+                              action="edit"
+                              text="Modifier"
+                              name={t.name}
+                              onClick={() => setPanel({ kind: 'edit', tenant: t })}
+                            />
+                            <Link
+                              className="btn secondary small"
+                              href={`/admin/users?${new URLSearchParams({ tenant: t.id, name: t.name }).toString()}`}
+                              aria-label={`Utilisateurs de ${t.name}`}
+                            >
+                              Utilisateurs
+                            </Link>
+                            {superuser && (
+                              <RowAction
+                                action="delete"
+                                text="Supprimer"
+                                name={t.name}
+                                onClick={() => setPanel({ kind: 'delete', tenant: t })}
+                              />
                             )}
-                          </div>
+                          </>
                         )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </>
       )}

@@ -1,15 +1,9 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../../lib/api-client.ts';
-import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
+import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
+import { optionsOf } from '../../components/select.tsx';
+import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
 import { createAsset, updateAsset, type Asset } from './assets-api.ts';
-import {
-  ASSET_TYPE_LABELS,
-  CRITICALITY_LABELS,
-  toInput,
-  validateAsset,
-  type AssetDraft,
-  type AssetFieldErrors,
-} from './asset-rules.ts';
+import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, toInput, validateAsset, type AssetDraft } from './asset-rules.ts';
 
 function draftOf(asset: Asset | undefined): AssetDraft {
   return {
@@ -35,117 +29,44 @@ export function AssetForm({
   onSaved: (asset: Asset) => void;
   onClose: () => void;
 }) {
-  const id = useId();
-  const [draft, setDraft] = useState<AssetDraft>(() => draftOf(asset));
-  const [errors, setErrors] = useState<AssetFieldErrors>({});
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const form = useForm<AssetDraft>(() => draftOf(asset));
 
-  const set = (key: keyof AssetDraft) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [key]: e.target.value }));
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const found = validateAsset(draft);
-    setErrors(found);
-    setError(null);
-    if (Object.keys(found).length > 0) return;
-    setSending(true);
-    try {
-      const body = toInput(draft);
-      onSaved(asset ? await updateAsset(asset.id, body) : await createAsset(body));
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const mapped: AssetFieldErrors = {};
-        for (const [key, messages] of Object.entries(err.fields)) {
-          if (key in draft && messages[0]) mapped[key as keyof AssetDraft] = messages[0];
-        }
-        // 409: the name is taken.
-        if (err.status === 409) mapped.name = err.message;
-        setErrors(mapped);
-        setError(err.message);
-      } else setError('Erreur inattendue.');
-    } finally {
-      setSending(false);
-    }
-  }
-
-  const field = (key: keyof AssetDraft, text: string, input: ReactNode, wide = false) => (
-    <FormField id={`${id}-${key}`} label={text} error={errors[key]} wide={wide}>
-      {input}
-    </FormField>
-  );
-  const aria = (key: keyof AssetDraft) => ({ id: `${id}-${key}`, ...errorAria(`${id}-${key}-error`, errors[key]) });
+  const send = async (draft: AssetDraft) => {
+    const body = toInput(draft);
+    onSaved(asset ? await updateAsset(asset.id, body) : await createAsset(body));
+  };
+  const fieldErrors = (err: unknown) => ({
+    ...fieldErrorsOf(err, { keys: Object.keys(form.values) }),
+    // 409: the name is taken.
+    ...(err instanceof ApiError && err.status === 409 ? { name: err.message } : {}),
+  });
 
   return (
-    <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{asset ? `Modifier « ${asset.name} »` : 'Nouvel actif'}</h2>
-      <div className="vm-form">
-        {field('name', 'Nom *', <input {...aria('name')} value={draft.name} required onChange={set('name')} />)}
-        {field(
-          'asset_type',
-          'Type',
-          <select {...aria('asset_type')} value={draft.asset_type} onChange={set('asset_type')}>
-            {Object.entries(ASSET_TYPE_LABELS).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>,
-        )}
-        {field(
-          'criticality',
-          'Criticité',
-          <select {...aria('criticality')} value={draft.criticality} onChange={set('criticality')}>
-            {Object.entries(CRITICALITY_LABELS).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>,
-        )}
-        {field(
-          'hostname',
-          'Nom d’hôte',
-          <input {...aria('hostname')} value={draft.hostname} autoComplete="off" onChange={set('hostname')} />,
-        )}
-        {field(
-          'ip_address',
-          'Adresse IP',
-          <input
-            {...aria('ip_address')}
-            value={draft.ip_address}
-            inputMode="decimal"
-            autoComplete="off"
-            placeholder="192.0.2.10"
-            onChange={set('ip_address')}
-          />,
-        )}
-        {field(
-          'operating_system',
-          'Système d’exploitation',
-          <input {...aria('operating_system')} value={draft.operating_system} onChange={set('operating_system')} />,
-        )}
-        {field('owner', 'Propriétaire', <input {...aria('owner')} value={draft.owner} onChange={set('owner')} />)}
-        {field(
-          'tags',
-          'Étiquettes (séparées par des virgules)',
-          <input {...aria('tags')} value={draft.tags} placeholder="prod, dmz" onChange={set('tags')} />,
-        )}
-        {field(
-          'description',
-          'Description',
-          <textarea {...aria('description')} value={draft.description} onChange={set('description')} />,
-          true,
-        )}
-        <FormError error={error} />
-        <FormActions
-          submitLabel={sending ? 'Enregistrement…' : asset ? 'Enregistrer' : 'Créer l’actif'}
-          disabled={sending}
-          closeLabel="Annuler"
-          onClose={onClose}
-        />
-      </div>
-    </form>
+    <FormCard
+      form={form}
+      title={asset ? `Modifier « ${asset.name} »` : 'Nouvel actif'}
+      heading="h2"
+      className="card"
+      onSubmit={form.onSubmit(send, { validate: validateAsset, fieldErrors })}
+      submitLabel={asset ? 'Enregistrer' : 'Créer l’actif'}
+      onClose={onClose}
+    >
+      <TextField form={form} name="name" label="Nom *" required />
+      <SelectField form={form} name="asset_type" label="Type" options={optionsOf(ASSET_TYPE_LABELS)} />
+      <SelectField form={form} name="criticality" label="Criticité" options={optionsOf(CRITICALITY_LABELS)} />
+      <TextField form={form} name="hostname" label="Nom d’hôte" autoComplete="off" />
+      <TextField
+        form={form}
+        name="ip_address"
+        label="Adresse IP"
+        inputMode="decimal"
+        autoComplete="off"
+        placeholder="192.0.2.10"
+      />
+      <TextField form={form} name="operating_system" label="Système d’exploitation" />
+      <TextField form={form} name="owner" label="Propriétaire" />
+      <TextField form={form} name="tags" label="Étiquettes (séparées par des virgules)" placeholder="prod, dmz" />
+      <TextField form={form} name="description" label="Description" multiline wide />
+    </FormCard>
   );
 }

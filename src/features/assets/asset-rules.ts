@@ -1,23 +1,10 @@
+import { ASSET_TYPE_LABELS as CONTRACT_ASSET_TYPE_LABELS } from '../../../contract/assets.ts';
+import { CRITICALITY_LABELS as CONTRACT_CRITICALITY_LABELS } from '../../../contract/severity.ts';
 import type { AssetInput } from './assets-api.ts';
 
-export const ASSET_TYPE_LABELS: Record<string, string> = {
-  server: 'Serveur',
-  workstation: 'Poste de travail',
-  network: 'Équipement réseau',
-  application: 'Application',
-  database: 'Base de données',
-  cloud: 'Ressource cloud',
-  container: 'Conteneur',
-  iot: 'Objet connecté',
-  other: 'Autre',
-};
-
-export const CRITICALITY_LABELS: Record<string, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-};
+/** The contract's labels, readable by any key (an unknown one is shown as is). */
+export const ASSET_TYPE_LABELS: Record<string, string> = CONTRACT_ASSET_TYPE_LABELS;
+export const CRITICALITY_LABELS: Record<string, string> = CONTRACT_CRITICALITY_LABELS;
 
 export const NAME_MAX = 200;
 export const MAX_TAGS = 50;

@@ -1,28 +1,16 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import type { AssetFields } from '../../../contract/assets.ts';
+import type { Paged } from '../../../contract/paged.ts';
 
-export interface Asset {
+export interface Asset extends AssetFields {
   id: number | string;
-  name: string;
-  asset_type: string;
-  hostname: string | null;
-  ip_address: string | null;
-  operating_system: string | null;
-  criticality: string;
-  owner: string | null;
-  description: string;
-  tags: string[];
   vulnerability_count: number;
   open_vulnerability_count: number;
   created_at: string;
   updated_at: string;
 }
 
-export interface Paged<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+export type { Paged } from '../../../contract/paged.ts';
 
 export interface AssetQuery {
   page: number;
@@ -32,17 +20,8 @@ export interface AssetQuery {
   text?: string;
 }
 
-export interface AssetInput {
-  name: string;
-  asset_type: string;
-  hostname: string | null;
-  ip_address: string | null;
-  operating_system: string | null;
-  criticality: string;
-  owner: string | null;
-  description: string;
-  tags: string[];
-}
+/** A create or update body: the asset's own fields. */
+export type AssetInput = AssetFields;
 
 const BASE = '/assets/';
 
@@ -55,7 +34,7 @@ export async function listAssets(query: AssetQuery): Promise<{ data: Paged<Asset
     query: q,
     allowForbidden: true,
   });
-  // §3: some lists may be a plain array.
+  // spec §3: some lists may be a plain array.
   if (Array.isArray(data)) return { data: { count: data.length, next: null, previous: null, results: data }, origin };
   return {
     data: {

@@ -1,22 +1,23 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
-import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import { messageOf } from '../../lib/error-message.ts';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
-import { deleteAsset, listAssets, type Asset, type Paged } from './assets-api.ts';
+import { deleteAsset, listAssets, type Asset } from './assets-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS } from './asset-rules.ts';
 import { AssetForm } from './asset-form.tsx';
 import { useCanWrite } from '../../lib/auth/can-write.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/paged.ts';
 import './assets.css';
 
-export const PAGE_SIZE = 25;
+export const PAGE_SIZE = DEFAULT_PAGE_SIZE;
 const NUMBER = new Intl.NumberFormat('fr-FR');
 
 function VulnerabilityCounts({ asset }: { asset: Asset }) {
@@ -36,36 +37,17 @@ function VulnerabilityCounts({ asset }: { asset: Asset }) {
 /** Assets: paged list with filters, create/edit, delete, vulnerability counts linking to the findings. */
 export default function AssetsPage() {
   const canWrite = useCanWrite();
-  const [page, setPage] = useState(1);
-  const [assetType, setAssetType] = useState('');
-  const [criticality, setCriticality] = useState('');
-  const [text, setText] = useState('');
-  const [list, setList] = useState<{ data: Paged<Asset>; origin: DataOrigin } | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { query, update, list, pages } = usePagedList({
+    filters: { asset_type: '', criticality: '', text: '' },
+    url: false,
+    load: (q) => listAssets({ ...q, page_size: PAGE_SIZE }),
+    pages: (data) => pageCount(data.count, PAGE_SIZE),
+  });
+  const { page, asset_type: assetType, criticality } = query;
   const [editing, setEditing] = useState<Asset | 'new' | null>(null);
   const [confirming, setConfirming] = useState<Asset['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<Asset['id']>();
-  const [reloadKey, setReloadKey] = useState(0);
-  const seq = useRef(0);
-
-  useEffect(() => {
-    const mine = ++seq.current;
-    listAssets({ page, page_size: PAGE_SIZE, asset_type: assetType, criticality, text }).then(
-      (answer) => {
-        if (mine !== seq.current) return;
-        setList(answer);
-        setLoadError(null);
-      },
-      (err: unknown) => mine === seq.current && setLoadError(messageOf(err)),
-    );
-  }, [page, assetType, criticality, text, reloadKey]);
-
-  const reload = () => setReloadKey((k) => k + 1);
-  /** A new filter starts over at page 1. */
-  const firstPage = (set: (value: string) => void) => (value: string) => {
-    set(value);
-    setPage(1);
-  };
+  const reload = () => void list.refresh();
 
   async function remove(asset: Asset) {
     await run(asset.id, async () => {
@@ -76,9 +58,8 @@ export default function AssetsPage() {
     });
   }
 
-  const data = list?.data;
-  const pages = data ? Math.max(1, Math.ceil(data.count / PAGE_SIZE)) : 1;
-  const filtered = !!(assetType || criticality || text);
+  const data = list.data;
+  const filtered = !!(assetType || criticality || query.text);
 
   return (
     <section className="page">
@@ -104,90 +85,79 @@ export default function AssetsPage() {
         />
       )}
 
-      <div className="vm-toolbar" role="group" aria-label="Filtrer les actifs">
-        <FilterSelect
-          label="Type"
-          value={assetType}
-          allLabel="Tous"
-          options={Object.entries(ASSET_TYPE_LABELS)}
-          onChange={firstPage(setAssetType)}
-        />
-        <FilterSelect
-          label="Criticité"
-          value={criticality}
-          allLabel="Toutes"
-          options={Object.entries(CRITICALITY_LABELS)}
-          onChange={firstPage(setCriticality)}
-        />
-        <SearchForm label="Recherche (nom, hôte, IP)" className="asset-search" onSearch={firstPage(setText)} />
-      </div>
+      <FilterBar
+        label="Filtrer les actifs"
+        filters={[
+          { key: 'asset_type', label: 'Type', allLabel: 'Tous', options: Object.entries(ASSET_TYPE_LABELS) },
+          { key: 'criticality', label: 'Criticité', allLabel: 'Toutes', options: Object.entries(CRITICALITY_LABELS) },
+        ]}
+        values={query}
+        onChange={(key, value) => update({ [key]: value })}
+      >
+        <SearchForm label="Recherche (nom, hôte, IP)" className="asset-search" onSearch={(text) => update({ text })} />
+      </FilterBar>
 
       <ActionMessages notice={notice} error={actionError} />
-      <LoadStatus loaded={!!list} error={loadError} failure="Impossible de charger les actifs" />
+      <LoadStatus loaded={!!data} error={list.error} failure="Impossible de charger les actifs" />
 
-      {list && data && (
+      {data && (
         <>
           <DataOriginNote origin={list.origin} />
           <p className="muted">{data.count === 1 ? '1 actif' : `${NUMBER.format(data.count)} actifs`}</p>
           {data.results.length === 0 ? (
             <EmptyState>{filtered ? 'Aucun actif ne correspond à ces filtres.' : 'Aucun actif enregistré.'}</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Criticité</th>
-                    <th scope="col">Hôte</th>
-                    <th scope="col">Adresse IP</th>
-                    <th scope="col">Système</th>
-                    <th scope="col">Propriétaire</th>
-                    <th scope="col">Étiquettes</th>
-                    <th scope="col">Vulnérabilités</th>
-                    {canWrite && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.results.map((a) => (
-                    <tr key={a.id} data-asset-id={a.id}>
-                      <th scope="row">{a.name}</th>
-                      <td>{ASSET_TYPE_LABELS[a.asset_type] ?? a.asset_type}</td>
-                      <td>
-                        <span className={`vm-badge ${a.criticality}`}>
-                          {CRITICALITY_LABELS[a.criticality] ?? a.criticality}
-                        </span>
-                      </td>
-                      <td>{a.hostname || '—'}</td>
-                      <td>{a.ip_address || '—'}</td>
-                      <td>{a.operating_system || '—'}</td>
-                      <td>{a.owner || '—'}</td>
-                      <td className="vm-wrap">{a.tags?.length ? a.tags.join(', ') : '—'}</td>
-                      <td>
-                        <VulnerabilityCounts asset={a} />
-                      </td>
-                      {canWrite && (
-                        <td>
-                          <DeletableRowActions
-                            name={a.name}
-                            question="Supprimer cet actif ?"
-                            confirming={confirming === a.id}
-                            busy={busy === a.id}
-                            onAsk={() => setConfirming(a.id)}
-                            onConfirm={() => void remove(a)}
-                            onCancel={() => setConfirming(null)}
-                          >
-                            <RowAction action="edit" text="Modifier" name={a.name} onClick={() => setEditing(a)} />
-                          </DeletableRowActions>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              headers={[
+                'Nom',
+                'Type',
+                'Criticité',
+                'Hôte',
+                'Adresse IP',
+                'Système',
+                'Propriétaire',
+                'Étiquettes',
+                'Vulnérabilités',
+              ]}
+              actions={canWrite}
+            >
+              {data.results.map((a) => (
+                <tr key={a.id} data-asset-id={a.id}>
+                  <th scope="row">{a.name}</th>
+                  <td>{ASSET_TYPE_LABELS[a.asset_type] ?? a.asset_type}</td>
+                  <td>
+                    <span className={`vm-badge ${a.criticality}`}>
+                      {CRITICALITY_LABELS[a.criticality] ?? a.criticality}
+                    </span>
+                  </td>
+                  <td>{a.hostname || '—'}</td>
+                  <td>{a.ip_address || '—'}</td>
+                  <td>{a.operating_system || '—'}</td>
+                  <td>{a.owner || '—'}</td>
+                  <td className="vm-wrap">{a.tags?.length ? a.tags.join(', ') : '—'}</td>
+                  <td>
+                    <VulnerabilityCounts asset={a} />
+                  </td>
+                  {canWrite && (
+                    <td>
+                      <DeletableRowActions
+                        name={a.name}
+                        question="Supprimer cet actif ?"
+                        confirming={confirming === a.id}
+                        busy={busy === a.id}
+                        onAsk={() => setConfirming(a.id)}
+                        onConfirm={() => void remove(a)}
+                        onCancel={() => setConfirming(null)}
+                      >
+                        <RowAction action="edit" text="Modifier" name={a.name} onClick={() => setEditing(a)} />
+                      </DeletableRowActions>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
-          <Pager label="Pages des actifs" page={page} pages={pages} onPage={setPage} />
+          <Pager label="Pages des actifs" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>
       )}
     </section>

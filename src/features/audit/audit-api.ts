@@ -1,10 +1,10 @@
 import { apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import type { AuditSeverity } from '../../../contract/levels.ts';
 
-/** docs/api-audit.md: the server trail's severities (§9). */
-export const AUDIT_SEVERITIES = ['INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
-export type AuditEventSeverity = (typeof AUDIT_SEVERITIES)[number];
+/** docs/api-audit.md: the server trail's severities (spec §9), as the contract spells them. */
+export type AuditEventSeverity = AuditSeverity;
 
-/** §3 server audit event, plus `source` and `extra` (docs/api-audit.md). */
+/** spec §3 server audit event, plus `source` and `extra` (docs/api-audit.md). */
 export interface AuditEvent {
   id: number | string;
   timestamp: string;
@@ -19,7 +19,7 @@ export interface AuditEvent {
   extra?: Record<string, unknown> | null;
 }
 
-/** §3 audit page. */
+/** spec §3 audit page. */
 export interface AuditPage {
   results: AuditEvent[];
   total: number;

@@ -40,13 +40,13 @@ export type AuditBeacon = (url: string, body: Blob | string) => boolean;
 
 export interface AuditBufferOptions {
   send: AuditSend;
-  /** Remote URL for both paths (§7: configurable). */
+  /** Remote URL for both paths (spec §7: configurable). */
   endpoint?: string;
-  /** §9: a flush starts when this many events wait; also the size of one fetch batch. */
+  /** spec §9: a flush starts when this many events wait; also the size of one fetch batch. */
   maxEvents?: number;
-  /** §9: auto-send period once start() is called. */
+  /** spec §9: auto-send period once start() is called. */
   flushIntervalMs?: number;
-  /** §9: events below this level are dropped. */
+  /** spec §9: events below this level are dropped. */
   minLevel?: AuditSeverity;
   /** Every beacon body stays strictly under this many UTF-8 bytes. */
   maxBeaconBytes?: number;
@@ -92,7 +92,7 @@ function toJsonDetails(details: AuditDetails): AuditDetails {
 }
 
 /**
- * The client audit buffer (§3, §4, §9): events are written to IndexedDB before log() resolves, and leave by
+ * The client audit buffer (spec §3, §4, §9): events are written to IndexedDB before log() resolves, and leave by
  * `send` (at maxEvents, every flushIntervalMs) or by `beacon` on pagehide / hidden visibility. Delivery is at least
  * once: an event is deleted only after its send or beacon succeeded, and `event_id` lets the server drop the rare
  * duplicate (a page killed between a beacon and the deletion).
@@ -174,7 +174,7 @@ export class AuditBuffer {
   critical(eventType: AuditEventType, details?: AuditDetails): Promise<AuditEvent | undefined> {
     return this.log(eventType, details, 'critical');
   }
-  /** §8: a 403 records 'access_denied' with its French description. */
+  /** spec §8: a 403 records 'access_denied' with its French description. */
   accessDenied(details: AuditDetails = {}): Promise<AuditEvent | undefined> {
     return this.log(
       AUDIT_EVENT.ACCESS_DENIED,

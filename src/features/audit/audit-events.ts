@@ -1,15 +1,15 @@
-/** §3 client audit levels, lowest to highest. */
+/** spec §3 client audit levels, lowest to highest. */
 export const AUDIT_LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 export type AuditSeverity = (typeof AUDIT_LEVELS)[number];
 
-/** §9: events below this level are not recorded. */
+/** spec §9: events below this level are not recorded. */
 export const DEFAULT_MIN_LEVEL: AuditSeverity = 'info';
 
 export function levelRank(level: AuditSeverity): number {
   return AUDIT_LEVELS.indexOf(level);
 }
 
-/** §3 event types: login, logout, token refresh, permission, tenant switch, route, API and UI events. */
+/** spec §3 event types: login, logout, token refresh, permission, tenant switch, route, API and UI events. */
 export const AUDIT_EVENT = {
   LOGIN: 'login',
   LOGIN_FAILED: 'login_failed',
@@ -26,7 +26,7 @@ export const AUDIT_EVENT = {
 } as const;
 export type AuditEventType = (typeof AUDIT_EVENT)[keyof typeof AUDIT_EVENT];
 
-/** §8: the French descriptions that go with these two types. */
+/** spec §8: the French descriptions that go with these two types. */
 export const AUDIT_DESCRIPTIONS = {
   access_denied: 'Accès refusé à la ressource',
   token_expired: 'Token expiré ou invalide',
@@ -42,7 +42,7 @@ export interface AuditContext {
   tenant_name?: string;
 }
 
-/** §3 client audit event, as stored in IndexedDB and sent to the server. */
+/** spec §3 client audit event, as stored in IndexedDB and sent to the server. */
 export interface AuditEvent {
   /** Random id so the server can drop a duplicate (a beacon whose deletion the dying page could not commit). */
   event_id: string;

@@ -1,37 +1,34 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useSearchParams } from 'wouter';
+import { useEffect, useRef, useState } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { ApiError } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { ExportControls } from '../../components/export-controls.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
+import { optionsOf } from '../../components/select.tsx';
+import { SearchFilters, type SearchFilterField } from '../../components/search-filters.tsx';
 import { messageOf } from '../../lib/error-message.ts';
+import { usePagedList } from '../../lib/use-paged-list.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
+import { AUDIT_SEVERITIES, AUDIT_SEVERITY_LABELS } from '../../../contract/levels.ts';
 import {
-  AUDIT_SEVERITIES,
   auditExportPath,
   fetchAuditEvents,
   filterParams,
   type AuditEvent,
   type AuditExportFormat,
   type AuditFilters,
-  type AuditPage as AuditPageData,
 } from './audit-api.ts';
 import { sampleAuditPage } from './audit-sample.ts';
 import './audit.css';
 
-/** §9: the audit trail pages by 10. */
+/** spec §9: the audit trail pages by 10. */
 export const AUDIT_PAGE_SIZE = 10;
 
-export const SEVERITY_LABELS: Record<string, string> = {
-  INFO: 'Information',
-  WARNING: 'Avertissement',
-  ERROR: 'Erreur',
-  CRITICAL: 'Critique',
-};
+export const SEVERITY_LABELS: Record<string, string> = AUDIT_SEVERITY_LABELS;
 
 export const EVENT_TYPE_LABELS: Record<string, string> = {
   user_login: 'Connexion',
@@ -69,7 +66,7 @@ const SOURCE_LABELS: Record<string, string> = { server: 'Serveur', frontend: 'Ap
 /** docs/api-audit.md: the French message of a 403. */
 export const FORBIDDEN_MESSAGE = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";
 
-/** §8 export failure. */
+/** spec §8 export failure. */
 export function auditExportErrorMessage(format: AuditExportFormat): string {
   return `Impossible d'exporter les données d'audit en ${format}.`;
 }
@@ -91,114 +88,25 @@ export function formatDateTime(iso: string | null | undefined, long = false): st
 
 const labelOf = (labels: Record<string, string>, key: string | null | undefined) => (key ? (labels[key] ?? key) : '—');
 
-function positiveInt(value: string | null, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-type FilterKey = 'event_type' | 'severity' | 'user' | 'source' | 'date_from' | 'date_to' | 'q' | 'tenant';
-const FILTER_KEYS: readonly FilterKey[] = [
-  'event_type',
-  'severity',
-  'user',
-  'source',
-  'date_from',
-  'date_to',
-  'q',
-  'tenant',
-];
-
-/** The filters live in the URL (?page=&event_type=&severity=&user=&source=&date_from=&date_to=&q=&tenant=). */
-function useAuditQuery() {
-  const [params, setParams] = useSearchParams();
-  const filters: Required<AuditFilters> = {
-    event_type: params.get('event_type') ?? '',
-    severity: params.get('severity') ?? '',
-    user: params.get('user') ?? '',
-    source: params.get('source') ?? '',
-    date_from: params.get('date_from') ?? '',
-    date_to: params.get('date_to') ?? '',
-    q: params.get('q') ?? '',
-    tenant: params.get('tenant') ?? '',
-  };
-  const page = positiveInt(params.get('page'), 1);
-  const update = (changes: Partial<Record<FilterKey | 'page', string | number>>) => {
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        // A new filter starts over at page 1.
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const text = String(value ?? '').trim();
-          if (text === '' || (key === 'page' && text === '1')) next.delete(key);
-          else next.set(key, text);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  return { page, filters, update };
-}
-
-type ReadState =
-  | { kind: 'loading' }
-  | { kind: 'ok'; data: AuditPageData; origin: DataOrigin }
-  | { kind: 'sample'; data: AuditPageData; error: string }
-  | { kind: 'forbidden' }
-  | { kind: 'failed'; error: string };
+const NO_FILTERS: Required<AuditFilters> = {
+  event_type: '',
+  severity: '',
+  user: '',
+  source: '',
+  date_from: '',
+  date_to: '',
+  q: '',
+  tenant: '',
+};
+const FILTER_KEYS = Object.keys(NO_FILTERS) as (keyof AuditFilters)[];
 
 /** The text filters, applied together with one button; the selects apply at once. */
-function FilterForm({
-  filters,
-  onApply,
-}: {
-  filters: Required<AuditFilters>;
-  onApply: (changes: Pick<AuditFilters, 'user' | 'date_from' | 'date_to' | 'q'>) => void;
-}) {
-  const [user, setUser] = useState(filters.user);
-  const [from, setFrom] = useState(filters.date_from);
-  const [to, setTo] = useState(filters.date_to);
-  const [q, setQ] = useState(filters.q);
-  const [error, setError] = useState<string | null>(null);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (from && to && from > to) {
-      setError('La date de début doit précéder la date de fin.');
-      return;
-    }
-    setError(null);
-    onApply({ user: user.trim(), date_from: from, date_to: to, q: q.trim() });
-  };
-  return (
-    <form role="search" className="audit-search" aria-label="Rechercher dans le journal" onSubmit={submit}>
-      <label>
-        Utilisateur
-        <input name="user" value={user} autoComplete="off" onChange={(e) => setUser(e.target.value)} />
-      </label>
-      <label>
-        Du
-        <input name="date_from" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-      </label>
-      <label>
-        Au
-        <input name="date_to" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
-      </label>
-      <label className="audit-search-text">
-        Texte
-        <input name="q" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
-      </label>
-      <button type="submit" className="btn secondary">
-        Rechercher
-      </button>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </form>
-  );
-}
+const TEXT_FIELDS: readonly SearchFilterField<'user' | 'date_from' | 'date_to' | 'q'>[] = [
+  { key: 'user', label: 'Utilisateur', autoComplete: 'off' },
+  { key: 'date_from', label: 'Du', type: 'date' },
+  { key: 'date_to', label: 'Au', type: 'date' },
+  { key: 'q', label: 'Texte', type: 'search', className: 'audit-search-text' },
+];
 
 function AuditExport({ filters, expectedRows }: { filters: AuditFilters; expectedRows: number | null }) {
   return (
@@ -305,35 +213,31 @@ export default function AuditPage() {
   useSignals();
   const profile = session.value?.profile;
   const superuser = profile?.is_superuser === true;
-  const tenantKey = currentTenantId() ?? '';
-  const { page, filters, update } = useAuditQuery();
-  const [state, setState] = useState<ReadState>({ kind: 'loading' });
-  const [selected, setSelected] = useState<AuditEvent['id'] | null>(null);
-  const seq = useRef(0);
-
-  // Only superusers may widen the scope; anyone else reads the current tenant.
+  // The filters live in the URL (?page=&event_type=&severity=&user=&source=&date_from=&date_to=&q=&tenant=).
+  const { query, update, list } = usePagedList({
+    filters: NO_FILTERS,
+    load: async ({ page, ...filters }) => {
+      // Only superusers may widen the scope; anyone else reads the current tenant.
+      const scope = { ...filters, tenant: superuser ? filters.tenant : '' };
+      try {
+        return await fetchAuditEvents({ page, size: AUDIT_PAGE_SIZE, ...scope });
+      } catch (err) {
+        if (err instanceof ApiError && (err.status === 403 || err.status === 401)) throw err;
+        // spec §8: any other read failure shows the generated sample, clearly marked.
+        return { data: sampleAuditPage(page), origin: { source: 'sample' } as const, error: messageOf(err) };
+      }
+    },
+    pages: (data) => data.pages,
+    deps: [currentTenantId() ?? '', superuser],
+  });
+  const { page, ...filters } = query;
   const scope: AuditFilters = { ...filters, tenant: superuser ? filters.tenant : '' };
-  const scopeKey = FILTER_KEYS.map((k) => scope[k] ?? '').join('\u0000');
+  const [selected, setSelected] = useState<AuditEvent['id'] | null>(null);
 
-  useEffect(() => {
-    const mine = ++seq.current;
-    const [event_type, severity, user, source, date_from, date_to, q, tenant] = scopeKey.split('\u0000');
-    const query = { page, size: AUDIT_PAGE_SIZE, event_type, severity, user, source, date_from, date_to, q, tenant };
-    fetchAuditEvents(query).then(
-      (answer) => mine === seq.current && setState({ kind: 'ok', ...answer }),
-      (err: unknown) => {
-        if (mine !== seq.current) return;
-        if (err instanceof ApiError && err.status === 403) setState({ kind: 'forbidden' });
-        else if (err instanceof ApiError && err.status === 401) setState({ kind: 'failed', error: err.message });
-        // §8: any other read failure shows the generated sample, clearly marked.
-        else setState({ kind: 'sample', data: sampleAuditPage(page), error: messageOf(err) });
-      },
-    );
-  }, [page, scopeKey, tenantKey]);
-
-  const data = state.kind === 'ok' || state.kind === 'sample' ? state.data : null;
-  const origin: DataOrigin | undefined =
-    state.kind === 'ok' ? state.origin : state.kind === 'sample' ? { source: 'sample' } : undefined;
+  const forbidden = list.state.status === 'error' && list.state.httpStatus === 403;
+  const fallback = list.state.status === 'ready' ? list.state.error : null;
+  const data = forbidden ? undefined : list.data;
+  const origin = list.origin;
   const event = data?.results.find((e) => e.id === selected) ?? null;
   const filtered = FILTER_KEYS.some((k) => k !== 'tenant' && filters[k]);
   const allTenants = superuser && filters.tenant === 'all';
@@ -344,7 +248,7 @@ export default function AuditPage() {
         <h1>Journal d’audit</h1>
       </div>
 
-      {state.kind === 'forbidden' ? (
+      {forbidden ? (
         <div className="card audit-forbidden">
           <p className="error" role="alert">
             {FORBIDDEN_MESSAGE}
@@ -353,28 +257,27 @@ export default function AuditPage() {
         </div>
       ) : (
         <>
-          <div className="vm-toolbar audit-toolbar" role="group" aria-label="Filtrer le journal d’audit">
-            <FilterSelect
-              label="Type d’événement"
-              value={filters.event_type}
-              allLabel="Tous"
-              options={Object.entries(EVENT_TYPE_LABELS)}
-              onChange={(value) => update({ event_type: value })}
-            />
-            <FilterSelect
-              label="Gravité"
-              value={filters.severity}
-              allLabel="Toutes"
-              options={AUDIT_SEVERITIES.map((s) => [s, SEVERITY_LABELS[s]!] as const)}
-              onChange={(value) => update({ severity: value })}
-            />
-            <FilterSelect
-              label="Origine"
-              value={filters.source}
-              allLabel="Toutes"
-              options={Object.entries(SOURCE_LABELS)}
-              onChange={(value) => update({ source: value })}
-            />
+          <FilterBar
+            label="Filtrer le journal d’audit"
+            className="vm-toolbar audit-toolbar"
+            filters={[
+              {
+                key: 'event_type',
+                label: 'Type d’événement',
+                allLabel: 'Tous',
+                options: Object.entries(EVENT_TYPE_LABELS),
+              },
+              {
+                key: 'severity',
+                label: 'Gravité',
+                allLabel: 'Toutes',
+                options: optionsOf(AUDIT_SEVERITY_LABELS, AUDIT_SEVERITIES),
+              },
+              { key: 'source', label: 'Origine', allLabel: 'Toutes', options: Object.entries(SOURCE_LABELS) },
+            ]}
+            values={filters}
+            onChange={(key, value) => update({ [key]: value })}
+          >
             {superuser && (
               <label className="vm-check audit-all-tenants">
                 <input
@@ -385,23 +288,30 @@ export default function AuditPage() {
                 Tous les tenants
               </label>
             )}
-          </div>
-          <FilterForm
+          </FilterBar>
+          <SearchFilters
             key={`${filters.user}|${filters.date_from}|${filters.date_to}|${filters.q}`}
-            filters={filters}
-            onApply={(changes) => update(changes)}
+            label="Rechercher dans le journal"
+            className="audit-search"
+            fields={TEXT_FIELDS}
+            initial={{ user: filters.user, date_from: filters.date_from, date_to: filters.date_to, q: filters.q }}
+            reversedDates="La date de début doit précéder la date de fin."
+            onApply={(values) => update(values)}
           />
-          <AuditExport filters={scope} expectedRows={state.kind === 'ok' ? state.data.total : null} />
+          <AuditExport
+            filters={scope}
+            expectedRows={list.state.status === 'ready' && !fallback ? list.state.data.total : null}
+          />
 
-          {state.kind === 'loading' && <p role="status">Chargement du journal…</p>}
-          {state.kind === 'failed' && (
+          {list.loading && !data && <p role="status">Chargement du journal…</p>}
+          {list.state.status === 'error' && (
             <p className="error" role="alert">
-              Impossible de charger le journal d’audit : {state.error}
+              Impossible de charger le journal d’audit : {list.state.message}
             </p>
           )}
-          {state.kind === 'sample' && (
+          {fallback && (
             <p className="error" role="alert">
-              Impossible de charger le journal d’audit : {state.error} — des événements d’exemple sont affichés.
+              Impossible de charger le journal d’audit : {fallback} — des événements d’exemple sont affichés.
             </p>
           )}
 
@@ -420,63 +330,57 @@ export default function AuditPage() {
                     {filtered ? 'Aucun événement ne correspond à ces filtres.' : 'Aucun événement enregistré.'}
                   </EmptyState>
                 ) : (
-                  <div
-                    className="table-wrap audit-table-wrap"
-                    role="region"
-                    tabIndex={0}
-                    aria-label="Événements d’audit"
+                  <DataTable
+                    region="Événements d’audit"
+                    wrapClassName="audit-table-wrap"
+                    className={`audit-table${fallback ? ' sample' : ''}`}
+                    caption={fallback && 'Exemple — ces événements ne sont pas réels'}
+                    captionClass=""
+                    headers={[
+                      'Date',
+                      'Gravité',
+                      'Type',
+                      'Utilisateur',
+                      'Description',
+                      'Adresse IP',
+                      allTenants && 'Tenant',
+                      <span key="detail" className="audit-sr">
+                        Détail
+                      </span>,
+                    ]}
                   >
-                    <table className={`table audit-table${state.kind === 'sample' ? ' sample' : ''}`}>
-                      {state.kind === 'sample' && <caption>Exemple — ces événements ne sont pas réels</caption>}
-                      <thead>
-                        <tr>
-                          <th scope="col">Date</th>
-                          <th scope="col">Gravité</th>
-                          <th scope="col">Type</th>
-                          <th scope="col">Utilisateur</th>
-                          <th scope="col">Description</th>
-                          <th scope="col">Adresse IP</th>
-                          {allTenants && <th scope="col">Tenant</th>}
-                          <th scope="col">
-                            <span className="audit-sr">Détail</span>
-                          </th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {data.results.map((e) => (
-                          <tr
-                            key={e.id}
-                            data-event-id={e.id}
-                            className={e.id === selected ? 'selected' : undefined}
-                            aria-selected={e.id === selected}
+                    {data.results.map((e) => (
+                      <tr
+                        key={e.id}
+                        data-event-id={e.id}
+                        className={e.id === selected ? 'selected' : undefined}
+                        aria-selected={e.id === selected}
+                      >
+                        <td>
+                          <time dateTime={e.timestamp}>{formatDateTime(e.timestamp)}</time>
+                        </td>
+                        <td>
+                          <SeverityBadge severity={e.severity} />
+                        </td>
+                        <td>{labelOf(EVENT_TYPE_LABELS, e.event_type)}</td>
+                        <td>{e.user ?? <span className="muted">Anonyme</span>}</td>
+                        <td className="vm-wrap audit-description">{e.description}</td>
+                        <td>{e.ip_address ?? '—'}</td>
+                        {allTenants && <td>{e.tenant_id ?? 'Plateforme'}</td>}
+                        <td>
+                          <button
+                            type="button"
+                            className="btn secondary small"
+                            data-action="detail"
+                            aria-label={`Détail de l’événement du ${formatDateTime(e.timestamp)}`}
+                            onClick={() => setSelected(e.id === selected ? null : e.id)}
                           >
-                            <td>
-                              <time dateTime={e.timestamp}>{formatDateTime(e.timestamp)}</time>
-                            </td>
-                            <td>
-                              <SeverityBadge severity={e.severity} />
-                            </td>
-                            <td>{labelOf(EVENT_TYPE_LABELS, e.event_type)}</td>
-                            <td>{e.user ?? <span className="muted">Anonyme</span>}</td>
-                            <td className="vm-wrap audit-description">{e.description}</td>
-                            <td>{e.ip_address ?? '—'}</td>
-                            {allTenants && <td>{e.tenant_id ?? 'Plateforme'}</td>}
-                            <td>
-                              <button
-                                type="button"
-                                className="btn secondary small"
-                                data-action="detail"
-                                aria-label={`Détail de l’événement du ${formatDateTime(e.timestamp)}`}
-                                onClick={() => setSelected(e.id === selected ? null : e.id)}
-                              >
-                                Détail
-                              </button>
-                            </td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                            Détail
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </DataTable>
                 )}
                 <Pager
                   label="Pages du journal d’audit"

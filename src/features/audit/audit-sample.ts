@@ -1,6 +1,6 @@
 import type { AuditEvent, AuditPage } from './audit-api.ts';
 
-/** §8: what a failed read of the trail shows instead — 10 generated events, total 42, 5 pages. */
+/** spec §8: what a failed read of the trail shows instead — 10 generated events, total 42, 5 pages. */
 export const SAMPLE_TOTAL = 42;
 export const SAMPLE_PAGES = 5;
 export const SAMPLE_SIZE = 10;
@@ -126,7 +126,7 @@ const TEMPLATES: Template[] = [
 const GAPS = [7, 23, 4, 41, 12, 66, 3, 19, 35, 9, 52];
 
 /**
- * The §8 sample page for `page` (1 to 5): always 10 events, newest first, deterministic; each page shows the
+ * The spec §8 sample page for `page` (1 to 5): always 10 events, newest first, deterministic; each page shows the
  * templates in another order and at earlier times, so paging through the sample looks like a real trail.
  */
 export function sampleAuditPage(page = 1): AuditPage {

@@ -3,7 +3,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
 import { ProfileError } from '../../lib/auth/profile.ts';
 
-/** §2 query flags of /login and what each one tells the user. */
+/** spec §2 query flags of /login and what each one tells the user. */
 const FLAG_MESSAGES: [string, string][] = [
   ['session_expired', 'Votre session a expiré. Veuillez vous reconnecter.'],
   ['logout_error', 'La déconnexion ne s’est pas terminée correctement. Reconnectez-vous pour continuer.'],
@@ -34,7 +34,7 @@ export function LoginPage() {
     } catch (err) {
       setBusy(false);
       if (err instanceof ProfileError) {
-        // §2: the page says why through its query flag.
+        // spec §2: the page says why through its query flag.
         navigate(`/login?${err.flag}=true`, { replace: true });
         setError(err.message);
         return;

@@ -1,30 +1,19 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { messageOf } from '../../lib/error-message.ts';
 import { password } from '../../lib/auth/account.ts';
-
-const messageOfForm = (err: unknown) => messageOf(err, { firstField: true });
+import { useForm } from '../../lib/use-form.ts';
 
 /** /reset-password: ask for a link by email, or (with ?token=) choose the new password. */
 export function ResetPasswordPage() {
   const token = new URLSearchParams(useSearch()).get('token');
-  const [value, setValue] = useState('');
+  const form = useForm({ value: '' }, { id: 'reset' });
   const [done, setDone] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { value } = form.values;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = token ? await password.confirmReset(token, value) : await password.requestReset(value.trim());
-      setDone(answer.detail);
-    } catch (err) {
-      setError(messageOfForm(err));
-    } finally {
-      setBusy(false);
-    }
+  const send = async () => {
+    const answer = token ? await password.confirmReset(token, value) : await password.requestReset(value.trim());
+    setDone(answer.detail);
   };
 
   return (
@@ -35,22 +24,23 @@ export function ResetPasswordPage() {
           {done} <Link href="/login">Se connecter</Link>
         </p>
       ) : (
-        <form className="card form" onSubmit={(e) => void submit(e)}>
+        <form
+          className="card form"
+          onSubmit={form.onSubmit(send, { message: (err) => messageOf(err, { firstField: true }) })}
+        >
           <label htmlFor="reset-value">{token ? 'Nouveau mot de passe' : 'Email du compte'}</label>
           <input
-            id="reset-value"
+            {...form.control('value')}
             type={token ? 'password' : 'email'}
             autoComplete={token ? 'new-password' : 'email'}
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
             required
           />
-          {error && (
+          {form.error && (
             <p className="error" role="alert">
-              {error}
+              {form.error}
             </p>
           )}
-          <button className="btn primary" type="submit" disabled={busy || value === ''}>
+          <button className="btn primary" type="submit" disabled={form.submitting || value === ''}>
             {token ? 'Enregistrer' : 'Recevoir un lien'}
           </button>
         </form>

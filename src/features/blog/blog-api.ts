@@ -109,7 +109,7 @@ function toPost(raw: unknown): BlogPost | null {
     published_date: typeof r.published_date === 'string' ? r.published_date : null,
     tags: Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [],
     featured_image: typeof r.featured_image === 'string' && r.featured_image !== '' ? r.featured_image : null,
-    // The §8 sample has no status: its posts are published ones.
+    // The spec §8 sample has no status: its posts are published ones.
     status: r.status === 'draft' ? 'draft' : r.published_date || r.status === 'published' ? 'published' : 'draft',
     ...(typeof r.created_at === 'string' ? { created_at: r.created_at } : {}),
     ...(typeof r.updated_at === 'string' ? { updated_at: r.updated_at } : {}),
@@ -128,7 +128,7 @@ function toPage(data: unknown): BlogPage | null {
   };
 }
 
-/** §8: the two built-in posts, filtered and paged as the server would, for when no answer came at all. */
+/** spec §8: the two built-in posts, filtered and paged as the server would, for when no answer came at all. */
 function samplePage(query: BlogQuery): BlogPage {
   return filterSample(toPage(blogSample)!, query);
 }

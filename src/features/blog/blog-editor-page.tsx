@@ -1,11 +1,13 @@
-import { useEffect, useId, useState, type ChangeEvent } from 'react';
+import { useState, type ChangeEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { ApiError } from '../../lib/api-client.ts';
 import { ConfirmDelete } from '../../components/confirm-delete.tsx';
-import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
+import { errorAria, FormError, FormField, TextField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { messageOf } from '../../lib/error-message.ts';
+import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   BLOG_MESSAGES,
@@ -60,36 +62,16 @@ export function validateDraft(draft: Draft): FieldErrors {
   return errors;
 }
 
-type LoadState =
-  | { kind: 'loading'; slug: string }
-  | { kind: 'ready'; slug: string; post: BlogPost | null }
-  | { kind: 'missing'; slug: string }
-  | { kind: 'failed'; slug: string; error: string };
-
 /** /blog/new and /blog/:slug/edit, for writers (tenant admins and managers, staff, superusers). */
 export default function BlogEditorPage() {
   useSignals();
   const slug = useParams<{ slug?: string }>().slug ?? '';
   const writer = mayWriteBlog(session.value?.profile, currentTenantId());
-  const [state, setState] = useState<LoadState>(
-    slug ? { kind: 'loading', slug } : { kind: 'ready', slug: '', post: null },
-  );
-
-  useEffect(() => {
-    if (!slug || !writer) return;
-    let live = true;
-    getPost(slug).then(
-      ({ data, origin }) => {
-        if (!live) return;
-        // Sample data is no post to edit: saving it would create one the server never had.
-        if (data && origin.source !== 'sample') setState({ kind: 'ready', slug, post: data });
-        else setState({ kind: 'missing', slug });
-      },
-      (err: unknown) => live && setState({ kind: 'failed', slug, error: messageOf(err) }),
-    );
-    return () => {
-      live = false;
-    };
+  // Sample data is no post to edit: saving it would create one the server never had.
+  const read = useResource(async (): Promise<{ data: BlogPost | null | 'missing' }> => {
+    if (!slug || !writer) return { data: null };
+    const { data, origin } = await getPost(slug);
+    return { data: data && origin.source !== 'sample' ? data : 'missing' };
   }, [slug, writer]);
 
   if (!writer)
@@ -103,33 +85,33 @@ export default function BlogEditorPage() {
       </section>
     );
 
-  const current: LoadState = state.slug === slug ? state : { kind: 'loading', slug };
+  // A new post has nothing to read first.
+  const post = slug ? read.data : null;
   return (
     <section className="page page-wide blog-page">
       <p className="blog-back">
         <Link href="/blog">← Tous les articles</Link>
       </p>
-      {current.kind === 'loading' && <p role="status">Chargement de l’article…</p>}
-      {current.kind === 'missing' && (
+      {!!slug && read.loading && <p role="status">Chargement de l’article…</p>}
+      {post === 'missing' && (
         <p className="error" role="alert">
           {BLOG_MESSAGES.notFound}
         </p>
       )}
-      {current.kind === 'failed' && (
+      {read.error && (
         <p className="error" role="alert">
-          Impossible de charger l’article : {current.error}
+          Impossible de charger l’article : {read.error}
         </p>
       )}
-      {current.kind === 'ready' && <Editor key={current.post?.slug ?? ''} initial={current.post} />}
+      {post !== undefined && post !== 'missing' && <Editor key={post?.slug ?? ''} initial={post} />}
     </section>
   );
 }
 
 function Editor({ initial }: { initial: BlogPost | null }) {
-  const id = useId();
   const [, navigate] = useLocation();
   const [post, setPost] = useState(initial);
-  const [draft, setDraft] = useState<Draft>({
+  const form = useForm<Draft>({
     title: initial?.title ?? '',
     slug: initial?.slug ?? '',
     excerpt: initial?.excerpt ?? '',
@@ -137,82 +119,68 @@ function Editor({ initial }: { initial: BlogPost | null }) {
     featured_image: initial?.featured_image ?? null,
     content: initial?.content ?? '',
   });
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [error, setError] = useState<string | null>(null);
+  const { values: draft, id } = form;
   const [notice, setNotice] = useState<string | null>(takeFlash);
-  const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const set = (key: keyof Draft) => (value: string | null) => setDraft((d) => ({ ...d, [key]: value }));
+  const busy = form.submitting;
   const status: BlogStatus = post?.status ?? 'draft';
 
-  function showError(err: unknown) {
-    if (err instanceof ApiError) {
-      const mapped: FieldErrors = {};
-      for (const key of FIELDS) {
-        const first = err.fields[key]?.[0];
-        if (first) mapped[key] = first;
-      }
-      if (err.status === 409) mapped.slug = err.message;
-      setErrors(mapped);
-      setError(err.message);
-    } else setError('Erreur inattendue.');
-  }
+  /** The server's field messages and a taken slug (409) next to their fields. */
+  const fieldErrors = (err: unknown) => ({
+    ...fieldErrorsOf(err, { keys: FIELDS }),
+    ...(err instanceof ApiError && err.status === 409 ? { slug: err.message } : {}),
+  });
 
-  async function save(nextStatus: BlogStatus | undefined, message: string) {
-    const found = validateDraft(draft);
-    setErrors(found);
-    setError(null);
+  const save = (nextStatus: BlogStatus | undefined, message: string) => {
     setNotice(null);
-    if (Object.keys(found).length > 0) return;
-    const body: Partial<BlogInput> = {
-      title: draft.title.trim(),
-      excerpt: draft.excerpt.trim(),
-      content: draft.content,
-      tags: parseTags(draft.tags),
-      featured_image: draft.featured_image,
-      ...(draft.slug.trim() ? { slug: draft.slug.trim() } : {}),
-      ...(nextStatus ? { status: nextStatus } : {}),
-    };
-    setBusy(true);
-    try {
-      const saved = await savePost(post?.slug ?? null, body);
-      if (!post || saved.slug !== post.slug) {
-        // A new post (or a new slug) has a new address: the editor reopens there.
-        setFlash(message);
-        navigate(`/blog/${encodeURIComponent(saved.slug)}/edit`, { replace: true });
-        return;
-      }
-      setPost(saved);
-      setNotice(message);
-    } catch (err) {
-      showError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    return form.submit(
+      async () => {
+        const body: Partial<BlogInput> = {
+          title: draft.title.trim(),
+          excerpt: draft.excerpt.trim(),
+          content: draft.content,
+          tags: parseTags(draft.tags),
+          featured_image: draft.featured_image,
+          ...(draft.slug.trim() ? { slug: draft.slug.trim() } : {}),
+          ...(nextStatus ? { status: nextStatus } : {}),
+        };
+        const saved = await savePost(post?.slug ?? null, body);
+        if (!post || saved.slug !== post.slug) {
+          // A new post (or a new slug) has a new address: the editor reopens there.
+          setFlash(message);
+          navigate(`/blog/${encodeURIComponent(saved.slug)}/edit`, { replace: true });
+          return;
+        }
+        setPost(saved);
+        setNotice(message);
+      },
+      { validate: validateDraft, fieldErrors },
+    );
+  };
 
-  async function remove() {
-    if (!post) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await deletePost(post.slug);
-      setFlash(`Article « ${post.title} » supprimé.`);
-      navigate('/blog');
-    } catch (err) {
-      setConfirming(false);
-      showError(err);
-      setBusy(false);
-    }
-  }
+  const remove = () =>
+    form.submit(
+      async () => {
+        if (!post) return;
+        try {
+          await deletePost(post.slug);
+        } catch (err) {
+          setConfirming(false);
+          throw err;
+        }
+        setFlash(`Article « ${post.title} » supprimé.`);
+        navigate('/blog');
+      },
+      { fieldErrors },
+    );
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {
     const input = e.target;
     const file = input.files?.[0];
     if (!file) return;
     const problem = imageProblem(file);
-    setErrors((x) => ({ ...x, featured_image: problem ?? undefined }));
+    form.setErrors((x) => ({ ...x, featured_image: problem ?? undefined }));
     if (problem) {
       input.value = '';
       return;
@@ -220,18 +188,15 @@ function Editor({ initial }: { initial: BlogPost | null }) {
     setUploading(true);
     try {
       const image = await uploadImage(file);
-      set('featured_image')(image.url);
+      form.set('featured_image', image.url);
       setNotice('Image envoyée.');
     } catch (err) {
-      setErrors((x) => ({ ...x, featured_image: messageOf(err) }));
+      form.setErrors((x) => ({ ...x, featured_image: messageOf(err) }));
     } finally {
       setUploading(false);
       input.value = '';
     }
   }
-
-  const aria = (name: Field) => errorAria(`${id}-${name}-error`, errors[name]);
-  const field = (name: Field) => ({ id: `${id}-${name}`, errorId: `${id}-${name}-error`, error: errors[name] });
 
   return (
     <form className="blog-editor" noValidate onSubmit={(e) => e.preventDefault()} aria-labelledby={`${id}-heading`}>
@@ -245,39 +210,17 @@ function Editor({ initial }: { initial: BlogPost | null }) {
       </div>
       <ActionMessages notice={notice} />
       <div className="vm-form">
-        <FormField {...field('title')} label="Titre *" wide>
-          <input
-            id={`${id}-title`}
-            value={draft.title}
-            maxLength={200}
-            required
-            onChange={(e) => set('title')(e.target.value)}
-            {...aria('title')}
-          />
-        </FormField>
-        <FormField {...field('slug')} label="Lien (slug)">
-          <input
-            id={`${id}-slug`}
-            value={draft.slug}
-            placeholder={slugify(draft.title) || 'genere-depuis-le-titre'}
-            onChange={(e) => set('slug')(e.target.value)}
-            {...aria('slug')}
-          />
-        </FormField>
-        <FormField {...field('tags')} label="Étiquettes (séparées par des virgules)">
-          <input id={`${id}-tags`} value={draft.tags} onChange={(e) => set('tags')(e.target.value)} {...aria('tags')} />
-        </FormField>
-        <FormField {...field('excerpt')} label="Résumé" wide>
-          <textarea
-            id={`${id}-excerpt`}
-            value={draft.excerpt}
-            maxLength={500}
-            onChange={(e) => set('excerpt')(e.target.value)}
-            {...aria('excerpt')}
-          />
-        </FormField>
+        <TextField form={form} name="title" label="Titre *" maxLength={200} required wide />
+        <TextField
+          form={form}
+          name="slug"
+          label="Lien (slug)"
+          placeholder={slugify(draft.title) || 'genere-depuis-le-titre'}
+        />
+        <TextField form={form} name="tags" label="Étiquettes (séparées par des virgules)" />
+        <TextField form={form} name="excerpt" label="Résumé" maxLength={500} multiline wide />
         <FormField
-          {...field('featured_image')}
+          {...form.field('featured_image')}
           label="Image mise en avant (PNG, JPEG, GIF ou WebP, 5 Mio au plus)"
           wide
         >
@@ -287,7 +230,7 @@ function Editor({ initial }: { initial: BlogPost | null }) {
             accept="image/png,image/jpeg,image/gif,image/webp"
             disabled={uploading}
             onChange={(e) => void upload(e)}
-            {...aria('featured_image')}
+            {...errorAria(`${id}-featured_image-error`, form.errors.featured_image)}
           />
         </FormField>
         {uploading && (
@@ -298,27 +241,19 @@ function Editor({ initial }: { initial: BlogPost | null }) {
         {draft.featured_image && (
           <div className="blog-editor-image vm-wide">
             <BlogImage src={draft.featured_image} alt="Image mise en avant" className="blog-featured" />
-            <button type="button" className="btn secondary small" onClick={() => set('featured_image')(null)}>
+            <button type="button" className="btn secondary small" onClick={() => form.set('featured_image', null)}>
               Retirer l’image
             </button>
           </div>
         )}
         <div className="blog-editor-panes vm-wide">
-          <FormField {...field('content')} label="Contenu (Markdown)">
-            <textarea
-              id={`${id}-content`}
-              className="blog-editor-source"
-              value={draft.content}
-              onChange={(e) => set('content')(e.target.value)}
-              {...aria('content')}
-            />
-          </FormField>
+          <TextField form={form} name="content" label="Contenu (Markdown)" className="blog-editor-source" multiline />
           <section className="blog-editor-preview" aria-label="Aperçu">
             <h2>Aperçu</h2>
             <MarkdownView source={draft.content} />
           </section>
         </div>
-        <FormError error={error} />
+        <FormError error={form.error} />
         <div className="vm-form-actions">
           {status === 'draft' ? (
             <>

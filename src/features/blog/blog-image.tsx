@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useResource } from '../../lib/use-resource.ts';
 import { apiRequest } from '../../lib/api-client.ts';
 
 /**
@@ -55,24 +55,12 @@ export function loadApiImage(path: string): Promise<string> {
 export function useImageSource(src: string | null | undefined): { url: string | null; failed: boolean } {
   const source = src ? classifyImage(src) : null;
   const apiPath = source?.kind === 'api' ? source.path : null;
-  const [loaded, setLoaded] = useState<{ path: string; url: string | null; failed: boolean } | null>(null);
-
-  useEffect(() => {
-    if (!apiPath) return;
-    let live = true;
-    loadApiImage(apiPath).then(
-      (url) => live && setLoaded({ path: apiPath, url, failed: false }),
-      () => live && setLoaded({ path: apiPath, url: null, failed: true }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [apiPath]);
+  const image = useResource(async () => ({ data: apiPath ? await loadApiImage(apiPath) : null }), [apiPath]);
 
   if (!source) return { url: null, failed: false };
   if (source.kind === 'direct') return { url: source.src, failed: false };
   if (source.kind === 'blocked') return { url: null, failed: true };
-  return loaded?.path === source.path ? { url: loaded.url, failed: loaded.failed } : { url: null, failed: false };
+  return { url: image.data ?? null, failed: image.state.status === 'error' };
 }
 
 /** A featured image (or any image a post names), whichever way it has to be loaded. */

@@ -1,16 +1,16 @@
-import { useEffect, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'wouter';
+import { useState } from 'react';
+import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
-import { messageOf } from '../../lib/error-message.ts';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
-import { BLOG_PAGE_SIZE, listPosts, listTags, mayWriteBlog, type BlogPage, type TagCount } from './blog-api.ts';
+import { BLOG_PAGE_SIZE, listPosts, listTags, mayWriteBlog, type TagCount } from './blog-api.ts';
 import { BlogImage } from './blog-image.tsx';
 import { PostMeta, takeFlash } from './blog-widgets.tsx';
 
@@ -20,76 +20,27 @@ const STATUS_OPTIONS = [
   ['all', 'Tous'],
 ] as const;
 
-function positiveInt(value: string | null, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-/** ?tag=&q=&status=&page= in the URL, so a filtered view can be shared. */
-function useBlogQuery() {
-  const [params, setParams] = useSearchParams();
-  const query = {
-    tag: params.get('tag') ?? '',
-    q: params.get('q') ?? '',
-    status: params.get('status') ?? '',
-    page: positiveInt(params.get('page'), 1),
-  };
-  const update = (changes: Partial<Record<'tag' | 'q' | 'status' | 'page', string | number>>) => {
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const text = String(value ?? '').trim();
-          if (text === '' || (key === 'page' && text === '1')) next.delete(key);
-          else next.set(key, text);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  return [query, update] as const;
-}
-
-type ReadState =
-  { kind: 'loading' } | { kind: 'ok'; data: BlogPage; origin: DataOrigin } | { kind: 'failed'; error: string };
-
 /** Blog: the tenant's posts as cards, filtered by tag and text, newest first; writers also see drafts. */
 export default function BlogListPage() {
   useSignals();
   const tenantKey = currentTenantId() ?? '';
   const writer = mayWriteBlog(session.value?.profile, currentTenantId());
-  const [query, update] = useBlogQuery();
+  // ?tag=&q=&status=&page= in the URL, so a filtered view can be shared.
+  const { query, update, list, pages } = usePagedList({
+    filters: { tag: '', q: '', status: '' },
+    // Drafts are for writers: a reader's ?status= is ignored rather than refused.
+    load: ({ tag, q, status, page }) => listPosts({ tag, q, status: writer ? status : '', page }),
+    pages: (data) => pageCount(data.count, BLOG_PAGE_SIZE),
+    deps: [tenantKey, writer],
+  });
   const { tag, q, page } = query;
-  // Drafts are for writers: a reader's ?status= is ignored rather than refused.
   const status = writer ? query.status : '';
-  const [state, setState] = useState<ReadState>({ kind: 'loading' });
-  const [tags, setTags] = useState<TagCount[]>([]);
+  const tags =
+    useResource(async () => ({ data: await listTags().catch((): TagCount[] => []) }), [tenantKey]).data ?? [];
   const [notice] = useState(takeFlash);
-  const seq = useRef(0);
 
-  useEffect(() => {
-    const mine = ++seq.current;
-    listPosts({ tag, q, status, page }).then(
-      (answer) => mine === seq.current && setState({ kind: 'ok', ...answer }),
-      (err: unknown) => mine === seq.current && setState({ kind: 'failed', error: messageOf(err) }),
-    );
-  }, [tag, q, status, page, tenantKey]);
-
-  useEffect(() => {
-    let live = true;
-    listTags().then(
-      (list) => live && setTags(list),
-      () => live && setTags([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [tenantKey]);
-
-  const data = state.kind === 'ok' ? state.data : null;
-  const pages = data ? Math.max(1, Math.ceil(data.count / BLOG_PAGE_SIZE)) : 1;
+  const data = list.data ?? null;
+  const origin = list.origin;
   const filtered = !!(tag || q);
   // The active tag stays offered even when the tag list does not hold it (sample data, a new tag).
   const tagChoices =
@@ -152,16 +103,16 @@ export default function BlogListPage() {
       )}
 
       <ActionMessages notice={notice} />
-      {state.kind === 'loading' && <p role="status">Chargement des articles…</p>}
-      {state.kind === 'failed' && (
+      {!data && list.loading && <p role="status">Chargement des articles…</p>}
+      {list.error && (
         <p className="error" role="alert">
-          Impossible de charger les articles : {state.error}
+          Impossible de charger les articles : {list.error}
         </p>
       )}
-      {data && state.kind === 'ok' && (
+      {data && !list.error && (
         <>
-          <DataOriginNote origin={state.origin} />
-          <SampleScope origin={state.origin}>
+          <DataOriginNote origin={origin} />
+          <SampleScope origin={origin}>
             <p className="muted">
               <Figure>{NUMBER.format(data.count)}</Figure> {data.count === 1 ? 'article' : 'articles'}
             </p>
@@ -176,7 +127,7 @@ export default function BlogListPage() {
                     {post.featured_image && <BlogImage className="blog-card-image" src={post.featured_image} alt="" />}
                     <h2>
                       {/* Sample posts are not on this server: no link leads into one. */}
-                      {state.origin.source === 'sample' ? (
+                      {origin?.source === 'sample' ? (
                         post.title
                       ) : (
                         <Link href={`/blog/${encodeURIComponent(post.slug)}`}>{post.title}</Link>

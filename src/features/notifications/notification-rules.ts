@@ -1,6 +1,6 @@
 import { tenantRoleOf } from '../../lib/auth/roles.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
-import type { NotificationLevel } from './notifications-api.ts';
+import { NOTIFICATION_LEVEL_LABELS, type NotificationLevel } from '../../../contract/levels.ts';
 
 /**
  * docs/api-notifications.md: managers, admins, staff and superusers of the current tenant may send (the server
@@ -13,11 +13,7 @@ export function maySendNotifications(profile: UserProfile | null | undefined, te
   return role === 'admin' || role === 'manager';
 }
 
-export const LEVEL_LABELS: Record<NotificationLevel, string> = {
-  info: 'Information',
-  warning: 'Avertissement',
-  critical: 'Critique',
-};
+export const LEVEL_LABELS: Record<NotificationLevel, string> = NOTIFICATION_LEVEL_LABELS;
 
 /** The badge colours the other screens use for the same meaning. */
 export const LEVEL_BADGES: Record<NotificationLevel, string> = {

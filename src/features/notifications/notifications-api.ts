@@ -1,10 +1,10 @@
 import { apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { db, kvDelete, kvGet, kvSet } from '../../lib/storage.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
+import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../contract/levels.ts';
 
-/** docs/api-notifications.md */
-export const NOTIFICATION_LEVELS = ['info', 'warning', 'critical'] as const;
-export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+/** docs/api-notifications.md (the levels are the contract's). */
+export { NOTIFICATION_LEVELS, type NotificationLevel };
 
 export interface AppNotification {
   id: number;
@@ -52,7 +52,7 @@ export const NOTIFICATION_MESSAGES = {
 
 const BASE = '/notifications/notifications/';
 export const STREAM_PATH = '/notifications/stream/';
-/** The §8 local copies live under this prefix of the IndexedDB kv store (dropped at sign-out). */
+/** The spec §8 local copies live under this prefix of the IndexedDB kv store (dropped at sign-out). */
 const PREFIX = 'notifications:';
 /** As long as the service worker keeps its queued writes (24 h): older pending writes are given up. */
 const PENDING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -113,7 +113,7 @@ const MOCK_MODE_KEY = 'mock-api-mode';
 const mockMode = async () => (await kvGet<boolean>(MOCK_MODE_KEY).catch(() => false)) === true;
 
 // Read marks not yet confirmed by the server (queued, pending, or sent while a stale copy is shown): lists show
-// them read at once, as §8 asks, whatever the copy they come from says.
+// them read at once, as spec §8 asks, whatever the copy they come from says.
 const readIds = new Set<number>();
 const readAllMarks: { tenant: string; before: string }[] = [];
 
@@ -150,7 +150,7 @@ async function localOrSample(key: string | null): Promise<{ data: NotificationPa
 }
 
 /**
- * GET the caller's notifications. §8: the network (or the service worker's copy); when that fails, or the service
+ * GET the caller's notifications. spec §8: the network (or the service worker's copy); when that fails, or the service
  * worker could only offer sample data, the last list this user read here (marked cached); else empty results
  * marked as sample. A 400, 401 or 403 is an answer, not a failure: it is passed on.
  */
@@ -309,7 +309,7 @@ async function attempt(write: PendingWrite): Promise<{ outcome: WriteOutcome; da
 }
 
 /**
- * POST mark_as_read. §8: the notification counts as read at once whatever happens; the request is queueable (the
+ * POST mark_as_read. spec §8: the notification counts as read at once whatever happens; the request is queueable (the
  * service worker replays it) and, when it failed outright, kept here and sent again later. Never rejects.
  */
 export async function markAsRead(id: number): Promise<WriteOutcome> {
@@ -320,7 +320,7 @@ export async function markAsRead(id: number): Promise<WriteOutcome> {
   return outcome;
 }
 
-/** POST mark_all_as_read for `tenant` ('' = every tenant), with the same §8 rules as markAsRead. */
+/** POST mark_all_as_read for `tenant` ('' = every tenant), with the same spec §8 rules as markAsRead. */
 export async function markAllAsRead(tenant = ''): Promise<WriteOutcome> {
   const before = new Date().toISOString();
   readAllMarks.push({ tenant, before });
@@ -334,7 +334,7 @@ export type CreateResult =
   { queued: false; data: NotificationPage; message: string } | { queued: true; data: null; message: string };
 
 /**
- * POST a notification (managers, admins, staff, superusers). §8: when it cannot reach the server it is queued
+ * POST a notification (managers, admins, staff, superusers). spec §8: when it cannot reach the server it is queued
  * (the service worker's queue, or this module's pending list) and the form says so; a refusal (400, 403) rejects
  * with the server's message and `fields`.
  */

@@ -1,14 +1,18 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'wouter';
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
-import { errorAria, FormError, FormField } from '../../components/form-field.tsx';
+import { FormError, SelectField, TextField } from '../../components/form-field.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { messageOf } from '../../lib/error-message.ts';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
+import { useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { optionsOf } from '../../components/select.tsx';
+import { NOTIFICATION_LEVEL_LABELS, NOTIFICATION_LEVELS } from '../../../contract/levels.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
 import {
   createNotification,
@@ -16,7 +20,6 @@ import {
   listRecipients,
   markAllAsRead,
   markAsRead,
-  NOTIFICATION_LEVELS,
   safeLink,
   type AppNotification,
   type NotificationInput,
@@ -37,41 +40,6 @@ import './notifications.css';
 
 export const NOTIFICATIONS_PAGE_SIZE = 20;
 const NUMBER = new Intl.NumberFormat('fr-FR');
-
-function positiveInt(value: string | null, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-/** The view lives in the URL (?unread=true&tenant=&page=), so it survives a reload and can be shared. */
-function useNotificationQuery() {
-  const [params, setParams] = useSearchParams();
-  const query = {
-    unread: params.get('unread') === 'true',
-    tenant: params.get('tenant') ?? '',
-    page: positiveInt(params.get('page'), 1),
-  };
-  const update = (changes: Partial<Record<'unread' | 'tenant' | 'page', string | number>>) => {
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        // Another filter starts over at page 1.
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const text = String(value ?? '');
-          if (text === '' || (key === 'page' && text === '1')) next.delete(key);
-          else next.set(key, text);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  return [query, update] as const;
-}
-
-type ReadState =
-  { kind: 'loading' } | { kind: 'ok'; data: NotificationPage; origin: DataOrigin } | { kind: 'failed'; error: string };
 
 /**
  * A copy (the service worker's 60 s cache, the local copy) may predate what the stream brought since: those join
@@ -98,26 +66,18 @@ function withArrivals(
   };
 }
 
-function readOne(state: ReadState, id: number): ReadState {
-  if (state.kind !== 'ok') return state;
-  const target = state.data.results.find((n) => n.id === id);
-  if (!target || target.read) return state;
+function readOne(page: NotificationPage, id: number): NotificationPage {
+  const target = page.results.find((n) => n.id === id);
+  if (!target || target.read) return page;
   return {
-    ...state,
-    data: {
-      ...state.data,
-      results: state.data.results.map((n) => (n.id === id ? { ...n, read: true } : n)),
-      unread: Math.max(0, state.data.unread - 1),
-    },
+    ...page,
+    results: page.results.map((n) => (n.id === id ? { ...n, read: true } : n)),
+    unread: Math.max(0, page.unread - 1),
   };
 }
 
-function readAll(state: ReadState): ReadState {
-  if (state.kind !== 'ok') return state;
-  return {
-    ...state,
-    data: { ...state.data, results: state.data.results.map((n) => ({ ...n, read: true })), unread: 0 },
-  };
+function readAll(page: NotificationPage): NotificationPage {
+  return { ...page, results: page.results.map((n) => ({ ...n, read: true })), unread: 0 };
 }
 
 /** Notifications: the caller's own, newest first, read/unread, marked read here, and sent by managers. */
@@ -127,61 +87,60 @@ export default function NotificationsPage() {
   const tenantKey = currentTenantId() ?? '';
   const canSend = maySendNotifications(profile, currentTenantId());
   const tenants = profile?.tenants ?? [];
-  const [query, update] = useNotificationQuery();
-  const { unread, tenant, page } = query;
-  const [state, setState] = useState<ReadState>({ kind: 'loading' });
-  const [reloads, setReloads] = useState(0);
+  // The view lives in the URL (?unread=true&tenant=&page=), so it survives a reload and can be shared.
+  const { query, update, list, pages } = usePagedList({
+    filters: { unread: '', tenant: '' },
+    load: async ({ unread, tenant, page }) =>
+      withArrivals(
+        await listNotifications({ unread: unread === 'true', tenant, page, size: NOTIFICATIONS_PAGE_SIZE }),
+        tenant,
+        page,
+      ),
+    pages: (data) => pageCount(data.count, NOTIFICATIONS_PAGE_SIZE),
+    deps: [tenantKey],
+  });
+  const { tenant, page } = query;
+  const unread = query.unread === 'true';
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const seq = useRef(0);
-
-  useEffect(() => {
-    const mine = ++seq.current;
-    listNotifications({ unread, tenant, page, size: NOTIFICATIONS_PAGE_SIZE }).then(
-      (answer) => mine === seq.current && setState({ kind: 'ok', ...withArrivals(answer, tenant, page) }),
-      (err: unknown) => mine === seq.current && setState({ kind: 'failed', error: messageOf(err) }),
-    );
-  }, [unread, tenant, page, tenantKey, reloads]);
 
   // What the stream brings joins the first page at once, without a reload.
+  const { update: change } = list;
   useEffect(
     () =>
       onNotificationArrival((item) =>
-        setState((s) => {
-          if (s.kind !== 'ok' || (tenant && item.tenant_id !== tenant)) return s;
-          if (s.data.results.some((n) => n.id === item.id)) return s;
+        change((data) => {
+          if ((tenant && item.tenant_id !== tenant) || data.results.some((n) => n.id === item.id)) return data;
           return {
-            ...s,
-            data: {
-              results: page === 1 ? [item, ...s.data.results] : s.data.results,
-              count: s.data.count + 1,
-              unread: s.data.unread + (item.read ? 0 : 1),
-            },
+            results: page === 1 ? [item, ...data.results] : data.results,
+            count: data.count + 1,
+            unread: data.unread + (item.read ? 0 : 1),
           };
         }),
       ),
+    // `change` writes through a state setter: the subscription only follows the view.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
     [tenant, page],
   );
 
   function markOne(item: AppNotification) {
     if (item.read) return;
-    // §8: shown read at once; the request is queued or kept for later when it cannot be sent now.
-    setState((s) => readOne(s, item.id));
+    // spec §8: shown read at once; the request is queued or kept for later when it cannot be sent now.
+    list.update((data) => readOne(data, item.id));
     adjustUnreadCount(-1);
     void markAsRead(item.id);
   }
 
   function markEverything() {
-    const scopeUnread = state.kind === 'ok' ? state.data.unread : 0;
-    setState(readAll);
+    const scopeUnread = list.state.status === 'ready' ? list.state.data.unread : 0;
+    list.update(readAll);
     if (tenant) adjustUnreadCount(-scopeUnread);
     else setUnreadCount(0);
     setNotice('Toutes les notifications sont marquées comme lues.');
     void markAllAsRead(tenant);
   }
 
-  const data = state.kind === 'ok' ? state.data : null;
-  const pages = data ? Math.max(1, Math.ceil(data.count / NOTIFICATIONS_PAGE_SIZE)) : 1;
+  const data = list.data ?? null;
 
   return (
     <section className="page nt-page">
@@ -205,7 +164,7 @@ export default function NotificationsPage() {
           onSent={(message, queued) => {
             setSending(false);
             setNotice(message);
-            if (!queued) setReloads((n) => n + 1);
+            if (!queued) void list.refresh();
           }}
         />
       )}
@@ -241,16 +200,16 @@ export default function NotificationsPage() {
       </div>
 
       <ActionMessages notice={notice} />
-      {state.kind === 'loading' && <p role="status">Chargement des notifications…</p>}
-      {state.kind === 'failed' && (
+      {!data && list.loading && <p role="status">Chargement des notifications…</p>}
+      {list.error && (
         <p className="error" role="alert">
-          Impossible de charger les notifications : {state.error}
+          Impossible de charger les notifications : {list.error}
         </p>
       )}
-      {data && state.kind === 'ok' && (
+      {data && !list.error && (
         <>
-          <DataOriginNote origin={state.origin} />
-          <SampleScope origin={state.origin}>
+          <DataOriginNote origin={list.origin} />
+          <SampleScope origin={list.origin}>
             <p className="muted nt-count">
               <Figure>{NUMBER.format(data.count)}</Figure> {data.count === 1 ? 'notification' : 'notifications'}
               {data.unread > 0 && ` · ${data.unread === 1 ? '1 non lue' : `${NUMBER.format(data.unread)} non lues`}`}
@@ -332,156 +291,96 @@ function resolveRecipient(text: string, users: Recipient[] | null): number | str
 
 /** The send form (managers and admins): title, text, level, optional link, everyone or one member. */
 function SendForm({ onSent, onClose }: { onSent: (message: string, queued: boolean) => void; onClose: () => void }) {
-  const id = useId();
-  const [title, setTitle] = useState('');
-  const [body, setBody] = useState('');
-  const [level, setLevel] = useState<NotificationLevel>('info');
-  const [link, setLink] = useState('');
+  const form = useForm({ title: '', body: '', level: 'info' as NotificationLevel, link: '', user: '' });
+  const { values } = form;
   const [everyone, setEveryone] = useState(true);
-  const [user, setUser] = useState('');
-  const [users, setUsers] = useState<Recipient[] | null>(null);
-  const [errors, setErrors] = useState<SendErrors>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
   // Administrators can pick from the tenant's users; the others type an id.
-  useEffect(() => {
-    if (everyone) return;
-    let live = true;
-    void listRecipients().then((list) => live && setUsers(list));
-    return () => {
-      live = false;
-    };
-  }, [everyone]);
+  const users = useResource(async () => ({ data: everyone ? null : await listRecipients() }), [everyone]).data ?? null;
+  const recipient = everyone ? null : resolveRecipient(values.user, users);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  const validate = ({ title, body, link }: typeof values) => {
     const found: SendErrors = {};
     const t = title.trim();
     if (t === '' || t.length > 200) found.title = FIELD_MESSAGES.title;
     if (body.length > 2000) found.body = FIELD_MESSAGES.body;
     if (link.trim() && !safeLink(link.trim())) found.link = FIELD_MESSAGES.link;
-    const recipient = everyone ? null : resolveRecipient(user, users);
     if (!everyone && recipient === null) found.user = FIELD_MESSAGES.user;
-    setErrors(found);
-    setError(null);
-    if (Object.keys(found).length > 0) return;
+    return found;
+  };
+  const send = async ({ title, body, level, link }: typeof values) => {
     const input: NotificationInput = {
-      title: t,
+      title: title.trim(),
       level,
       ...(body.trim() ? { body: body.trim() } : {}),
       ...(link.trim() ? { link: link.trim() } : {}),
       ...(recipient !== null ? { user: recipient } : {}),
     };
-    setBusy(true);
-    try {
-      const result = await createNotification(input);
-      const n = result.data?.count ?? 0;
-      onSent(
-        result.queued
-          ? result.message
-          : n > 1
-            ? `Notification envoyée à ${NUMBER.format(n)} destinataires.`
-            : result.message,
-        result.queued,
-      );
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const mapped: SendErrors = {};
-        for (const key of ['title', 'body', 'level', 'link', 'user'] as const) {
-          const first = err.fields[key]?.[0];
-          if (first) mapped[key] = first;
-        }
-        setErrors(mapped);
-        setError(err.message);
-      } else setError('Erreur inattendue.');
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  const aria = (field: SendField) => errorAria(`${id}-${field}-error`, errors[field]);
-  const field = (name: SendField) => ({ id: `${id}-${name}`, errorId: `${id}-${name}-error`, error: errors[name] });
+    const result = await createNotification(input);
+    const n = result.data?.count ?? 0;
+    onSent(
+      result.queued
+        ? result.message
+        : n > 1
+          ? `Notification envoyée à ${NUMBER.format(n)} destinataires.`
+          : result.message,
+      result.queued,
+    );
+  };
 
   return (
-    <form className="card nt-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>Envoyer une notification</h2>
+    <form
+      className="card nt-form"
+      onSubmit={form.onSubmit(send, { validate })}
+      noValidate
+      aria-labelledby={`${form.id}-heading`}
+    >
+      <h2 id={`${form.id}-heading`}>Envoyer une notification</h2>
       <div className="vm-form">
-        <FormField {...field('title')} label="Titre *" wide>
-          <input
-            id={`${id}-title`}
-            value={title}
-            maxLength={200}
-            required
-            onChange={(e) => setTitle(e.target.value)}
-            {...aria('title')}
-          />
-        </FormField>
-        <FormField {...field('body')} label="Texte" wide>
-          <textarea
-            id={`${id}-body`}
-            value={body}
-            maxLength={2000}
-            onChange={(e) => setBody(e.target.value)}
-            {...aria('body')}
-          />
-        </FormField>
-        <FormField {...field('level')} label="Niveau">
-          <select
-            id={`${id}-level`}
-            value={level}
-            onChange={(e) => setLevel(e.target.value as NotificationLevel)}
-            {...aria('level')}
-          >
-            {NOTIFICATION_LEVELS.map((l) => (
-              <option key={l} value={l}>
-                {LEVEL_LABELS[l]}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField {...field('link')} label="Lien dans l’application (facultatif)">
-          <input
-            id={`${id}-link`}
-            value={link}
-            placeholder="/projects/4?tab=tasks"
-            onChange={(e) => setLink(e.target.value)}
-            {...aria('link')}
-          />
-        </FormField>
+        <TextField form={form} name="title" label="Titre *" maxLength={200} required wide />
+        <TextField form={form} name="body" label="Texte" maxLength={2000} multiline wide />
+        <SelectField
+          form={form}
+          name="level"
+          label="Niveau"
+          options={optionsOf(NOTIFICATION_LEVEL_LABELS, NOTIFICATION_LEVELS)}
+        />
+        <TextField
+          form={form}
+          name="link"
+          label="Lien dans l’application (facultatif)"
+          placeholder="/projects/4?tab=tasks"
+        />
         <fieldset className="nt-recipients vm-wide">
           <legend>Destinataires</legend>
           <label className="vm-check">
-            <input type="radio" name={`${id}-to`} checked={everyone} onChange={() => setEveryone(true)} />
+            <input type="radio" name={`${form.id}-to`} checked={everyone} onChange={() => setEveryone(true)} />
             Tous les membres de l’organisation
           </label>
           <label className="vm-check">
-            <input type="radio" name={`${id}-to`} checked={!everyone} onChange={() => setEveryone(false)} />
+            <input type="radio" name={`${form.id}-to`} checked={!everyone} onChange={() => setEveryone(false)} />
             Un utilisateur
           </label>
         </fieldset>
         {!everyone && (
-          <FormField {...field('user')} label="Utilisateur (identifiant ou nom) *" wide>
-            <input
-              id={`${id}-user`}
-              value={user}
-              list={users ? `${id}-users` : undefined}
-              autoComplete="off"
-              onChange={(e) => setUser(e.target.value)}
-              {...aria('user')}
-            />
-          </FormField>
+          <TextField
+            form={form}
+            name="user"
+            label="Utilisateur (identifiant ou nom) *"
+            list={users ? `${form.id}-users` : undefined}
+            autoComplete="off"
+            wide
+          />
         )}
         {!everyone && users && (
-          <datalist id={`${id}-users`}>
+          <datalist id={`${form.id}-users`}>
             {users.map((u) => (
               <option key={u.id} value={recipientName(u)} />
             ))}
           </datalist>
         )}
-        <FormError error={error} />
+        <FormError error={form.error} />
         <div className="vm-form-actions">
-          <button type="submit" className="btn primary" disabled={busy}>
+          <button type="submit" className="btn primary" disabled={form.submitting}>
             Envoyer
           </button>
           <button type="button" className="btn secondary" onClick={onClose}>

@@ -17,7 +17,7 @@ import {
 export { notificationToast, refusedNotification, unreadCount };
 export const streamConnected = signal(false);
 
-/** §9: notifications live 60 s in the caches; the count is asked again as often. */
+/** spec §9: notifications live 60 s in the caches; the count is asked again as often. */
 export const REFRESH_MS = 60_000;
 export const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000] as const;
 /** The server sends a heartbeat every 25 s: this long without a byte means a dead connection. */

@@ -1,110 +1,73 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { DeletableRowActions } from '../../components/confirm-delete.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
-import { currentTenantId } from '../../lib/auth/session.ts';
-import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset, type Id } from './projects-api.ts';
-import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
-import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { Select } from '../../components/select.tsx';
 import { messageOf } from '../../lib/error-message.ts';
+import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset } from './projects-api.ts';
+import type { Id } from './project-types.ts';
+import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
+import { RemovableRow, TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
 
 /** Actifs: the tenant's assets linked to the project; editors link one from the inventory or remove the link. */
-export function AssetsTab({ project, canEdit, onChanged }: TabProps) {
-  const { state, reload } = useLoad(
-    () => listProjectAssets({ project: project.id }),
-    `${project.id}|${currentTenantId() ?? ''}`,
-  );
-  const { busy, notice, actionError, act } = useProjectActions();
-  const [confirming, setConfirming] = useState<Id | null>(null);
-
-  const changed = () => {
-    reload();
-    onChanged();
-  };
+export function AssetsTab(props: TabProps) {
+  const { project, canEdit } = props;
+  const tab = useTabList(props, () => listProjectAssets({ project: project.id }));
 
   return (
     <div className="pj-tab">
-      <ActionMessages notice={notice} error={actionError} />
+      <TabMessages tab={tab} />
       {canEdit && (
         <LinkAsset
-          busy={busy === 'link'}
+          busy={tab.busy === 'link'}
           onLink={(assetId, name) =>
-            act('link', () => linkAsset(project.id, assetId), `Actif « ${name} » lié au projet.`, changed)
+            tab.act('link', () => linkAsset(project.id, assetId), `Actif « ${name} » lié au projet.`, tab.changed)
           }
         />
       )}
-      <TabBody state={state} loading="Chargement des actifs…">
-        {(result) =>
-          result.data.results.length === 0 ? (
-            <Empty>Aucun actif lié à ce projet.</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="visually-hidden">Actifs du projet</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Criticité</th>
-                    <th scope="col">Hôte</th>
-                    <th scope="col">Adresse IP</th>
-                    <th scope="col">Système</th>
-                    <th scope="col">Vulnérabilités ouvertes</th>
-                    {canEdit && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.data.results.map((a) => (
-                    <tr key={a.id} data-link-id={a.id}>
-                      <th scope="row">{a.name}</th>
-                      <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
-                      <td>
-                        <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
-                      </td>
-                      <td>{a.hostname || '—'}</td>
-                      <td>{a.ip_address || '—'}</td>
-                      <td>{a.operating_system || '—'}</td>
-                      <td>
-                        {(a.vulnerabilities_count ?? 0) > 0 ? (
-                          <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
-                            {NUMBER.format(a.vulnerabilities_count)}
-                          </Link>
-                        ) : (
-                          <span className="muted">Aucune</span>
-                        )}
-                      </td>
-                      {canEdit && (
-                        <td>
-                          <DeletableRowActions
-                            name={a.name}
-                            question="Retirer cet actif du projet (il reste dans l’inventaire) ?"
-                            confirming={confirming === a.id}
-                            busy={busy === `unlink-${a.id}`}
-                            onAsk={() => setConfirming(a.id)}
-                            onConfirm={() =>
-                              void act(
-                                `unlink-${a.id}`,
-                                () => unlinkAsset(a.id),
-                                `Actif « ${a.name} » retiré du projet.`,
-                                () => {
-                                  setConfirming(null);
-                                  changed();
-                                },
-                              )
-                            }
-                            onCancel={() => setConfirming(null)}
-                          />
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+      <TabBody tab={tab} loading="Chargement des actifs…" empty="Aucun actif lié à ce projet.">
+        {(page) => (
+          <DataTable
+            caption="Actifs du projet"
+            headers={['Nom', 'Type', 'Criticité', 'Hôte', 'Adresse IP', 'Système', 'Vulnérabilités ouvertes']}
+            actions={canEdit}
+          >
+            {page.results.map((a) => (
+              <tr key={a.id} data-link-id={a.id}>
+                <th scope="row">{a.name}</th>
+                <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
+                <td>
+                  <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
+                </td>
+                <td>{a.hostname || '—'}</td>
+                <td>{a.ip_address || '—'}</td>
+                <td>{a.operating_system || '—'}</td>
+                <td>
+                  {(a.vulnerabilities_count ?? 0) > 0 ? (
+                    <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
+                      {NUMBER.format(a.vulnerabilities_count)}
+                    </Link>
+                  ) : (
+                    <span className="muted">Aucune</span>
+                  )}
+                </td>
+                {canEdit && (
+                  <td>
+                    <RemovableRow
+                      tab={tab}
+                      id={a.id}
+                      name={a.name}
+                      question="Retirer cet actif du projet (il reste dans l’inventaire) ?"
+                      remove={() => unlinkAsset(a.id)}
+                      removed={`Actif « ${a.name} » retiré du projet.`}
+                    />
+                  </td>
+                )}
+              </tr>
+            ))}
+          </DataTable>
+        )}
       </TabBody>
     </div>
   );
@@ -159,24 +122,19 @@ function LinkAsset({ busy, onLink }: { busy: boolean; onLink: (assetId: Id, name
       {found && found.length > 0 && (
         <div className="pj-inline-fields">
           <FormField id={`${id}-a`} label="Actif">
-            <select id={`${id}-a`} value={chosen} onChange={(e) => setChosen(e.target.value)}>
-              {found.map((a) => (
-                <option key={a.id} value={String(a.id)}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
+            <Select
+              id={`${id}-a`}
+              value={chosen}
+              options={found.map((a) => [String(a.id), a.name] as const)}
+              onChange={(e) => setChosen(e.target.value)}
+            />
           </FormField>
           <button type="button" className="btn primary" disabled={busy} onClick={() => void link()}>
             {busy ? 'Liaison…' : 'Lier au projet'}
           </button>
         </div>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionMessages error={error} />
     </section>
   );
 }

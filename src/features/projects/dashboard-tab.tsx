@@ -1,14 +1,9 @@
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { RetryError } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { SeverityDonut } from '../../components/charts/index.tsx';
-import { currentTenantId } from '../../lib/auth/session.ts';
-import {
-  getDashboard,
-  type ActivityEntry,
-  type OverdueItem,
-  type Project,
-  type ProjectDashboard,
-} from './projects-api.ts';
+import { getDashboard } from './projects-api.ts';
+import type { ActivityEntry, OverdueItem, Project, ProjectDashboard } from './project-types.ts';
 import {
   emptyMatrix,
   formatDateTime,
@@ -19,8 +14,8 @@ import {
   WORK_STATUSES,
   WORK_STATUS_LABELS,
 } from './project-rules.ts';
-import { LevelBadge, RiskMatrix, StatusBadge, type TabProps } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { LevelBadge, RiskMatrix, StatusBadge } from './project-widgets.tsx';
+import { useProjectResource, type TabProps } from './project-tab.tsx';
 
 /** The dashboard as the server computes it; missing parts (another backend) read as zero. */
 function normalize(d: Partial<ProjectDashboard> | null | undefined, project: Project): ProjectDashboard {
@@ -57,26 +52,21 @@ function normalize(d: Partial<ProjectDashboard> | null | undefined, project: Pro
 
 /** Tableau de bord: completion, key figures, risk heat map, overdue items and recent activity. */
 export function DashboardTab({ project }: TabProps) {
-  const { state, reload } = useLoad(() => getDashboard(project.id), `${project.id}|${currentTenantId() ?? ''}`);
+  const dashboard = useProjectResource(() => getDashboard(project.id), [project.id]);
 
-  if (state.status === 'loading') return <p role="status">Chargement du tableau de bord…</p>;
-  const failed = state.status === 'error';
-  const dashboard = normalize(state.status === 'ready' ? state.data.data : null, project);
+  if (dashboard.loading) return <p role="status">Chargement du tableau de bord…</p>;
   return (
     <div className="pj-dashboard">
-      {failed ? (
-        <div className="pj-inline-error">
-          <p className="error" role="alert">
-            {state.message}
-          </p>
-          <button type="button" className="btn secondary" onClick={reload}>
-            Réessayer
-          </button>
-        </div>
+      {dashboard.state.status === 'error' ? (
+        <RetryError
+          className="pj-inline-error"
+          message={dashboard.state.message}
+          onRetry={() => void dashboard.refresh()}
+        />
       ) : (
-        <DataOriginNote origin={state.data.origin} />
+        <DataOriginNote origin={dashboard.origin} />
       )}
-      <DashboardGrid dashboard={dashboard} project={project} />
+      <DashboardGrid dashboard={normalize(dashboard.data, project)} project={project} />
     </div>
   );
 }

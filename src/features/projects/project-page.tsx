@@ -6,12 +6,13 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ConfirmDelete } from '../../components/confirm-delete.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
-import { currentTenantId } from '../../lib/auth/session.ts';
-import { deleteProject, getProject, PROJECT_MESSAGES, type Project } from './projects-api.ts';
+import { deleteProject, getProject } from './projects-api.ts';
+import { PROJECT_MESSAGES } from './project-http.ts';
+import type { Project } from './project-types.ts';
 import { ACCESS_LABELS, accessOf, formatDay, formatDateTime, isLate, ownerName } from './project-rules.ts';
 import { ProjectForm } from './project-form.tsx';
-import { PriorityBadge, StatusBadge, useProjectActions, type TabProps } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { PriorityBadge, StatusBadge } from './project-widgets.tsx';
+import { useProjectActions, useProjectResource, type TabProps } from './project-tab.tsx';
 import { DashboardTab } from './dashboard-tab.tsx';
 import { TeamTab } from './team-tab.tsx';
 import { AssetsTab } from './assets-tab.tsx';
@@ -46,7 +47,9 @@ export default function ProjectPage() {
 /** One project: its header (status, priority, completion, dates, owner) and its tabs, chosen in the URL (?tab=). */
 export function ProjectView({ id }: { id: string }) {
   useSignals();
-  const { state, reload, update } = useLoad(() => getProject(id), `${id}|${currentTenantId() ?? ''}`);
+  const resource = useProjectResource(() => getProject(id), [id]);
+  const { state } = resource;
+  const reload = () => void resource.refresh();
 
   return (
     <section className="page page-wide pj-page" aria-busy={state.status === 'loading'}>
@@ -75,10 +78,10 @@ export function ProjectView({ id }: { id: string }) {
       )}
       {state.status === 'ready' && (
         <ProjectScreen
-          project={state.data.data}
-          origin={state.data.origin}
+          project={state.data}
+          origin={state.origin}
           onChanged={reload}
-          onSaved={(project) => update((d) => ({ ...d, data: { ...d.data, ...project } }))}
+          onSaved={(project) => resource.update((d) => ({ ...d, ...project }))}
         />
       )}
     </section>
@@ -92,7 +95,7 @@ function ProjectScreen({
   onSaved,
 }: {
   project: Project;
-  origin: DataOrigin;
+  origin: DataOrigin | undefined;
   onChanged: () => void;
   onSaved: (project: Project) => void;
 }) {

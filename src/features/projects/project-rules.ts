@@ -1,36 +1,37 @@
-import type {
-  DocumentType,
-  PlanStatus,
-  Project,
-  ProjectAccess,
-  ProjectPriority,
-  ProjectStatus,
-  RiskLevel,
-  RiskStatus,
-  RiskTreatment,
-  TeamRole,
-  WorkStatus,
-} from './projects-api.ts';
+import {
+  DOCUMENT_TYPES,
+  PLAN_STATUSES,
+  PROJECT_PRIORITIES,
+  PROJECT_STATUS_LABELS,
+  PROJECT_STATUSES,
+  RISK_LEVELS,
+  RISK_STATUSES,
+  RISK_TREATMENTS,
+  TEAM_ROLES,
+  WORK_STATUSES,
+  type DocumentType,
+  type PlanStatus,
+  type ProjectPriority,
+  type ProjectStatus,
+  type RiskLevel,
+  type RiskStatus,
+  type RiskTreatment,
+  type TeamRole,
+  type WorkStatus,
+} from '../../../contract/projects.ts';
+import { ASSET_TYPE_LABELS } from '../../../contract/assets.ts';
+import {
+  CRITICALITY_LABELS as CRITICALITY_LABELS_OF_CONTRACT,
+  SEVERITIES,
+  SEVERITY_FULL_LABELS,
+} from '../../../contract/severity.ts';
+import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
+import type { Project, ProjectAccess } from './project-types.ts';
 
 /** French labels, badge tones and the server's rules (docs/api-projects.md), checked before sending. */
 
-export const PROJECT_STATUSES: ProjectStatus[] = [
-  'PLANNED',
-  'PLANNING',
-  'IN_PROGRESS',
-  'ON_HOLD',
-  'COMPLETED',
-  'CANCELLED',
-];
-
-export const STATUS_LABELS: Record<ProjectStatus, string> = {
-  PLANNED: 'Planifié',
-  PLANNING: 'Planifié',
-  IN_PROGRESS: 'En cours',
-  ON_HOLD: 'En pause',
-  COMPLETED: 'Terminé',
-  CANCELLED: 'Annulé',
-};
+export { DOCUMENT_TYPES, PLAN_STATUSES, PROJECT_STATUSES, RISK_STATUSES, TEAM_ROLES, WORK_STATUSES };
+export const STATUS_LABELS = PROJECT_STATUS_LABELS;
 
 export const STATUS_TONE: Record<ProjectStatus, string> = {
   PLANNED: 'pending',
@@ -41,7 +42,7 @@ export const STATUS_TONE: Record<ProjectStatus, string> = {
   CANCELLED: 'failed',
 };
 
-/** The status filter: « Planifié » covers both readings of §3 (the API takes a comma list). */
+/** The status filter: « Planifié » covers both readings of spec §3 (the API takes a comma list). */
 export const STATUS_FILTERS: [string, string][] = [
   ['PLANNED,PLANNING', 'Planifié'],
   ['IN_PROGRESS', 'En cours'],
@@ -53,7 +54,7 @@ export const STATUS_FILTERS: [string, string][] = [
 /** The statuses offered when creating a project (PLANNING is shown as PLANNED: same label). */
 export const CREATE_STATUSES: ProjectStatus[] = ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CANCELLED'];
 
-export const PRIORITIES: ProjectPriority[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
+export const PRIORITIES = PROJECT_PRIORITIES;
 
 export const PRIORITY_LABELS: Record<ProjectPriority, string> = {
   LOW: 'Faible',
@@ -94,7 +95,6 @@ export function nextStatuses(current: ProjectStatus): ProjectStatus[] {
   return [current, ...targets];
 }
 
-export const TEAM_ROLES: TeamRole[] = ['ADMIN', 'MEMBER', 'VIEWER'];
 export const TEAM_ROLE_LABELS: Record<TeamRole, string> = {
   ADMIN: 'Administrateur',
   MEMBER: 'Membre',
@@ -147,7 +147,7 @@ export const LEVEL_LABELS: Record<RiskLevel, string> = {
   critical: 'Critique',
 };
 
-export const LEVELS: RiskLevel[] = ['low', 'medium', 'high', 'critical'];
+export const LEVELS = RISK_LEVELS;
 
 /** Contract: 1–3 low, 4–6 medium, 8–9 high, 12–16 critical. */
 export function levelOf(score: number): RiskLevel {
@@ -157,7 +157,7 @@ export function levelOf(score: number): RiskLevel {
   return 'low';
 }
 
-export const TREATMENTS: RiskTreatment[] = ['REDUCE', 'ACCEPT', 'SHARE', 'AVOID'];
+export const TREATMENTS = RISK_TREATMENTS;
 export const TREATMENT_LABELS: Record<RiskTreatment, string> = {
   REDUCE: 'Réduire',
   ACCEPT: 'Accepter',
@@ -165,7 +165,6 @@ export const TREATMENT_LABELS: Record<RiskTreatment, string> = {
   AVOID: 'Refuser',
 };
 
-export const RISK_STATUSES: RiskStatus[] = ['IDENTIFIED', 'ASSESSED', 'IN_TREATMENT', 'MONITORED', 'CLOSED'];
 export const RISK_STATUS_LABELS: Record<RiskStatus, string> = {
   IDENTIFIED: 'Identifié',
   ASSESSED: 'Évalué',
@@ -181,7 +180,6 @@ export const PLAN_STATUS_LABELS: Record<PlanStatus, string> = {
   CANCELLED: 'Annulé',
 };
 
-export const WORK_STATUSES: WorkStatus[] = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'];
 export const WORK_STATUS_LABELS: Record<WorkStatus, string> = {
   TODO: 'À faire',
   IN_PROGRESS: 'En cours',
@@ -225,7 +223,7 @@ export const PROJECT_FORM_MESSAGES = {
   dateInvalid: 'Date invalide : le format attendu est AAAA-MM-JJ.',
   deadlineBeforeStart: 'L’échéance ne peut pas précéder la date de début.',
   statusInvalid: `Statut invalide. Valeurs possibles : ${PROJECT_STATUSES.join(', ')}.`,
-  priorityInvalid: `Priorité invalide. Valeurs possibles : ${PRIORITIES.join(', ')}.`,
+  priorityInvalid: `Priorité invalide. Valeurs possibles : ${PROJECT_PRIORITIES.join(', ')}.`,
 } as const;
 
 export interface ProjectDraft {
@@ -251,8 +249,10 @@ export function validateProject(draft: ProjectDraft): ProjectFieldErrors {
   const name = draft.name.trim();
   if (name === '') errors.name = PROJECT_FORM_MESSAGES.nameRequired;
   else if (name.length > NAME_MAX) errors.name = PROJECT_FORM_MESSAGES.nameTooLong;
-  if (!(PROJECT_STATUSES as string[]).includes(draft.status)) errors.status = PROJECT_FORM_MESSAGES.statusInvalid;
-  if (!(PRIORITIES as string[]).includes(draft.priority)) errors.priority = PROJECT_FORM_MESSAGES.priorityInvalid;
+  if (!(PROJECT_STATUSES as readonly string[]).includes(draft.status))
+    errors.status = PROJECT_FORM_MESSAGES.statusInvalid;
+  if (!(PROJECT_PRIORITIES as readonly string[]).includes(draft.priority))
+    errors.priority = PROJECT_FORM_MESSAGES.priorityInvalid;
   const start = draft.start_date.trim();
   const deadline = draft.deadline.trim();
   if (start !== '' && !isDay(start)) errors.start_date = PROJECT_FORM_MESSAGES.dateInvalid;
@@ -272,6 +272,12 @@ export function titleProblem(title: string): string | null {
   const t = title.trim();
   if (t === '') return TITLE_REQUIRED;
   return t.length > TITLE_MAX ? TITLE_TOO_LONG : null;
+}
+
+/** The title's check as a form's field errors. */
+export function titleErrors(title: string): { title?: string } {
+  const problem = titleProblem(title);
+  return problem ? { title: problem } : {};
 }
 
 export const RISK_FORM_MESSAGES = {
@@ -310,7 +316,6 @@ export function parseProgress(text: string): number | null {
 
 // Documents
 
-export const DOCUMENT_TYPES: DocumentType[] = ['REPORT', 'CONTRACT', 'EVIDENCE', 'PROCEDURE', 'OTHER'];
 export const DOCUMENT_TYPE_LABELS: Record<DocumentType, string> = {
   REPORT: 'Rapport',
   CONTRACT: 'Contrat',
@@ -370,7 +375,7 @@ export function checkDocumentFile(
 const DAY_FORMAT = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeZone: 'UTC' });
 const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 export const NUMBER = new Intl.NumberFormat('fr-FR');
-const ONE_DECIMAL = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
+export { formatFileSize as formatSize } from '../../lib/file-size.ts';
 
 /** '31 juil. 2025' for a calendar day 'YYYY-MM-DD' (read as such, whatever the time zone). */
 export function formatDay(value: string | null | undefined): string {
@@ -383,13 +388,6 @@ export function formatDateTime(value: string | null | undefined): string {
   if (!value) return '—';
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? '—' : DATE_TIME.format(d);
-}
-
-export function formatSize(bytes: number | null | undefined): string {
-  const b = bytes ?? 0;
-  if (b < 1024) return `${NUMBER.format(b)} o`;
-  if (b < 1024 * 1024) return `${ONE_DECIMAL.format(b / 1024)} Ko`;
-  return `${ONE_DECIMAL.format(b / (1024 * 1024))} Mo`;
 }
 
 /** Today as 'YYYY-MM-DD' in local time. */
@@ -413,42 +411,12 @@ export function ownerName(owner: Project['owner']): string {
   return owner.name || owner.username || owner.email || `Utilisateur ${owner.id}`;
 }
 
-// Labels of the linked inventory (the other features' own labels: a feature never imports another)
+// Labels of the linked inventory: the contract's (a feature never imports another)
 
-export const SEVERITY_VALUES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export const SEVERITY_LABELS: Record<string, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-  info: 'Information',
-};
-
-export const ASSET_TYPE_LABELS: Record<string, string> = {
-  server: 'Serveur',
-  workstation: 'Poste de travail',
-  network: 'Équipement réseau',
-  application: 'Application',
-  database: 'Base de données',
-  cloud: 'Ressource cloud',
-  container: 'Conteneur',
-  iot: 'Objet connecté',
-  other: 'Autre',
-};
-
-export const CRITICALITY_LABELS: Record<string, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-};
-
-export const THREAT_STATUS_LABELS: Record<string, string> = {
-  ACTIVE: 'Active',
-  INVESTIGATING: 'En investigation',
-  MITIGATED: 'Atténuée',
-  CLOSED: 'Clôturée',
-};
+export const SEVERITY_VALUES = SEVERITIES;
+export const SEVERITY_LABELS: Record<string, string> = SEVERITY_FULL_LABELS;
+export { ASSET_TYPE_LABELS, THREAT_STATUS_LABELS };
+export const CRITICALITY_LABELS: Record<string, string> = CRITICALITY_LABELS_OF_CONTRACT;
 
 /** A positive integer id typed by hand, else null. */
 export function parseId(text: string): number | null {

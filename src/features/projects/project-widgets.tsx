@@ -1,10 +1,8 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { EmptyState } from '../../components/list-state.tsx';
-import { useRowActions } from '../../components/use-row-actions.ts';
-import { ApiError } from '../../lib/api-client.ts';
-import { currentTenantId } from '../../lib/auth/session.ts';
-import { listTeam, type Id, type ListResult, type Project, type TeamMember, type Written } from './projects-api.ts';
+import { useId, useState, type FormEvent } from 'react';
+import { FormField } from '../../components/form-field.tsx';
+import { listTeam } from './projects-api.ts';
+import type { Id, TeamMember } from './project-types.ts';
+import { useProjectResource } from './project-tab.tsx';
 import {
   IMPACT_LABELS,
   label,
@@ -20,7 +18,6 @@ import {
   STATUS_LABELS,
   STATUS_TONE,
 } from './project-rules.ts';
-import { useLoad } from './use-load.ts';
 
 export function StatusBadge({ status }: { status: string }) {
   return (
@@ -198,89 +195,6 @@ export function ProgressEditor({
   );
 }
 
-/** Where a list came from and, when it failed, its French error (the list itself shows empty). */
-export function ListNotes({ result }: { result: Pick<ListResult<unknown>, 'origin' | 'error'> }) {
-  return (
-    <>
-      <DataOriginNote origin={result.origin} />
-      {result.error && (
-        <p className="error" role="alert">
-          {result.error}
-        </p>
-      )}
-    </>
-  );
-}
-
-/** The body of a tab: a loading status, or the data's origin, its error and the content (never blank). */
-export function TabBody<T>({
-  state,
-  loading,
-  children,
-}: {
-  state: { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; data: ListResult<T> };
-  loading: string;
-  children: (result: ListResult<T>) => ReactNode;
-}) {
-  if (state.status === 'loading') return <p role="status">{loading}</p>;
-  if (state.status === 'error')
-    return (
-      <>
-        <p className="error" role="alert">
-          {state.message}
-        </p>
-        {children({
-          data: { count: 0, next: null, previous: null, results: [] },
-          origin: { source: 'network' },
-          error: state.message,
-        })}
-      </>
-    );
-  return (
-    <>
-      <ListNotes result={state.data} />
-      {children(state.data)}
-    </>
-  );
-}
-
-export function Empty({ children }: { children: ReactNode }) {
-  return <EmptyState>{children}</EmptyState>;
-}
-
-/**
- * The state of the writes made from a tab: `act` runs one, marks its row busy, then shows the success notice, or
- * the service worker's "stored offline" message, or the French error.
- */
-export function useProjectActions() {
-  const { busy, notice, setNotice, actionError, run } = useRowActions<string>();
-  async function act<T>(
-    rowKey: string,
-    call: () => Promise<Written<T>>,
-    success: string,
-    done?: (data: T | null) => void,
-  ): Promise<boolean> {
-    let ok = false;
-    await run(rowKey, async () => {
-      const result = await call();
-      done?.(result.data);
-      setNotice(result.queued ? result.message : success);
-      ok = true;
-    });
-    return ok;
-  }
-  return { busy, notice, setNotice, actionError, act };
-}
-
-/** What every tab of the project page receives. */
-export interface TabProps {
-  project: Project;
-  canEdit: boolean;
-  canManage: boolean;
-  /** Something changed that the project's header shows (completion, counts): read the project again. */
-  onChanged: () => void;
-}
-
 /** The label of the empty choice of an assignee or owner picker (sent as null). */
 export const UNASSIGNED = 'Non attribué';
 
@@ -309,9 +223,8 @@ export function MemberSelect({
   describedBy?: string | undefined;
   invalid?: boolean;
 }) {
-  const { state } = useLoad(() => listTeam(projectId), `team|${projectId}|${currentTenantId() ?? ''}`);
-  const members = state.status === 'ready' ? state.data.data.results : [];
-  const listError = state.status === 'ready' ? state.data.error : state.status === 'error' ? state.message : null;
+  const team = useProjectResource(() => listTeam(projectId), ['team', projectId]);
+  const members = team.data?.results ?? [];
   const current = value === null ? '' : String(value);
   const known = current === '' || members.some((m) => String(m.id) === current);
   return (
@@ -320,7 +233,7 @@ export function MemberSelect({
         id={id}
         value={current}
         disabled={disabled}
-        aria-busy={state.status === 'loading' ? true : undefined}
+        aria-busy={team.loading ? true : undefined}
         aria-invalid={invalid ? true : undefined}
         aria-describedby={describedBy}
         onChange={(e) => {
@@ -337,36 +250,35 @@ export function MemberSelect({
         ))}
         {!known && <option value={current}>Utilisateur {current}</option>}
       </select>
-      {listError && <span className="muted small pj-member-error">{listError}</span>}
+      {team.error && <span className="muted small pj-member-error">{team.error}</span>}
     </>
   );
 }
 
-function comparable(v: unknown): string | null {
-  if (v === undefined || v === null || v === '') return null;
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+/** A form's assignee or owner field: one of the project's team members, or nobody. */
+export function MemberField({
+  field,
+  label: text,
+  projectId,
+  value,
+  onChange,
+}: {
+  field: { id: string; errorId: string; error: string | undefined };
+  label: string;
+  projectId: Id;
+  value: Id | null;
+  onChange: (value: Id | null) => void;
+}) {
+  return (
+    <FormField {...field} label={text}>
+      <MemberSelect
+        id={field.id}
+        projectId={projectId}
+        value={value}
+        onChange={onChange}
+        invalid={!!field.error}
+        describedBy={field.error ? field.errorId : undefined}
+      />
+    </FormField>
+  );
 }
-
-/** The fields of `after` that differ from `before` (ids compared as text, '' and null alike): a PATCH body. */
-export function changedFields<T extends object>(before: object, after: T): Partial<T> {
-  const out: Partial<T> = {};
-  const old = before as Record<string, unknown>;
-  for (const key of Object.keys(after) as (keyof T & string)[]) {
-    if (comparable(after[key]) !== comparable(old[key])) out[key] = after[key];
-  }
-  return out;
-}
-
-/** The server's first message for each of `keys` (`fields` of a 400 body). */
-export function serverFieldErrors<K extends string>(err: unknown, keys: readonly K[]): Partial<Record<K, string>> {
-  const found: Partial<Record<K, string>> = {};
-  if (!(err instanceof ApiError)) return found;
-  for (const key of keys) {
-    const first = err.fields[key]?.[0];
-    if (first) found[key] = first;
-  }
-  return found;
-}
-
-/** The message shown when an edit form is sent without any change (nothing is sent). */
-export const NO_CHANGE = 'Aucune modification à enregistrer.';

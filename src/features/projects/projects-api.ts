@@ -1,490 +1,53 @@
-import {
-  ApiError,
-  apiRequestWithOrigin,
-  TIMEOUTS,
-  type ApiErrorKind,
-  type DataOrigin,
-  type RequestOptions,
-} from '../../lib/api-client.ts';
+import { ApiError, apiRequestWithOrigin, TIMEOUTS, type DataOrigin } from '../../lib/api-client.ts';
 import { streamDownload, type DownloadProgress, type DownloadResult } from '../../lib/download.ts';
-import { UploadAbortedError, uploadForm, type UploadProgress } from '../../lib/upload.ts';
+import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
 import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
+import { QUEUEABLE_HEADER } from '../../../contract/sw-messages.ts';
+import {
+  cleanQuery,
+  createError,
+  list,
+  PROJECT_MESSAGES,
+  projectError,
+  read,
+  toPaged,
+  write,
+  written,
+  type ListResult,
+  type Written,
+} from './project-http.ts';
+import type {
+  ActionInput,
+  ActionUpdate,
+  CorrectiveAction,
+  DocumentType,
+  Id,
+  PlanInput,
+  PlanUpdate,
+  Project,
+  ProjectAsset,
+  ProjectDashboard,
+  ProjectDocument,
+  ProjectInput,
+  ProjectTask,
+  ProjectThreat,
+  ProjectVulnerability,
+  RemediationPlan,
+  Risk,
+  RiskInput,
+  TaskInput,
+  TeamMember,
+  TeamRole,
+  TenantUser,
+} from './project-types.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/paged.ts';
 
-/**
- * The typed client of docs/api-projects.md. Every call goes through api-client (headers, 401 refresh, service
- * worker cache and write queue). Errors follow spec §8 "Projects": a connection message when nothing answered, an
- * "unexpected error" message naming the call otherwise, the create-specific messages, and 401/403 passed on
- * untouched. A failing list resolves with an empty list and its error (see ListResult).
- */
-
-export type Id = number | string;
-export type ProjectStatus = 'PLANNED' | 'PLANNING' | 'IN_PROGRESS' | 'ON_HOLD' | 'COMPLETED' | 'CANCELLED';
-export type ProjectPriority = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
-export type ProjectAccess = 'read' | 'edit' | 'manage';
-export type TeamRole = 'ADMIN' | 'MEMBER' | 'VIEWER';
-export type RiskLevel = 'low' | 'medium' | 'high' | 'critical';
-export type RiskTreatment = 'REDUCE' | 'ACCEPT' | 'SHARE' | 'AVOID';
-export type RiskStatus = 'IDENTIFIED' | 'ASSESSED' | 'IN_TREATMENT' | 'MONITORED' | 'CLOSED';
-export type PlanStatus = 'DRAFT' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED';
-export type WorkStatus = 'TODO' | 'IN_PROGRESS' | 'BLOCKED' | 'DONE';
-export type DocumentType = 'REPORT' | 'CONTRACT' | 'EVIDENCE' | 'PROCEDURE' | 'OTHER';
-
-export interface TeamMember {
-  id: Id;
-  name: string;
-  email: string;
-  role: TeamRole;
-  is_owner: boolean;
-  last_active: string | null;
-}
-
-export interface ProjectOwner {
-  id: Id;
-  name?: string;
-  email?: string;
-  /** Older backends (and the sample data) send the username instead of the name. */
-  username?: string;
-}
-
-export interface Project {
-  id: Id;
-  name: string;
-  description: string | null;
-  status: ProjectStatus;
-  priority: ProjectPriority;
-  completion_percentage: number;
-  start_date: string | null;
-  deadline: string | null;
-  created_at: string;
-  updated_at: string;
-  assets: Id[];
-  vulnerabilities: Id[];
-  tasks: Id[];
-  team_members: TeamMember[];
-  owner: ProjectOwner | null;
-  is_active: boolean;
-  /** The caller's access; absent from other backends and from sample data (read only then). */
-  access?: ProjectAccess;
-}
-
-export interface ProjectInput {
-  name?: string;
-  description?: string;
-  status?: ProjectStatus;
-  priority?: ProjectPriority;
-  start_date?: string | null;
-  deadline?: string | null;
-  is_active?: boolean;
-  owner_id?: Id;
-}
-
-export interface ActivityEntry {
-  id: Id;
-  action: string;
-  object_type: string;
-  object_id: Id | null;
-  summary: string;
-  user: { id: Id; name?: string; username?: string } | string | null;
-  created_at: string;
-}
-
-export interface OverdueItem {
-  id: Id;
-  title: string;
-  due_date: string | null;
-  progress: number;
-  plan_id?: Id;
-}
-
-export interface ProjectDashboard {
-  project: Pick<Project, 'id' | 'name' | 'status' | 'priority' | 'completion_percentage' | 'deadline'>;
-  counts: {
-    assets: number;
-    vulnerabilities: number;
-    open_vulnerabilities: number;
-    threats: number;
-    active_threats: number;
-    risks: number;
-    tasks: number;
-    corrective_actions: number;
-    documents: number;
-    team_members: number;
-  };
-  vulnerabilities_by_severity: { critical: number; high: number; medium: number; low: number; info: number };
-  tasks_by_status: Record<WorkStatus, number>;
-  risks_by_level: Record<RiskLevel, number>;
-  /** risk_matrix[impact - 1][likelihood - 1]: open risks by residual scores. */
-  risk_matrix: number[][];
-  overdue: { tasks: OverdueItem[]; corrective_actions: OverdueItem[] };
-  recent_activity: ActivityEntry[];
-}
-
-export interface Risk {
-  id: Id;
-  project: Id;
-  title: string;
-  description: string;
-  scenario: string;
-  asset: Id | null;
-  threat: Id | null;
-  vulnerability: Id | null;
-  likelihood: number;
-  impact: number;
-  initial_score: number;
-  initial_level: RiskLevel;
-  residual_likelihood: number;
-  residual_impact: number;
-  residual_score: number;
-  residual_level: RiskLevel;
-  treatment: RiskTreatment;
-  status: RiskStatus;
-  owner: Id | null;
-  remediation_plan: Id | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface RiskInput {
-  project?: Id;
-  title: string;
-  description: string;
-  scenario: string;
-  likelihood: number;
-  impact: number;
-  treatment: RiskTreatment;
-  status: RiskStatus;
-  /** The risk's owner (a tenant member), or null. */
-  owner?: Id | null;
-}
-
-export interface RemediationPlan {
-  id: Id;
-  risk: Id;
-  project: Id;
-  title: string;
-  description: string;
-  status: PlanStatus;
-  target_likelihood: number;
-  target_impact: number;
-  owner: Id | null;
-  due_date: string | null;
-  progress: number;
-  actions_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface PlanInput {
-  risk: Id;
-  title: string;
-  description?: string;
-  target_likelihood: number;
-  target_impact: number;
-  due_date?: string | null;
-}
-
-/** A plan's editable fields (PATCH sends only those that changed; the risk cannot change). */
-export interface PlanUpdate {
-  title?: string;
-  description?: string;
-  status?: PlanStatus;
-  target_likelihood?: number;
-  target_impact?: number;
-  owner?: Id | null;
-  due_date?: string | null;
-}
-
-export interface CorrectiveAction {
-  id: Id;
-  remediation_plan: Id;
-  project: Id;
-  title: string;
-  description: string;
-  assignee: Id | null;
-  due_date: string | null;
-  progress: number;
-  status: 'TODO' | 'IN_PROGRESS' | 'DONE';
-  completed_at: string | null;
-  is_overdue: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ActionInput {
-  title: string;
-  description?: string;
-  due_date?: string | null;
-}
-
-/** A corrective action's editable fields (PATCH sends only those that changed). */
-export interface ActionUpdate {
-  title?: string;
-  description?: string;
-  assignee?: Id | null;
-  due_date?: string | null;
-}
-
-export interface ProjectTask {
-  id: Id;
-  project: Id;
-  title: string;
-  description: string;
-  status: WorkStatus;
-  priority: ProjectPriority;
-  assignee: Id | null;
-  due_date: string | null;
-  progress: number;
-  completed_at: string | null;
-  is_overdue: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface TaskInput {
-  project?: Id;
-  title?: string;
-  description?: string;
-  status?: WorkStatus;
-  priority?: ProjectPriority;
-  due_date?: string | null;
-  /** A tenant member, or null for nobody. */
-  assignee?: Id | null;
-}
-
-export interface ProjectAsset {
-  id: Id;
-  project: Id;
-  asset_id: Id;
-  name: string;
-  asset_type: string;
-  hostname: string | null;
-  ip_address: string | null;
-  operating_system: string | null;
-  criticality: string;
-  owner: string | null;
-  description: string;
-  tags: string[];
-  vulnerabilities_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ProjectVulnerability {
-  id: Id;
-  project: Id;
-  vulnerability_id: Id;
-  title: string;
-  cve_id: string | null;
-  severity: string;
-  cvss_score: number | null;
-  kev?: boolean;
-  epss_score?: number | null;
-  asset: { id: Id; name: string } | null;
-  is_resolved: boolean;
-  resolved_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ProjectThreat {
-  id: Id;
-  project: Id;
-  threat_id: Id;
-  title: string;
-  severity: string;
-  status: string;
-  is_mitigated: boolean;
-  mitigated_at?: string | null;
-  threat_type?: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ProjectDocument {
-  id: Id;
-  name: string;
-  title: string;
-  file: string;
-  project: Id;
-  description: string;
-  document_type: DocumentType;
-  file_size: number;
-  file_type: string;
-  sha256?: string;
-  uploaded_by?: { id: Id; name?: string; username?: string } | Id | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A user of the tenant, to pick a new team member. */
-export interface TenantUser {
-  id: Id;
-  username: string;
-  email: string;
-  first_name?: string;
-  last_name?: string;
-}
-
-export interface Paged<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
-
-/** A list and where it came from; on failure, an empty list and the French error (spec §8). */
-export interface ListResult<T> {
-  data: Paged<T>;
-  origin: DataOrigin;
-  error: string | null;
-}
-
-/** A write's outcome: done (with the server's answer) or stored offline by the service worker. */
-export type Written<T> = { queued: false; data: T } | { queued: true; data: null; message: string };
-
-export const PROJECT_MESSAGES = {
-  connection:
-    "Erreur de connexion au backend Vigie. Merci de vérifier votre accès réseau ou de contacter l'administrateur.",
-  unknownCause: 'Erreur inconnue.',
-  createFailed: 'Erreur lors de la création du projet. Veuillez réessayer.',
-  queued: 'Modification enregistrée hors ligne ; elle sera envoyée au retour du réseau.',
-  notFound: 'Projet introuvable : il n’existe pas ou vous n’y avez pas accès dans cette organisation.',
-  forbidden: 'Accès refusé : vous n’avez pas les droits pour consulter ce projet.',
-} as const;
-
-export function unexpectedMessage(what: string, cause?: string | null): string {
-  const text = cause?.trim();
-  return `Erreur inattendue lors de l'appel API ${what} : ${text ? text : PROJECT_MESSAGES.unknownCause}`;
-}
-
-/** A project call's error: the §8 message, and the server's status, body and `fields` kept for forms. */
-export class ProjectApiError extends ApiError {
-  constructor(status: number, message: string, data?: unknown, kind: ApiErrorKind = 'http') {
-    super(status, message, data, kind);
-    this.name = 'ProjectApiError';
-  }
-}
-
-function detailOf(data: unknown): string | undefined {
-  if (data && typeof data === 'object') {
-    const d = data as Record<string, unknown>;
-    for (const key of ['detail', 'message', 'error']) {
-      const v = d[key];
-      if (typeof v === 'string' && v.trim() !== '') return v;
-    }
-  }
-  return undefined;
-}
-
-export function isAuthError(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 401 || err.status === 403);
-}
-
-/**
- * Spec §8 "Projects": 401/403 and a cancelled upload pass unchanged; no answer (network, timeout) gives the
- * connection message; anything else "Erreur inattendue lors de l'appel API {what} : {cause}".
- */
-export function projectError(err: unknown, what: string): ApiError {
-  if (err instanceof UploadAbortedError) return err;
-  if (err instanceof ProjectApiError) return err;
-  if (isAuthError(err)) return err as ApiError;
-  if (err instanceof ApiError) {
-    if (err.status === 0 || err.kind !== 'http')
-      return new ProjectApiError(0, PROJECT_MESSAGES.connection, err.data, err.kind);
-    return new ProjectApiError(err.status, unexpectedMessage(what, detailOf(err.data) ?? err.message), err.data);
-  }
-  if (err instanceof TypeError) return new ProjectApiError(0, PROJECT_MESSAGES.connection, undefined, 'network');
-  return new ProjectApiError(0, unexpectedMessage(what, err instanceof Error ? err.message : null));
-}
-
-/** Create (§8): 'Erreur: {detail}' from the server, else the generic create message. */
-export function createError(err: unknown): ApiError {
-  if (isAuthError(err)) return err as ApiError;
-  if (err instanceof ApiError && (err.status === 0 || err.kind !== 'http'))
-    return new ProjectApiError(0, PROJECT_MESSAGES.connection, err.data, err.kind);
-  const detail = err instanceof ApiError ? detailOf(err.data) : undefined;
-  return new ProjectApiError(
-    err instanceof ApiError ? err.status : 0,
-    detail ? `Erreur: ${detail}` : PROJECT_MESSAGES.createFailed,
-    err instanceof ApiError ? err.data : undefined,
-  );
-}
-
-export function emptyPage<T>(): Paged<T> {
-  return { count: 0, next: null, previous: null, results: [] };
-}
-
-/** §3: a paged list, or a plain array. */
-export function toPaged<T>(data: unknown): Paged<T> {
-  if (Array.isArray(data)) return { count: data.length, next: null, previous: null, results: data as T[] };
-  if (data && typeof data === 'object') {
-    const d = data as Partial<Paged<T>>;
-    const results = Array.isArray(d.results) ? d.results : [];
-    return {
-      count: typeof d.count === 'number' ? d.count : results.length,
-      next: d.next ?? null,
-      previous: d.previous ?? null,
-      results,
-    };
-  }
-  return emptyPage<T>();
-}
-
-type Query = Record<string, string | number | boolean | undefined>;
-
-function cleanQuery(query: Query): Query {
-  const q: Query = {};
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q[k] = v;
-  return q;
-}
-
-async function read<T>(
-  what: string,
-  path: string,
-  opts: RequestOptions = {},
-): Promise<{ data: T; origin: DataOrigin }> {
-  try {
-    return await apiRequestWithOrigin<T>(path, { timeoutMs: TIMEOUTS.project, allowForbidden: true, ...opts });
-  } catch (err) {
-    throw projectError(err, what);
-  }
-}
-
-async function list<T>(what: string, path: string, query: Query, timeoutMs: number = TIMEOUTS.project) {
-  try {
-    const { data, origin } = await apiRequestWithOrigin<unknown>(path, {
-      query: cleanQuery(query),
-      timeoutMs,
-      allowForbidden: true,
-    });
-    return { data: toPaged<T>(data), origin, error: null } satisfies ListResult<T>;
-  } catch (err) {
-    const e = projectError(err, what);
-    if (isAuthError(e)) throw e;
-    return { data: emptyPage<T>(), origin: { source: 'network' }, error: e.message } satisfies ListResult<T>;
-  }
-}
-
-function written<T>(answer: { data: T; origin: DataOrigin }): Written<T> {
-  if (answer.origin.source === 'queued')
-    return { queued: true, data: null, message: detailOf(answer.data) ?? PROJECT_MESSAGES.queued };
-  return { queued: false, data: answer.data };
-}
-
-/** A queueable write (the service worker keeps it offline and replays it once, with its Idempotency-Key). */
-async function write<T>(
-  what: string,
-  path: string,
-  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-  body?: Record<string, unknown>,
-): Promise<Written<T>> {
-  return written(await read<T>(what, path, { method, queueable: true, ...(body !== undefined ? { body } : {}) }));
-}
+/** The typed calls of docs/api-projects.md (types in project-types.ts, errors and helpers in project-http.ts). */
 
 // Projects
 
 export const PROJECTS_PATH = '/projects/';
-export const PROJECT_PAGE_SIZE = 25;
+export const PROJECT_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 /** Sub-lists of a project ask for the largest page the server gives. */
 export const SUBLIST_PAGE_SIZE = 100;
 
@@ -497,7 +60,7 @@ export interface ProjectQuery {
   ordering?: string;
 }
 
-/** The project list (§8: not under the 5 s project timeout; a failure gives an empty list and the error). */
+/** The project list (spec §8: not under the 5 s project timeout; a failure gives an empty list and the error). */
 export function listProjects(query: ProjectQuery): Promise<ListResult<Project>> {
   return list<Project>(
     'liste des projets',
@@ -507,7 +70,7 @@ export function listProjects(query: ProjectQuery): Promise<ListResult<Project>> 
   );
 }
 
-/** Create (§8 messages; not under the 5 s project timeout). */
+/** Create (spec §8 messages; not under the 5 s project timeout). */
 export async function createProject(body: ProjectInput): Promise<Written<Project>> {
   try {
     return written(
@@ -811,7 +374,7 @@ export async function uploadDocument(
       ...opts,
       timeoutMs: FILE_TRANSFER_TIMEOUT_MS,
       maxBytes: 25 * 1024 * 1024,
-      headers: { 'X-Vigie-Queueable': '1', 'Idempotency-Key': crypto.randomUUID() },
+      headers: { [QUEUEABLE_HEADER]: '1', 'Idempotency-Key': crypto.randomUUID() },
       auth: () => ({ token: session.value?.tokens.access_token, tenantId: currentTenantId() }),
       refresh: () => refreshTokens({ retryPath: true }),
     });

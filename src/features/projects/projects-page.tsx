@@ -1,15 +1,19 @@
 import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { useState } from 'react';
-import { Link, useSearchParams } from 'wouter';
+import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
+import { optionsOf } from '../../components/select.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
 import { useCanWrite } from '../../lib/auth/can-write.ts';
 import { currentTenantId } from '../../lib/auth/session.ts';
-import { listProjects, PROJECT_PAGE_SIZE, type Project } from './projects-api.ts';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
+import { listProjects, PROJECT_PAGE_SIZE } from './projects-api.ts';
+import type { Project } from './project-types.ts';
 import {
   formatDay,
   isLate,
@@ -21,60 +25,27 @@ import {
   STATUS_FILTERS,
 } from './project-rules.ts';
 import { ProjectForm } from './project-form.tsx';
-import { ListNotes, PriorityBadge, StatusBadge } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { PriorityBadge, StatusBadge } from './project-widgets.tsx';
+import { ListNotes } from './project-tab.tsx';
 import './projects.css';
-
-const DEFAULT_ORDERING = '-created_at';
-type QueryKey = 'page' | 'status' | 'priority' | 'text' | 'ordering';
-
-function positiveInt(value: string | null, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-/** The list's filters live in the URL (?status=&priority=&text=&ordering=&page=), so a view can be shared. */
-function useProjectQuery() {
-  const [params, setParams] = useSearchParams();
-  const query = {
-    page: positiveInt(params.get('page'), 1),
-    status: params.get('status') ?? '',
-    priority: params.get('priority') ?? '',
-    text: params.get('text') ?? '',
-    ordering: params.get('ordering') ?? DEFAULT_ORDERING,
-  };
-  const update = (changes: Partial<Record<QueryKey, string | number>>) => {
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        // A new filter starts over at page 1.
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const text = String(value ?? '');
-          if (text === '' || (key === 'page' && text === '1') || (key === 'ordering' && text === DEFAULT_ORDERING))
-            next.delete(key);
-          else next.set(key, text);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  return [query, update] as const;
-}
 
 /** Projects: the list the caller can read, with status / priority / text filters in the URL, and creation. */
 export default function ProjectsPage() {
   useSignals();
   const canCreate = useCanWrite();
-  const [query, update] = useProjectQuery();
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const { page, status, priority, text, ordering } = query;
-  const key = JSON.stringify([page, status, priority, text, ordering, currentTenantId() ?? ''] as const);
-  const { state, reload } = useLoad(() => listProjects({ page, status, priority, text, ordering }), key);
-  const result = state.status === 'ready' ? state.data : null;
-  const pages = result ? Math.max(1, Math.ceil(result.data.count / PROJECT_PAGE_SIZE)) : 1;
+  // The filters live in the URL (?status=&priority=&text=&ordering=&page=), so a view can be shared.
+  const { query, update, list, pages } = usePagedList({
+    filters: { status: '', priority: '', text: '', ordering: '-created_at' },
+    load: (q) => listProjects(q),
+    pages: (data) => pageCount(data.count, PROJECT_PAGE_SIZE),
+    deps: [currentTenantId() ?? ''],
+  });
+  const { page, status, priority, text } = query;
+  // A new filter shows « Chargement… » until its answer; a reload keeps the list on screen.
+  const ready = list.state.status === 'ready' ? list.state : null;
+  const count = ready?.data.count ?? 0;
   const filtered = !!(status || priority || text);
 
   return (
@@ -94,64 +65,47 @@ export default function ProjectsPage() {
           onSaved={(saved) => {
             setCreating(false);
             setNotice(saved.queued ? saved.message : `Projet « ${saved.data.name} » créé.`);
-            reload();
+            void list.refresh();
           }}
         />
       )}
 
-      <div className="vm-toolbar" role="group" aria-label="Filtrer les projets">
-        <FilterSelect
-          label="Statut"
-          value={status}
-          allLabel="Tous"
-          options={STATUS_FILTERS}
-          onChange={(value) => update({ status: value })}
-        />
-        <FilterSelect
-          label="Priorité"
-          value={priority}
-          allLabel="Toutes"
-          options={PRIORITIES.map((p) => [p, PRIORITY_LABELS[p]] as const)}
-          onChange={(value) => update({ priority: value })}
-        />
-        <FilterSelect
-          label="Tri"
-          value={ordering}
-          options={ORDERINGS}
-          onChange={(value) => update({ ordering: value })}
-        />
+      <FilterBar
+        label="Filtrer les projets"
+        filters={[
+          { key: 'status', label: 'Statut', allLabel: 'Tous', options: STATUS_FILTERS },
+          { key: 'priority', label: 'Priorité', allLabel: 'Toutes', options: optionsOf(PRIORITY_LABELS, PRIORITIES) },
+          { key: 'ordering', label: 'Tri', options: ORDERINGS },
+        ]}
+        values={query}
+        onChange={(key, value) => update({ [key]: value })}
+      >
         <SearchForm
           label="Recherche (nom, description)"
           className="pj-search"
           value={text}
           onSearch={(t) => update({ text: t })}
         />
-      </div>
+      </FilterBar>
 
       <ActionMessages notice={notice} />
-      {state.status === 'loading' && <p role="status">Chargement des projets…</p>}
-      {state.status === 'error' && (
-        <p className="error" role="alert">
-          {state.message}
-        </p>
-      )}
-      {state.status !== 'loading' && (
+      {list.loading && <p role="status">Chargement des projets…</p>}
+      {!list.loading && (
         <>
-          {result && <ListNotes result={result} />}
-          <SampleScope origin={result?.origin}>
+          <ListNotes resource={{ origin: ready?.origin, error: list.error }} />
+          <SampleScope origin={ready?.origin}>
             <p className="muted">
-              <Figure>{NUMBER.format(result?.data.count ?? 0)}</Figure>{' '}
-              {(result?.data.count ?? 0) === 1 ? 'projet' : 'projets'}
+              <Figure>{NUMBER.format(count)}</Figure> {count === 1 ? 'projet' : 'projets'}
             </p>
-            {!result || result.data.results.length === 0 ? (
+            {!ready || ready.data.results.length === 0 ? (
               <EmptyState>
                 {filtered ? 'Aucun projet ne correspond à ces filtres.' : 'Aucun projet pour le moment.'}
               </EmptyState>
             ) : (
-              <ProjectTable projects={result.data.results} />
+              <ProjectTable projects={ready.data.results} />
             )}
           </SampleScope>
-          <Pager label="Pages des projets" page={page} pages={pages} onPage={(p) => update({ page: p })} />
+          <Pager label="Pages des projets" page={page} pages={ready ? pages : 1} onPage={(p) => update({ page: p })} />
         </>
       )}
     </section>
@@ -162,51 +116,38 @@ function ProjectTable({ projects }: { projects: Project[] }) {
   // Sample projects do not exist anywhere: no link leads into one.
   const sample = useIsSample();
   return (
-    <div className="table-wrap">
-      <table className="table pj-table">
-        <thead>
-          <tr>
-            <th scope="col">Projet</th>
-            <th scope="col">Statut</th>
-            <th scope="col">Priorité</th>
-            <th scope="col">Avancement</th>
-            <th scope="col">Début</th>
-            <th scope="col">Échéance</th>
-            <th scope="col">Propriétaire</th>
-            <th scope="col">Équipe</th>
-          </tr>
-        </thead>
-        <tbody>
-          {projects.map((p) => (
-            <tr key={p.id} data-project-id={p.id}>
-              <th scope="row" className="pj-name">
-                {sample ? (
-                  <span>{p.name}</span>
-                ) : (
-                  <Link href={`/projects/${encodeURIComponent(String(p.id))}`}>{p.name}</Link>
-                )}
-                {p.description && <span className="muted pj-desc">{p.description}</span>}
-              </th>
-              <td>
-                <StatusBadge status={p.status} />
-              </td>
-              <td>
-                <PriorityBadge priority={p.priority} />
-              </td>
-              <td>
-                <ProgressBar label={`Avancement de ${p.name}`} value={p.completion_percentage ?? 0} />
-              </td>
-              <td>{formatDay(p.start_date)}</td>
-              <td>
-                {formatDay(p.deadline)}
-                {isLate(p) && <span className="pj-late"> En retard</span>}
-              </td>
-              <td>{ownerName(p.owner)}</td>
-              <td>{NUMBER.format(p.team_members?.length ?? 0)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      className="pj-table"
+      headers={['Projet', 'Statut', 'Priorité', 'Avancement', 'Début', 'Échéance', 'Propriétaire', 'Équipe']}
+    >
+      {projects.map((p) => (
+        <tr key={p.id} data-project-id={p.id}>
+          <th scope="row" className="pj-name">
+            {sample ? (
+              <span>{p.name}</span>
+            ) : (
+              <Link href={`/projects/${encodeURIComponent(String(p.id))}`}>{p.name}</Link>
+            )}
+            {p.description && <span className="muted pj-desc">{p.description}</span>}
+          </th>
+          <td>
+            <StatusBadge status={p.status} />
+          </td>
+          <td>
+            <PriorityBadge priority={p.priority} />
+          </td>
+          <td>
+            <ProgressBar label={`Avancement de ${p.name}`} value={p.completion_percentage ?? 0} />
+          </td>
+          <td>{formatDay(p.start_date)}</td>
+          <td>
+            {formatDay(p.deadline)}
+            {isLate(p) && <span className="pj-late"> En retard</span>}
+          </td>
+          <td>{ownerName(p.owner)}</td>
+          <td>{NUMBER.format(p.team_members?.length ?? 0)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

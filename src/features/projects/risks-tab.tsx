@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
-import { ActionMessages } from '../../components/list-state.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
+import { EmptyState } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { currentTenantId } from '../../lib/auth/session.ts';
-import { deleteRisk, listRisks, type Id, type Risk } from './projects-api.ts';
+import { optionsOf } from '../../components/select.tsx';
+import { deleteRisk, listRisks } from './projects-api.ts';
+import type { Risk } from './project-types.ts';
 import {
   IMPACT_LABELS,
   label,
@@ -16,38 +17,25 @@ import {
   RISK_STATUS_LABELS,
   TREATMENT_LABELS,
 } from './project-rules.ts';
-import { Empty, LevelBadge, RiskMatrix, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
+import { LevelBadge, RiskMatrix } from './project-widgets.tsx';
+import { RemovableRow, TabBody, TabHead, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
 import { RiskForm } from './risk-form.tsx';
-import { useLoad } from './use-load.ts';
 
 /** Risques: the register (ordered by residual score), its heat map, and create / edit / delete for editors. */
-export function RisksTab({ project, canEdit, onChanged }: TabProps) {
-  const [level, setLevel] = useState('');
-  const [treatment, setTreatment] = useState('');
-  const [status, setStatus] = useState('');
-  const { state, reload } = useLoad(
-    () => listRisks({ project: project.id, level, treatment, status }),
-    JSON.stringify([project.id, level, treatment, status, currentTenantId() ?? '']),
-  );
-  const { busy, notice, setNotice, actionError, act } = useProjectActions();
+export function RisksTab(props: TabProps) {
+  const { project, canEdit } = props;
+  const [filters, setFilters] = useState({ level: '', treatment: '', status: '' });
+  const { level, treatment, status } = filters;
+  const tab = useTabList(props, () => listRisks({ project: project.id, ...filters }), [level, treatment, status]);
   const [editing, setEditing] = useState<Risk | 'new' | null>(null);
-  const [confirming, setConfirming] = useState<Id | null>(null);
-
-  const changed = () => {
-    reload();
-    onChanged();
-  };
 
   return (
     <div className="pj-tab">
-      <div className="vm-head">
-        <h3>Registre des risques</h3>
-        {canEdit && !editing && (
-          <button type="button" className="btn primary" onClick={() => setEditing('new')}>
-            Nouveau risque
-          </button>
-        )}
-      </div>
+      <TabHead
+        title="Registre des risques"
+        action={canEdit && !editing && 'Nouveau risque'}
+        onAction={() => setEditing('new')}
+      />
       {canEdit && editing && (
         <RiskForm
           key={editing === 'new' ? 'new' : editing.id}
@@ -55,7 +43,7 @@ export function RisksTab({ project, canEdit, onChanged }: TabProps) {
           risk={editing === 'new' ? undefined : editing}
           onClose={() => setEditing(null)}
           onSaved={(saved) => {
-            setNotice(
+            tab.setNotice(
               saved.queued
                 ? saved.message
                 : editing === 'new'
@@ -63,119 +51,93 @@ export function RisksTab({ project, canEdit, onChanged }: TabProps) {
                   : `Risque « ${saved.data.title} » enregistré.`,
             );
             setEditing(null);
-            changed();
+            tab.changed();
           }}
         />
       )}
-      <div className="vm-toolbar" role="group" aria-label="Filtrer les risques">
-        <FilterSelect
-          label="Niveau"
-          value={level}
-          allLabel="Tous"
-          options={LEVELS.map((l) => [l, LEVEL_LABELS[l]] as const)}
-          onChange={setLevel}
-        />
-        <FilterSelect
-          label="Traitement"
-          value={treatment}
-          allLabel="Tous"
-          options={Object.entries(TREATMENT_LABELS)}
-          onChange={setTreatment}
-        />
-        <FilterSelect
-          label="Statut"
-          value={status}
-          allLabel="Tous"
-          options={Object.entries(RISK_STATUS_LABELS)}
-          onChange={setStatus}
-        />
-      </div>
-      <ActionMessages notice={notice} error={actionError} />
-      <TabBody state={state} loading="Chargement des risques…">
-        {(result) => (
+      <FilterBar
+        label="Filtrer les risques"
+        filters={[
+          { key: 'level', label: 'Niveau', allLabel: 'Tous', options: optionsOf(LEVEL_LABELS, LEVELS) },
+          { key: 'treatment', label: 'Traitement', allLabel: 'Tous', options: optionsOf(TREATMENT_LABELS) },
+          { key: 'status', label: 'Statut', allLabel: 'Tous', options: optionsOf(RISK_STATUS_LABELS) },
+        ]}
+        values={filters}
+        onChange={(key, value) => setFilters((f) => ({ ...f, [key]: value }))}
+      />
+      <TabMessages tab={tab} />
+      <TabBody tab={tab} loading="Chargement des risques…">
+        {(page) => (
           <div className="pj-risks">
             <div className="pj-risks-matrix">
-              <RiskMatrix matrix={matrixOf(result.data.results)} caption="Risques ouverts par niveau résiduel" />
+              <RiskMatrix matrix={matrixOf(page.results)} caption="Risques ouverts par niveau résiduel" />
             </div>
-            {result.data.results.length === 0 ? (
-              <Empty>
+            {page.results.length === 0 ? (
+              <EmptyState>
                 {level || treatment || status
                   ? 'Aucun risque ne correspond à ces filtres.'
                   : 'Aucun risque enregistré.'}
-              </Empty>
+              </EmptyState>
             ) : (
-              <div className="table-wrap pj-risks-table">
-                <table className="table">
-                  <caption className="visually-hidden">Registre des risques</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Risque</th>
-                      <th scope="col">Vraisemblance</th>
-                      <th scope="col">Gravité</th>
-                      <th scope="col">Niveau initial</th>
-                      <th scope="col">Niveau résiduel</th>
-                      <th scope="col">Traitement</th>
-                      <th scope="col">Statut</th>
-                      {canEdit && <th scope="col">Actions</th>}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {result.data.results.map((r) => (
-                      <tr key={r.id} data-risk-id={r.id}>
-                        <th scope="row" className="pj-name">
-                          {r.title}
-                          {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
-                        </th>
-                        <td>
-                          {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
-                        </td>
-                        <td>
-                          {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
-                        </td>
-                        <td>
-                          <LevelBadge level={r.initial_level} score={r.initial_score} />
-                        </td>
-                        <td>
-                          <LevelBadge level={r.residual_level} score={r.residual_score} />
-                        </td>
-                        <td>{label(TREATMENT_LABELS, r.treatment)}</td>
-                        <td>{label(RISK_STATUS_LABELS, r.status)}</td>
-                        {canEdit && (
-                          <td>
-                            <DeletableRowActions
-                              name={r.title}
-                              question="Supprimer ce risque et son plan de remédiation ?"
-                              confirming={confirming === r.id}
-                              busy={busy === `delete-${r.id}`}
-                              onAsk={() => setConfirming(r.id)}
-                              onConfirm={() =>
-                                void act(
-                                  `delete-${r.id}`,
-                                  () => deleteRisk(r.id),
-                                  `Risque « ${r.title} » supprimé.`,
-                                  () => {
-                                    setConfirming(null);
-                                    changed();
-                                  },
-                                )
-                              }
-                              onCancel={() => setConfirming(null)}
-                            >
-                              <RowAction action="edit" text="Modifier" name={r.title} onClick={() => setEditing(r)} />
-                            </DeletableRowActions>
-                          </td>
-                        )}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                {result.data.count > result.data.results.length && (
-                  <p className="muted small">
-                    {NUMBER.format(result.data.results.length)} risques affichés sur {NUMBER.format(result.data.count)}{' '}
-                    (les plus élevés d’abord).
-                  </p>
-                )}
-              </div>
+              <DataTable
+                wrapClassName="pj-risks-table"
+                after={
+                  page.count > page.results.length && (
+                    <p className="muted small">
+                      {NUMBER.format(page.results.length)} risques affichés sur {NUMBER.format(page.count)} (les plus
+                      élevés d’abord).
+                    </p>
+                  )
+                }
+                caption="Registre des risques"
+                headers={[
+                  'Risque',
+                  'Vraisemblance',
+                  'Gravité',
+                  'Niveau initial',
+                  'Niveau résiduel',
+                  'Traitement',
+                  'Statut',
+                ]}
+                actions={canEdit}
+              >
+                {page.results.map((r) => (
+                  <tr key={r.id} data-risk-id={r.id}>
+                    <th scope="row" className="pj-name">
+                      {r.title}
+                      {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
+                    </th>
+                    <td>
+                      {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
+                    </td>
+                    <td>
+                      {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
+                    </td>
+                    <td>
+                      <LevelBadge level={r.initial_level} score={r.initial_score} />
+                    </td>
+                    <td>
+                      <LevelBadge level={r.residual_level} score={r.residual_score} />
+                    </td>
+                    <td>{label(TREATMENT_LABELS, r.treatment)}</td>
+                    <td>{label(RISK_STATUS_LABELS, r.status)}</td>
+                    {canEdit && (
+                      <td>
+                        <RemovableRow
+                          tab={tab}
+                          id={r.id}
+                          name={r.title}
+                          question="Supprimer ce risque et son plan de remédiation ?"
+                          remove={() => deleteRisk(r.id)}
+                          removed={`Risque « ${r.title} » supprimé.`}
+                        >
+                          <RowAction action="edit" text="Modifier" name={r.title} onClick={() => setEditing(r)} />
+                        </RemovableRow>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </div>
         )}

@@ -1,25 +1,17 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
+import { DataTable } from '../../components/data-table.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { errorAria, FormField } from '../../components/form-field.tsx';
-import { ActionMessages } from '../../components/list-state.tsx';
 import { RowAction } from '../../components/row-action.tsx';
+import { optionsOf, Select } from '../../components/select.tsx';
 import { tenantRoleOf } from '../../lib/auth/roles.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
-import {
-  addTeamMember,
-  listTeam,
-  listTenantUsers,
-  removeTeamMember,
-  updateProject,
-  type Id,
-  type TeamMember,
-  type TeamRole,
-  type TenantUser,
-} from './projects-api.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { addTeamMember, listTeam, listTenantUsers, removeTeamMember, updateProject } from './projects-api.ts';
+import type { Id, TeamMember, TeamRole, TenantUser } from './project-types.ts';
 import { formatDateTime, label, parseId, TEAM_ROLE_LABELS, TEAM_ROLES, USER_ID_MESSAGE } from './project-rules.ts';
-import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
 
 /** Only tenant administrators may read the tenant's user list (GET /api/admin/users/). */
 function mayListUsers(): boolean {
@@ -27,27 +19,23 @@ function mayListUsers(): boolean {
 }
 
 /** Équipe: members with role and owner badge; managers add, change the role of, remove members and set the owner. */
-export function TeamTab({ project, canManage, onChanged }: TabProps) {
+export function TeamTab(props: TabProps) {
   useSignals();
-  const { state, reload, update } = useLoad(() => listTeam(project.id), `${project.id}|${currentTenantId() ?? ''}`);
-  const { busy, notice, actionError, act } = useProjectActions();
-  const [confirming, setConfirming] = useState<Id | null>(null);
+  const { project, canManage, onChanged } = props;
+  const tab = useTabList(props, () => listTeam(project.id));
 
   const replace = (member: TeamMember | null, id: Id) =>
-    update((r) => ({
-      ...r,
-      data: {
-        ...r.data,
-        results: member
-          ? r.data.results.some((m) => String(m.id) === String(id))
-            ? r.data.results.map((m) => (String(m.id) === String(id) ? member : m))
-            : [...r.data.results, member]
-          : r.data.results.filter((m) => String(m.id) !== String(id)),
-      },
+    tab.list.update((page) => ({
+      ...page,
+      results: member
+        ? page.results.some((m) => String(m.id) === String(id))
+          ? page.results.map((m) => (String(m.id) === String(id) ? member : m))
+          : [...page.results, member]
+        : page.results.filter((m) => String(m.id) !== String(id)),
     }));
 
   const changeRole = (m: TeamMember, role: TeamRole) =>
-    act(
+    tab.act(
       `role-${m.id}`,
       () => addTeamMember(project.id, m.id, role),
       `Rôle de ${m.name} : ${TEAM_ROLE_LABELS[role]}.`,
@@ -55,118 +43,103 @@ export function TeamTab({ project, canManage, onChanged }: TabProps) {
     );
 
   const remove = async (m: TeamMember) => {
-    const ok = await act(`remove-${m.id}`, () => removeTeamMember(project.id, m.id), `${m.name} a quitté l’équipe.`);
+    const ok = await tab.act(
+      `remove-${m.id}`,
+      () => removeTeamMember(project.id, m.id),
+      `${m.name} a quitté l’équipe.`,
+    );
     if (ok) {
-      setConfirming(null);
+      tab.setConfirming(null);
       replace(null, m.id);
     }
   };
 
   const makeOwner = async (m: TeamMember) => {
-    const ok = await act(
+    const ok = await tab.act(
       `owner-${m.id}`,
       () => updateProject(project.id, { owner_id: m.id }),
       `${m.name} est désormais propriétaire du projet.`,
     );
     if (ok) {
-      reload();
+      void tab.list.refresh();
       onChanged();
     }
   };
 
   return (
     <div className="pj-tab">
-      <ActionMessages notice={notice} error={actionError} />
+      <TabMessages tab={tab} />
       {canManage && (
         <AddMember
-          members={state.status === 'ready' ? state.data.data.results : []}
-          busy={busy === 'add'}
+          members={tab.list.data?.results ?? []}
+          busy={tab.busy === 'add'}
           onAdd={(userId, role) =>
-            act(
+            tab.act(
               'add',
               () => addTeamMember(project.id, userId, role),
               'Membre ajouté à l’équipe.',
-              () => reload(),
+              () => void tab.list.refresh(),
             )
           }
         />
       )}
-      <TabBody state={state} loading="Chargement de l’équipe…">
-        {(result) =>
-          result.data.results.length === 0 ? (
-            <Empty>Aucun membre dans l’équipe.</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="visually-hidden">Membres de l’équipe</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Rôle</th>
-                    <th scope="col">Dernière activité</th>
-                    {canManage && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.data.results.map((m) => (
-                    <tr key={m.id} data-member-id={m.id}>
-                      <th scope="row">
-                        {m.name}
-                        {m.is_owner && <span className="vm-badge ok pj-owner">Propriétaire</span>}
-                      </th>
-                      <td>{m.email || '—'}</td>
-                      <td>
-                        {canManage && !m.is_owner ? (
-                          <select
-                            aria-label={`Rôle de ${m.name}`}
-                            value={m.role}
-                            disabled={busy === `role-${m.id}`}
-                            onChange={(e) => void changeRole(m, e.target.value as TeamRole)}
-                          >
-                            {TEAM_ROLES.map((r) => (
-                              <option key={r} value={r}>
-                                {TEAM_ROLE_LABELS[r]}
-                              </option>
-                            ))}
-                          </select>
-                        ) : (
-                          label(TEAM_ROLE_LABELS, m.role)
-                        )}
-                      </td>
-                      <td>{m.last_active ? formatDateTime(m.last_active) : 'Jamais'}</td>
-                      {canManage && (
-                        <td>
-                          {m.is_owner ? (
-                            <span className="muted">—</span>
-                          ) : (
-                            <DeletableRowActions
-                              name={m.name}
-                              question="Retirer ce membre de l’équipe ?"
-                              confirming={confirming === m.id}
-                              busy={busy === `remove-${m.id}`}
-                              onAsk={() => setConfirming(m.id)}
-                              onConfirm={() => void remove(m)}
-                              onCancel={() => setConfirming(null)}
-                            >
-                              <RowAction
-                                action="owner"
-                                text="Rendre propriétaire"
-                                name={m.name}
-                                disabled={busy === `owner-${m.id}`}
-                                onClick={() => void makeOwner(m)}
-                              />
-                            </DeletableRowActions>
-                          )}
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+      <TabBody tab={tab} loading="Chargement de l’équipe…" empty="Aucun membre dans l’équipe.">
+        {(page) => (
+          <DataTable
+            caption="Membres de l’équipe"
+            headers={['Nom', 'Email', 'Rôle', 'Dernière activité']}
+            actions={canManage}
+          >
+            {page.results.map((m) => (
+              <tr key={m.id} data-member-id={m.id}>
+                <th scope="row">
+                  {m.name}
+                  {m.is_owner && <span className="vm-badge ok pj-owner">Propriétaire</span>}
+                </th>
+                <td>{m.email || '—'}</td>
+                <td>
+                  {canManage && !m.is_owner ? (
+                    <Select
+                      aria-label={`Rôle de ${m.name}`}
+                      value={m.role}
+                      disabled={tab.busy === `role-${m.id}`}
+                      options={optionsOf(TEAM_ROLE_LABELS, TEAM_ROLES)}
+                      onChange={(e) => void changeRole(m, e.target.value as TeamRole)}
+                    />
+                  ) : (
+                    label(TEAM_ROLE_LABELS, m.role)
+                  )}
+                </td>
+                <td>{m.last_active ? formatDateTime(m.last_active) : 'Jamais'}</td>
+                {canManage && (
+                  <td>
+                    {m.is_owner ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <DeletableRowActions
+                        name={m.name}
+                        question="Retirer ce membre de l’équipe ?"
+                        confirming={tab.confirming === m.id}
+                        busy={tab.busy === `remove-${m.id}`}
+                        onAsk={() => tab.setConfirming(m.id)}
+                        onConfirm={() => void remove(m)}
+                        onCancel={() => tab.setConfirming(null)}
+                      >
+                        <RowAction
+                          action="owner"
+                          text="Rendre propriétaire"
+                          name={m.name}
+                          disabled={tab.busy === `owner-${m.id}`}
+                          onClick={() => void makeOwner(m)}
+                        />
+                      </DeletableRowActions>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </DataTable>
+        )}
       </TabBody>
     </div>
   );
@@ -191,24 +164,19 @@ function AddMember({
   onAdd: (userId: Id, role: TeamRole) => Promise<boolean>;
 }) {
   const id = useId();
-  const [users, setUsers] = useState<{ list: TenantUser[]; readable: boolean } | null>(null);
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState<TeamRole>('MEMBER');
   const [error, setError] = useState<string | null>(null);
   const canList = mayListUsers();
+  // Read only by those allowed to: for the others the list stays unread and they type an id.
+  const users = useResource(
+    async () => ({ data: canList ? await listTenantUsers() : { users: [] as TenantUser[], readable: false } }),
+    [canList],
+  );
 
-  useEffect(() => {
-    if (!canList) return;
-    let live = true;
-    void listTenantUsers().then(({ users: list, readable }) => live && setUsers({ list, readable }));
-    return () => {
-      live = false;
-    };
-  }, [canList]);
-
-  const choosing = canList && users?.readable === true;
+  const choosing = canList && users.data?.readable === true;
   const onTeam = new Set(members.map((m) => String(m.id)));
-  const candidates = (users?.list ?? []).filter((u) => !onTeam.has(String(u.id)));
+  const candidates = (users.data?.users ?? []).filter((u) => !onTeam.has(String(u.id)));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -227,19 +195,14 @@ function AddMember({
       <div className="pj-inline-fields">
         <FormField id={`${id}-user`} label={choosing ? 'Utilisateur' : 'Identifiant de l’utilisateur'} error={error}>
           {choosing ? (
-            <select
+            <Select
               id={`${id}-user`}
               value={userId}
+              empty="— Choisir —"
+              options={candidates.map((u) => [String(u.id), userLabel(u)] as const)}
               onChange={(e) => setUserId(e.target.value)}
               {...errorAria(`${id}-user-error`, error)}
-            >
-              <option value="">— Choisir —</option>
-              {candidates.map((u) => (
-                <option key={u.id} value={String(u.id)}>
-                  {userLabel(u)}
-                </option>
-              ))}
-            </select>
+            />
           ) : (
             <input
               id={`${id}-user`}
@@ -252,13 +215,12 @@ function AddMember({
           )}
         </FormField>
         <FormField id={`${id}-role`} label="Rôle">
-          <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as TeamRole)}>
-            {TEAM_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {TEAM_ROLE_LABELS[r]}
-              </option>
-            ))}
-          </select>
+          <Select
+            id={`${id}-role`}
+            value={role}
+            options={optionsOf(TEAM_ROLE_LABELS, TEAM_ROLES)}
+            onChange={(e) => setRole(e.target.value as TeamRole)}
+          />
         </FormField>
         <button type="submit" className="btn primary" disabled={busy}>
           {busy ? 'Ajout…' : 'Ajouter'}

@@ -1,57 +1,40 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
-import { ActionMessages } from '../../components/list-state.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
+import { optionsOf } from '../../components/select.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { currentTenantId } from '../../lib/auth/session.ts';
 import {
   linkVulnerability,
   listProjectVulnerabilities,
   markVulnerabilityResolved,
   unlinkVulnerability,
-  type Id,
-  type ProjectVulnerability,
 } from './projects-api.ts';
+import type { ProjectVulnerability } from './project-types.ts';
 import { formatDay, label, SEVERITY_LABELS, SEVERITY_VALUES } from './project-rules.ts';
 import { LinkById } from './link-by-id.tsx';
-import { Empty, TabBody, useProjectActions, type TabProps } from './project-widgets.tsx';
-import { useLoad } from './use-load.ts';
+import { RemovableRow, TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
 
 const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 /** Vulnérabilités: the findings linked to the project; editors resolve or reopen them and manage the links. */
-export function VulnerabilitiesTab({ project, canEdit, onChanged }: TabProps) {
-  const [severity, setSeverity] = useState('');
-  const [resolved, setResolved] = useState('');
-  const { state, reload, update } = useLoad(
-    () => listProjectVulnerabilities({ project: project.id, severity, is_resolved: resolved }),
-    JSON.stringify([project.id, severity, resolved, currentTenantId() ?? '']),
-  );
-  const { busy, notice, actionError, act } = useProjectActions();
-  const [confirming, setConfirming] = useState<Id | null>(null);
-
-  const changed = () => {
-    reload();
-    onChanged();
-  };
+export function VulnerabilitiesTab(props: TabProps) {
+  const { project, canEdit, onChanged } = props;
+  const [filters, setFilters] = useState({ severity: '', is_resolved: '' });
+  const { severity, is_resolved: resolved } = filters;
+  const tab = useTabList(props, () => listProjectVulnerabilities({ project: project.id, ...filters }), [
+    severity,
+    resolved,
+  ]);
 
   const toggle = (v: ProjectVulnerability) => {
     const next = !v.is_resolved;
-    return act(
+    return tab.act(
       `resolve-${v.id}`,
       () => markVulnerabilityResolved(v.id, next),
       next ? `« ${v.title} » marquée comme résolue.` : `« ${v.title} » rouverte.`,
       (saved) => {
-        update((r) => ({
-          ...r,
-          data: {
-            ...r.data,
-            results: r.data.results.map((x) =>
-              x.id === v.id ? { ...x, ...(saved ?? {}), is_resolved: saved?.is_resolved ?? next } : x,
-            ),
-          },
-        }));
+        tab.updateRow(v.id, (x) => ({ ...x, ...(saved ?? {}), is_resolved: saved?.is_resolved ?? next }));
         onChanged();
       },
     );
@@ -59,128 +42,101 @@ export function VulnerabilitiesTab({ project, canEdit, onChanged }: TabProps) {
 
   return (
     <div className="pj-tab">
-      <ActionMessages notice={notice} error={actionError} />
+      <TabMessages tab={tab} />
       {canEdit && (
         <LinkById
           title="Lier une vulnérabilité"
           fieldLabel="Identifiant de la vulnérabilité"
-          busy={busy === 'link'}
+          busy={tab.busy === 'link'}
           onLink={(vid) =>
-            act('link', () => linkVulnerability(project.id, vid), 'Vulnérabilité liée au projet.', changed)
+            tab.act('link', () => linkVulnerability(project.id, vid), 'Vulnérabilité liée au projet.', tab.changed)
           }
         />
       )}
-      <div className="vm-toolbar" role="group" aria-label="Filtrer les vulnérabilités">
-        <FilterSelect
-          label="Gravité"
-          value={severity}
-          allLabel="Toutes"
-          options={SEVERITY_VALUES.map((s) => [s, label(SEVERITY_LABELS, s)] as const)}
-          onChange={setSeverity}
-        />
-        <FilterSelect
-          label="État"
-          value={resolved}
-          allLabel="Tous"
-          options={[
-            ['false', 'Ouvertes'],
-            ['true', 'Résolues'],
-          ]}
-          onChange={setResolved}
-        />
-      </div>
-      <TabBody state={state} loading="Chargement des vulnérabilités…">
-        {(result) =>
-          result.data.results.length === 0 ? (
-            <Empty>
-              {severity || resolved
-                ? 'Aucune vulnérabilité ne correspond à ces filtres.'
-                : 'Aucune vulnérabilité liée à ce projet.'}
-            </Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="visually-hidden">Vulnérabilités du projet</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Vulnérabilité</th>
-                    <th scope="col">CVE</th>
-                    <th scope="col">Gravité</th>
-                    <th scope="col">CVSS</th>
-                    <th scope="col">Actif</th>
-                    <th scope="col">État</th>
-                    {canEdit && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.data.results.map((v) => (
-                    <tr key={v.id} data-link-id={v.id}>
-                      <th scope="row" className="pj-name">
-                        <Link href={`/vulnerabilities/${encodeURIComponent(String(v.vulnerability_id))}`}>
-                          {v.title}
-                        </Link>
-                        {v.kev && (
-                          <abbr
-                            className="pj-kev"
-                            title="Vulnérabilité activement exploitée (catalogue KEV de la CISA)"
-                          >
-                            KEV
-                          </abbr>
-                        )}
-                      </th>
-                      <td>{v.cve_id ? <Link href={`/cve/${encodeURIComponent(v.cve_id)}`}>{v.cve_id}</Link> : '—'}</td>
-                      <td>
-                        <span className={`vm-badge ${v.severity}`}>{label(SEVERITY_LABELS, v.severity)}</span>
-                      </td>
-                      <td>{typeof v.cvss_score === 'number' ? SCORE.format(v.cvss_score) : '—'}</td>
-                      <td>{v.asset?.name ?? '—'}</td>
-                      <td>
-                        {v.is_resolved ? (
-                          <span className="vm-badge ok">
-                            Résolue{v.resolved_at ? ` le ${formatDay(v.resolved_at)}` : ''}
-                          </span>
-                        ) : (
-                          <span className="vm-badge failed">Ouverte</span>
-                        )}
-                      </td>
-                      {canEdit && (
-                        <td>
-                          <DeletableRowActions
-                            name={v.title}
-                            question="Retirer cette vulnérabilité du projet ?"
-                            confirming={confirming === v.id}
-                            busy={busy === `unlink-${v.id}`}
-                            onAsk={() => setConfirming(v.id)}
-                            onConfirm={() =>
-                              void act(
-                                `unlink-${v.id}`,
-                                () => unlinkVulnerability(v.id),
-                                `« ${v.title} » retirée du projet.`,
-                                () => {
-                                  setConfirming(null);
-                                  changed();
-                                },
-                              )
-                            }
-                            onCancel={() => setConfirming(null)}
-                          >
-                            <RowAction
-                              action={v.is_resolved ? 'reopen' : 'resolve'}
-                              text={v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}
-                              name={v.title}
-                              disabled={busy === `resolve-${v.id}`}
-                              onClick={() => void toggle(v)}
-                            />
-                          </DeletableRowActions>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
+      <FilterBar
+        label="Filtrer les vulnérabilités"
+        filters={[
+          {
+            key: 'severity',
+            label: 'Gravité',
+            allLabel: 'Toutes',
+            options: optionsOf(SEVERITY_LABELS, SEVERITY_VALUES),
+          },
+          {
+            key: 'is_resolved',
+            label: 'État',
+            allLabel: 'Tous',
+            options: [
+              ['false', 'Ouvertes'],
+              ['true', 'Résolues'],
+            ],
+          },
+        ]}
+        values={filters}
+        onChange={(key, value) => setFilters((f) => ({ ...f, [key]: value }))}
+      />
+      <TabBody
+        tab={tab}
+        loading="Chargement des vulnérabilités…"
+        empty={
+          severity || resolved
+            ? 'Aucune vulnérabilité ne correspond à ces filtres.'
+            : 'Aucune vulnérabilité liée à ce projet.'
         }
+      >
+        {(page) => (
+          <DataTable
+            caption="Vulnérabilités du projet"
+            headers={['Vulnérabilité', 'CVE', 'Gravité', 'CVSS', 'Actif', 'État']}
+            actions={canEdit}
+          >
+            {page.results.map((v) => (
+              <tr key={v.id} data-link-id={v.id}>
+                <th scope="row" className="pj-name">
+                  <Link href={`/vulnerabilities/${encodeURIComponent(String(v.vulnerability_id))}`}>{v.title}</Link>
+                  {v.kev && (
+                    <abbr className="pj-kev" title="Vulnérabilité activement exploitée (catalogue KEV de la CISA)">
+                      KEV
+                    </abbr>
+                  )}
+                </th>
+                <td>{v.cve_id ? <Link href={`/cve/${encodeURIComponent(v.cve_id)}`}>{v.cve_id}</Link> : '—'}</td>
+                <td>
+                  <span className={`vm-badge ${v.severity}`}>{label(SEVERITY_LABELS, v.severity)}</span>
+                </td>
+                <td>{typeof v.cvss_score === 'number' ? SCORE.format(v.cvss_score) : '—'}</td>
+                <td>{v.asset?.name ?? '—'}</td>
+                <td>
+                  {v.is_resolved ? (
+                    <span className="vm-badge ok">Résolue{v.resolved_at ? ` le ${formatDay(v.resolved_at)}` : ''}</span>
+                  ) : (
+                    <span className="vm-badge failed">Ouverte</span>
+                  )}
+                </td>
+                {canEdit && (
+                  <td>
+                    <RemovableRow
+                      tab={tab}
+                      id={v.id}
+                      name={v.title}
+                      question="Retirer cette vulnérabilité du projet ?"
+                      remove={() => unlinkVulnerability(v.id)}
+                      removed={`« ${v.title} » retirée du projet.`}
+                    >
+                      <RowAction
+                        action={v.is_resolved ? 'reopen' : 'resolve'}
+                        text={v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}
+                        name={v.title}
+                        disabled={tab.busy === `resolve-${v.id}`}
+                        onClick={() => void toggle(v)}
+                      />
+                    </RemovableRow>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </DataTable>
+        )}
       </TabBody>
     </div>
   );

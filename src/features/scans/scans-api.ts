@@ -1,10 +1,12 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
+import type { Paged } from '../../../contract/paged.ts';
+import type { Severity } from '../../../contract/severity.ts';
 import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
 import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
 
 export type ScanStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type Scanner = 'trivy' | 'nmap' | 'openvas' | 'manual';
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+export type { Severity } from '../../../contract/severity.ts';
 export type ScanAction = 'start' | 'restart' | 'cancel';
 export type ReportFormat = 'auto' | 'trivy' | 'nmap' | 'openvas';
 
@@ -36,12 +38,7 @@ export interface Scan {
   updated_at?: string;
 }
 
-export interface Paged<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+export type { Paged } from '../../../contract/paged.ts';
 
 export interface ScanQuery {
   page: number;

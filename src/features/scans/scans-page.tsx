@@ -1,15 +1,15 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { DataOrigin } from '../../lib/api-client.ts';
+import { useState } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import { messageOf } from '../../lib/error-message.ts';
+import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
-import { deleteScan, listScans, runScanAction, type Paged, type Scan, type ScanAction } from './scans-api.ts';
+import { deleteScan, listScans, runScanAction, type Scan, type ScanAction } from './scans-api.ts';
 import {
   ACTION_LABELS,
   allowedActions,
@@ -22,9 +22,10 @@ import { usePolling } from '../../lib/use-polling.ts';
 import { useCanWrite } from '../../lib/auth/can-write.ts';
 import { ScanCreateForm } from './scan-create-form.tsx';
 import { ScanImportForm } from './scan-import-form.tsx';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/paged.ts';
 import './scans.css';
 
-export const PAGE_SIZE = 25;
+export const PAGE_SIZE = DEFAULT_PAGE_SIZE;
 /** While a scan is PENDING or RUNNING the list is read again this often (ms). */
 export const SCAN_POLL_MS = 4_000;
 
@@ -68,65 +69,30 @@ function ScanResults({ scan }: { scan: Scan }) {
   );
 }
 
-interface ListState {
-  page: Paged<Scan>;
-  origin: DataOrigin;
-}
-
 /** Scans: paged list with filters, creation, report import, lifecycle actions, live progress. */
 export default function ScansPage() {
   const canWrite = useCanWrite();
-  const [page, setPage] = useState(1);
-  const [status, setStatus] = useState('');
-  const [scanner, setScanner] = useState('');
-  const [list, setList] = useState<ListState | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { query, update, list, pages } = usePagedList({
+    filters: { status: '', scanner: '' },
+    url: false,
+    load: (q) => listScans({ ...q, page_size: PAGE_SIZE }),
+    pages: (data) => pageCount(data.count, PAGE_SIZE),
+  });
+  const { page, status, scanner } = query;
   const { busy, notice, setNotice, actionError, run } = useRowActions<Scan['id']>();
   const [confirming, setConfirming] = useState<Scan['id'] | null>(null);
   const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
-  const [reloadKey, setReloadKey] = useState(0);
-  const requestSeq = useRef(0);
+  const reload = () => void list.refresh();
 
-  const load = useCallback(() => {
-    const seq = ++requestSeq.current;
-    return listScans({ page, page_size: PAGE_SIZE, status, scanner }).then(
-      ({ data, origin }) => {
-        if (seq !== requestSeq.current) return;
-        setList({ page: { ...data, results: data.results ?? [] }, origin });
-        setLoadError(null);
-      },
-      (err: unknown) => {
-        if (seq !== requestSeq.current) return;
-        setLoadError(messageOf(err));
-      },
-    );
-  }, [page, status, scanner]);
-
-  useEffect(() => {
-    void load();
-  }, [load, reloadKey]);
-
-  const active = !!list?.page.results.some((s) => isActive(s.status));
-  usePolling(active, SCAN_POLL_MS, load);
-
-  const reload = () => setReloadKey((k) => k + 1);
-  /** A new filter starts over at page 1. */
-  const firstPage = (set: (value: string) => void) => (value: string) => {
-    set(value);
-    setPage(1);
-  };
+  const data = list.data;
+  const results = data?.results ?? [];
+  const active = results.some((s) => isActive(s.status));
+  usePolling(active, SCAN_POLL_MS, list.refresh);
 
   async function runAction(scan: Scan, action: ScanAction) {
     await run(scan.id, async () => {
       const updated = await runScanAction(scan.id, action);
-      setList((prev) =>
-        prev
-          ? {
-              ...prev,
-              page: { ...prev.page, results: prev.page.results.map((s) => (s.id === scan.id ? updated : s)) },
-            }
-          : prev,
-      );
+      list.update((prev) => ({ ...prev, results: (prev.results ?? []).map((s) => (s.id === scan.id ? updated : s)) }));
       setNotice(
         action === 'cancel'
           ? `Scan « ${scan.name} » annulé.`
@@ -149,12 +115,9 @@ export default function ScansPage() {
   const onCreated = (scan: Scan, message: string) => {
     setPanel('none');
     setNotice(message.replace('{name}', scan.name));
-    setPage(1);
-    reload();
+    if (page === 1) reload();
+    else update({ page: 1 });
   };
-
-  const data = list?.page;
-  const pages = data ? Math.max(1, Math.ceil(data.count / PAGE_SIZE)) : 1;
 
   return (
     <section className="page">
@@ -203,110 +166,101 @@ export default function ScansPage() {
         </div>
       )}
 
-      <div className="vm-toolbar" role="search" aria-label="Filtrer les scans">
-        <FilterSelect
-          label="Statut"
-          value={status}
-          allLabel="Tous"
-          options={Object.entries(SCAN_STATUS_LABELS)}
-          onChange={firstPage(setStatus)}
-        />
-        <FilterSelect
-          label="Scanner"
-          value={scanner}
-          allLabel="Tous"
-          options={Object.entries(SCANNER_LABELS)}
-          onChange={firstPage(setScanner)}
-        />
+      <FilterBar
+        label="Filtrer les scans"
+        role="search"
+        filters={[
+          { key: 'status', label: 'Statut', allLabel: 'Tous', options: Object.entries(SCAN_STATUS_LABELS) },
+          { key: 'scanner', label: 'Scanner', allLabel: 'Tous', options: Object.entries(SCANNER_LABELS) },
+        ]}
+        values={query}
+        onChange={(key, value) => update({ [key]: value })}
+      >
         <button type="button" className="btn secondary" onClick={reload}>
           Actualiser
         </button>
-      </div>
+      </FilterBar>
 
       <ActionMessages notice={notice} error={actionError} />
-      <LoadStatus loaded={!!list} error={loadError} failure="Impossible de charger les scans" />
+      <LoadStatus loaded={!!data} error={list.error} failure="Impossible de charger les scans" />
 
-      {data && list && (
+      {data && (
         <>
           <DataOriginNote origin={list.origin} />
           <p className="muted" aria-live="polite">
             {data.count === 1 ? '1 scan' : `${NUMBER.format(data.count)} scans`}
             {active && ' — actualisation automatique pendant les scans en cours'}
           </p>
-          {data.results.length === 0 ? (
+          {results.length === 0 ? (
             <EmptyState>
               {status || scanner ? 'Aucun scan ne correspond à ces filtres.' : 'Aucun scan pour l’instant.'}
             </EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="muted">Scans, les plus récents d’abord</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Scanner</th>
-                    <th scope="col">Cible</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">Progression</th>
-                    <th scope="col">Résultats</th>
-                    <th scope="col">Créé le</th>
-                    <th scope="col">Démarré le</th>
-                    <th scope="col">Terminé le</th>
-                    {canWrite && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.results.map((scan) => (
-                    <tr key={scan.id} data-scan-id={scan.id}>
-                      <th scope="row">{scan.name}</th>
-                      <td>{SCANNER_LABELS[scan.scanner] ?? scan.scanner}</td>
-                      <td>{scan.target || '—'}</td>
-                      <td>
-                        <span className={`vm-badge ${SCAN_STATUS_TONE[scan.status] ?? ''}`}>
-                          {SCAN_STATUS_LABELS[scan.status] ?? scan.status}
-                        </span>
-                      </td>
-                      <td>
-                        <ScanProgress scan={scan} />
-                      </td>
-                      <td className="vm-wrap">
-                        <ScanResults scan={scan} />
-                      </td>
-                      <td>{formatDate(scan.created_at)}</td>
-                      <td>{formatDate(scan.started_at)}</td>
-                      <td>{formatDate(scan.completed_at)}</td>
-                      {canWrite && (
-                        <td>
-                          <DeletableRowActions
+            <DataTable
+              caption="Scans, les plus récents d’abord"
+              captionClass="muted"
+              headers={[
+                'Nom',
+                'Scanner',
+                'Cible',
+                'Statut',
+                'Progression',
+                'Résultats',
+                'Créé le',
+                'Démarré le',
+                'Terminé le',
+              ]}
+              actions={canWrite}
+            >
+              {results.map((scan) => (
+                <tr key={scan.id} data-scan-id={scan.id}>
+                  <th scope="row">{scan.name}</th>
+                  <td>{SCANNER_LABELS[scan.scanner] ?? scan.scanner}</td>
+                  <td>{scan.target || '—'}</td>
+                  <td>
+                    <span className={`vm-badge ${SCAN_STATUS_TONE[scan.status] ?? ''}`}>
+                      {SCAN_STATUS_LABELS[scan.status] ?? scan.status}
+                    </span>
+                  </td>
+                  <td>
+                    <ScanProgress scan={scan} />
+                  </td>
+                  <td className="vm-wrap">
+                    <ScanResults scan={scan} />
+                  </td>
+                  <td>{formatDate(scan.created_at)}</td>
+                  <td>{formatDate(scan.started_at)}</td>
+                  <td>{formatDate(scan.completed_at)}</td>
+                  {canWrite && (
+                    <td>
+                      <DeletableRowActions
+                        name={scan.name}
+                        question="Supprimer ce scan ?"
+                        confirming={confirming === scan.id}
+                        busy={busy === scan.id}
+                        disableDelete
+                        onAsk={() => setConfirming(scan.id)}
+                        onConfirm={() => void remove(scan)}
+                        onCancel={() => setConfirming(null)}
+                      >
+                        {allowedActions(scan.status).map((action) => (
+                          <RowAction
+                            key={action}
+                            action={action}
+                            text={ACTION_LABELS[action]}
                             name={scan.name}
-                            question="Supprimer ce scan ?"
-                            confirming={confirming === scan.id}
-                            busy={busy === scan.id}
-                            disableDelete
-                            onAsk={() => setConfirming(scan.id)}
-                            onConfirm={() => void remove(scan)}
-                            onCancel={() => setConfirming(null)}
-                          >
-                            {allowedActions(scan.status).map((action) => (
-                              <RowAction
-                                key={action}
-                                action={action}
-                                text={ACTION_LABELS[action]}
-                                name={scan.name}
-                                disabled={busy === scan.id}
-                                onClick={() => void runAction(scan, action)}
-                              />
-                            ))}
-                          </DeletableRowActions>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                            disabled={busy === scan.id}
+                            onClick={() => void runAction(scan, action)}
+                          />
+                        ))}
+                      </DeletableRowActions>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
-          <Pager label="Pages des scans" page={page} pages={pages} onPage={setPage} />
+          <Pager label="Pages des scans" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>
       )}
     </section>

@@ -1,47 +1,44 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { session } from '../../lib/auth/session.ts';
 import { password, twoFactor, updateMyProfile } from '../../lib/auth/account.ts';
 import { messageOf } from '../../lib/error-message.ts';
-import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+
+/** What the last submit of a card said: its success, or its error. */
+function Outcome({ notice, error }: { notice: string | null; error: string | null }) {
+  if (!notice && !error) return null;
+  return (
+    <p className={error ? 'error' : 'notice'} role={error ? 'alert' : 'status'}>
+      {error ?? notice}
+    </p>
+  );
+}
 
 function ProfileForm() {
   useSignals();
   const profile = session.value?.profile;
-  const [firstName, setFirstName] = useState(profile?.first_name ?? '');
-  const [lastName, setLastName] = useState(profile?.last_name ?? '');
-  const [email, setEmail] = useState(profile?.email ?? '');
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    try {
-      await updateMyProfile({ first_name: firstName, last_name: lastName, email });
-      setStatus({ ok: true, text: 'Profil enregistré.' });
-    } catch (err) {
-      setStatus({ ok: false, text: messageOf(err) });
-    }
+  const form = useForm({
+    first_name: profile?.first_name ?? '',
+    last_name: profile?.last_name ?? '',
+    email: profile?.email ?? '',
+  });
+  const send = async (values: typeof form.values) => {
+    await updateMyProfile(values);
+    form.setNotice('Profil enregistré.');
   };
   return (
-    <form className="card form" onSubmit={(e) => void submit(e)} aria-labelledby="profile-title">
+    <form className="card form" onSubmit={form.onSubmit(send)} aria-labelledby="profile-title">
       <h2 id="profile-title">Profil</h2>
-      <label htmlFor="first_name">Prénom</label>
-      <input
-        id="first_name"
-        value={firstName}
-        onChange={(e) => setFirstName(e.target.value)}
-        autoComplete="given-name"
-      />
-      <label htmlFor="last_name">Nom</label>
-      <input id="last_name" value={lastName} onChange={(e) => setLastName(e.target.value)} autoComplete="family-name" />
-      <label htmlFor="email">Email</label>
-      <input id="email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
-      {status && (
-        <p className={status.ok ? 'notice' : 'error'} role={status.ok ? 'status' : 'alert'}>
-          {status.text}
-        </p>
-      )}
+      <label htmlFor={`${form.id}-first_name`}>Prénom</label>
+      <input {...form.control('first_name')} autoComplete="given-name" />
+      <label htmlFor={`${form.id}-last_name`}>Nom</label>
+      <input {...form.control('last_name')} autoComplete="family-name" />
+      <label htmlFor={`${form.id}-email`}>Email</label>
+      <input {...form.control('email')} type="email" autoComplete="email" />
+      <Outcome notice={form.notice} error={form.error} />
       <button className="btn primary" type="submit">
         Enregistrer
       </button>
@@ -50,45 +47,24 @@ function ProfileForm() {
 }
 
 function PasswordForm() {
-  const [oldPassword, setOld] = useState('');
-  const [newPassword, setNew] = useState('');
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    try {
-      const answer = await password.change(oldPassword, newPassword);
-      setStatus({ ok: true, text: answer.detail });
-      setOld('');
-      setNew('');
-    } catch (err) {
-      const fields = err instanceof ApiError ? Object.values(err.fields)[0]?.[0] : undefined;
-      setStatus({ ok: false, text: fields ?? messageOf(err) });
-    }
+  const form = useForm({ old_password: '', new_password: '' });
+  const send = async ({ old_password, new_password }: typeof form.values) => {
+    const answer = await password.change(old_password, new_password);
+    form.setValues({ old_password: '', new_password: '' });
+    form.setNotice(answer.detail);
   };
   return (
-    <form className="card form" onSubmit={(e) => void submit(e)} aria-labelledby="password-title">
+    <form
+      className="card form"
+      onSubmit={form.onSubmit(send, { message: (err) => messageOf(err, { firstField: true }) })}
+      aria-labelledby="password-title"
+    >
       <h2 id="password-title">Mot de passe</h2>
-      <label htmlFor="old_password">Mot de passe actuel</label>
-      <input
-        id="old_password"
-        type="password"
-        value={oldPassword}
-        onChange={(e) => setOld(e.target.value)}
-        autoComplete="current-password"
-      />
-      <label htmlFor="new_password">Nouveau mot de passe</label>
-      <input
-        id="new_password"
-        type="password"
-        value={newPassword}
-        onChange={(e) => setNew(e.target.value)}
-        autoComplete="new-password"
-      />
-      {status && (
-        <p className={status.ok ? 'notice' : 'error'} role={status.ok ? 'status' : 'alert'}>
-          {status.text}
-        </p>
-      )}
+      <label htmlFor={`${form.id}-old_password`}>Mot de passe actuel</label>
+      <input {...form.control('old_password')} type="password" autoComplete="current-password" />
+      <label htmlFor={`${form.id}-new_password`}>Nouveau mot de passe</label>
+      <input {...form.control('new_password')} type="password" autoComplete="new-password" />
+      <Outcome notice={form.notice} error={form.error} />
       <button className="btn primary" type="submit">
         Changer le mot de passe
       </button>
@@ -97,50 +73,43 @@ function PasswordForm() {
 }
 
 function TwoFactorCard() {
-  const [enabled, setEnabled] = useState<boolean | null>(null);
-  const [origin, setOrigin] = useState<DataOrigin | undefined>(undefined);
+  const status = useResource(twoFactor.status, []);
+  /** The state after this screen changed it, else the one read (null: unknown). */
+  const [changed, setChanged] = useState<boolean | null>(null);
+  const enabled = changed ?? status.data?.enabled ?? null;
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState('');
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-
-  useEffect(() => {
-    twoFactor.status().then(
-      (s) => {
-        setEnabled(s.data.enabled);
-        setOrigin(s.origin);
-      },
-      () => setEnabled(null),
-    );
-  }, []);
+  const [outcome, setOutcome] = useState<{ notice: string | null; error: string | null }>({
+    notice: null,
+    error: null,
+  });
 
   const start = async () => {
     try {
       setSetup(await twoFactor.enable());
-      setStatus(null);
+      setOutcome({ notice: null, error: null });
     } catch (err) {
-      setStatus({ ok: false, text: messageOf(err) });
+      setOutcome({ notice: null, error: messageOf(err) });
     }
   };
   const confirm = async (e: FormEvent) => {
     e.preventDefault();
     try {
       const answer = setup ? await twoFactor.verify(code) : await twoFactor.disable({ token: code });
-      setEnabled(answer.enabled);
+      setChanged(answer.enabled);
       setSetup(null);
       setCode('');
-      setStatus({
-        ok: true,
-        text: answer.enabled ? 'Double authentification activée.' : 'Double authentification désactivée.',
-      });
+      const text = answer.enabled ? 'Double authentification activée.' : 'Double authentification désactivée.';
+      setOutcome({ notice: text, error: null });
     } catch (err) {
-      setStatus({ ok: false, text: messageOf(err) });
+      setOutcome({ notice: null, error: messageOf(err) });
     }
   };
 
   return (
     <section className="card form" aria-labelledby="tfa-title">
       <h2 id="tfa-title">Double authentification</h2>
-      <DataOriginNote origin={origin} />
+      <DataOriginNote origin={status.origin} />
       <p>{enabled === null ? 'État inconnu (serveur injoignable).' : enabled ? 'Activée.' : 'Désactivée.'}</p>
       {enabled === false && !setup && (
         <button className="btn primary" type="button" onClick={() => void start()}>
@@ -169,11 +138,7 @@ function TwoFactorCard() {
           </button>
         </form>
       )}
-      {status && (
-        <p className={status.ok ? 'notice' : 'error'} role={status.ok ? 'status' : 'alert'}>
-          {status.text}
-        </p>
-      )}
+      <Outcome {...outcome} />
     </section>
   );
 }

@@ -14,7 +14,7 @@ export interface TaskMeta {
   reason?: string | null;
 }
 
-/** §3 background task (recent_tasks). */
+/** spec §3 background task (recent_tasks). */
 export interface BackgroundTask {
   id: string;
   name: string;
@@ -26,7 +26,7 @@ export interface BackgroundTask {
   created_at?: string | null;
 }
 
-/** §3 scheduled task; the server sends the schedule as {cron, label}, the §8 sample as a French sentence. */
+/** spec §3 scheduled task; the server sends the schedule as {cron, label}, the spec §8 sample as a French sentence. */
 export interface ScheduledTask {
   id: number | string;
   name: string;
@@ -43,7 +43,7 @@ export interface AvailableTask {
   schedule?: ScheduledTask['schedule'];
 }
 
-/** §3 task launch result. */
+/** spec §3 task launch result. */
 export interface LaunchResult {
   task_id: string | null;
   task_name: string;
@@ -76,7 +76,7 @@ export async function fetchRecentTasks(limit = 50): Promise<{ data: BackgroundTa
 }
 
 /**
- * Launchable tasks. The §8 sample answers this path with the whole task lists (no `tasks`): the scheduled
+ * Launchable tasks. The spec §8 sample answers this path with the whole task lists (no `tasks`): the scheduled
  * tasks then stand in for the launch menu.
  */
 export async function fetchAvailableTasks(): Promise<{ data: AvailableTask[]; origin: DataOrigin }> {

@@ -1,10 +1,14 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState } from 'react';
 import type { DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { messageOf } from '../../lib/error-message.ts';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Select } from '../../components/select.tsx';
+import { useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import {
   cancelTask,
   fetchAvailableTasks,
@@ -74,47 +78,36 @@ function CancelForm({
   onCancelled: (task: BackgroundTask) => void;
   onClose: () => void;
 }) {
-  const id = useId();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setSending(true);
-    setError(null);
+  const form = useForm({ reason: '' });
+  const send = async ({ reason }: { reason: string }) => {
     const why = reason.trim();
+    const record = (outcome: Record<string, unknown>) =>
+      recordUiAction('task_cancel', { task_id: task.id, task: task.full_name, reason: why, ...outcome });
     try {
       const { data } = await cancelTask(task.id, why || undefined);
-      recordUiAction('task_cancel', { task_id: task.id, task: task.full_name, reason: why, result: 'cancelled' });
+      record({ result: 'cancelled' });
       onCancelled(data);
     } catch (err) {
-      const message = messageOf(err);
-      recordUiAction('task_cancel', { task_id: task.id, task: task.full_name, reason: why, result: 'failed', message });
-      setError(message);
-      setSending(false);
+      record({ result: 'failed', message: messageOf(err) });
+      throw err;
     }
-  }
+  };
 
   return (
-    <form className="task-cancel" onSubmit={(e) => void submit(e)} aria-label={`Annuler la tâche ${task.name}`}>
+    <form className="task-cancel" onSubmit={form.onSubmit(send)} aria-label={`Annuler la tâche ${task.name}`}>
       <div className="vm-field">
-        <label htmlFor={`${id}-reason`}>Motif (facultatif)</label>
-        <input id={`${id}-reason`} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
+        <label htmlFor={`${form.id}-reason`}>Motif (facultatif)</label>
+        <input {...form.control('reason')} maxLength={500} />
       </div>
       <div className="vm-actions">
-        <button type="submit" className="btn danger small" disabled={sending}>
+        <button type="submit" className="btn danger small" disabled={form.submitting}>
           Confirmer l’annulation
         </button>
         <button type="button" className="btn secondary small" onClick={onClose}>
           Ne pas annuler
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionMessages error={form.error} />
     </form>
   );
 }
@@ -132,21 +125,15 @@ function LaunchPanel({
   perms: TaskPermissions;
   onLaunched: (result: LaunchResult, origin: DataOrigin) => void;
 }) {
-  const id = useId();
   const launchable = available.filter((t) => canHandle(perms, t.scope));
-  const [choice, setChoice] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-  const selected = choice || launchable[0]?.task_name || '';
+  const form = useForm({ task: '' });
+  const selected = form.values.task || launchable[0]?.task_name || '';
   const description = launchable.find((t) => t.task_name === selected)?.description;
 
   if (launchable.length === 0) return null;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  const send = async () => {
     if (!selected) return;
-    setSending(true);
-    setError(null);
     try {
       const { data, origin } = await launchTask(selected);
       recordUiAction('task_launch', {
@@ -158,98 +145,78 @@ function LaunchPanel({
       });
       onLaunched(data, origin);
     } catch (err) {
-      const message = messageOf(err);
-      recordUiAction('task_launch', { task: selected, result: 'failed', message });
-      setError(message);
-    } finally {
-      setSending(false);
+      recordUiAction('task_launch', { task: selected, result: 'failed', message: messageOf(err) });
+      throw err;
     }
-  }
+  };
 
   return (
-    <form className="card task-launch" onSubmit={(e) => void submit(e)} aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Lancer une tâche</h2>
+    <form className="card task-launch" onSubmit={form.onSubmit(send)} aria-labelledby={`${form.id}-title`}>
+      <h2 id={`${form.id}-title`}>Lancer une tâche</h2>
       <div className="vm-toolbar">
         <label>
           Tâche
-          <select value={selected} onChange={(e) => setChoice(e.target.value)}>
-            {launchable.map((t) => (
-              <option key={t.task_name} value={t.task_name}>
-                {t.name}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={selected}
+            options={launchable.map((t) => [t.task_name, t.name] as const)}
+            onChange={(e) => form.set('task', e.target.value)}
+          />
         </label>
-        <button type="submit" className="btn primary" disabled={sending || !selected}>
-          {sending ? 'Lancement…' : 'Lancer'}
+        <button type="submit" className="btn primary" disabled={form.submitting || !selected}>
+          {form.submitting ? 'Lancement…' : 'Lancer'}
         </button>
       </div>
       {description && <p className="muted">{description}</p>}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionMessages error={form.error} />
     </form>
   );
-}
-
-interface ListState {
-  recent: BackgroundTask[];
-  scheduled: ScheduledTask[];
-  origin: DataOrigin;
 }
 
 /** Background-task manager: recent runs with live progress, scheduled tasks, launch and cancel. */
 export default function TasksPage() {
   const perms = useTaskPermissions();
-  const [state, setState] = useState<ListState | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [available, setAvailable] = useState<AvailableTask[]>([]);
   const [launched, setLaunched] = useState<{ result: LaunchResult; origin: DataOrigin } | null>(null);
   const [cancelling, setCancelling] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [reloadKey, setReloadKey] = useState(0);
-  const seq = useRef(0);
+  // The live follow-up reads only the recent runs; the schedule stays as last read.
+  const recentOnly = useRef(false);
+  const scheduled = useRef<ScheduledTask[]>([]);
+  const tasks = useResource(
+    async () => {
+      if (recentOnly.current) {
+        recentOnly.current = false;
+        const { data, origin } = await fetchRecentTasks();
+        return { data: { recent: data, scheduled: scheduled.current }, origin };
+      }
+      const { data, origin } = await fetchTasks();
+      scheduled.current = data.scheduled_tasks;
+      return { data: { recent: data.recent_tasks, scheduled: data.scheduled_tasks }, origin };
+    },
+    [],
+    { keepPrevious: true },
+  );
+  const mayLaunch = perms.platform || perms.tenant;
+  const available =
+    useResource(
+      async () => ({
+        data: mayLaunch
+          ? await fetchAvailableTasks().then(
+              (r) => r.data,
+              (): AvailableTask[] => [],
+            )
+          : [],
+      }),
+      [mayLaunch],
+    ).data ?? [];
+  const reload = () => void tasks.refresh();
+  const refreshRecent = () => {
+    recentOnly.current = true;
+    return tasks.refresh();
+  };
 
-  useEffect(() => {
-    const mine = ++seq.current;
-    fetchTasks().then(
-      ({ data, origin }) => {
-        if (mine !== seq.current) return;
-        setState({ recent: data.recent_tasks, scheduled: data.scheduled_tasks, origin });
-        setLoadError(null);
-      },
-      (err: unknown) => mine === seq.current && setLoadError(messageOf(err)),
-    );
-  }, [reloadKey]);
-
-  useEffect(() => {
-    if (!perms.platform && !perms.tenant) return;
-    let live = true;
-    fetchAvailableTasks().then(
-      ({ data }) => live && setAvailable(data),
-      () => live && setAvailable([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [perms.platform, perms.tenant]);
-
-  const refreshRecent = useCallback(() => {
-    const mine = ++seq.current;
-    return fetchRecentTasks().then(
-      ({ data, origin }) => {
-        if (mine !== seq.current) return;
-        setState((prev) => ({ recent: data, scheduled: prev?.scheduled ?? [], origin }));
-        setLoadError(null);
-      },
-      (err: unknown) => mine === seq.current && setLoadError(messageOf(err)),
-    );
-  }, []);
-
+  const state = tasks.data;
   // Sample data never changes: following it would only spin.
-  const running = !!state && state.origin.source !== 'sample' && state.recent.some((t) => isRunning(t.status));
+  const running = !!state && tasks.origin?.source !== 'sample' && state.recent.some((t) => isRunning(t.status));
   usePolling(running, TASK_POLL_MS, refreshRecent);
 
   const scopeOf = (task: BackgroundTask) => available.find((a) => a.task_name === task.full_name)?.scope;
@@ -258,7 +225,7 @@ export default function TasksPage() {
     <section className="page">
       <div className="vm-head">
         <h1>Tâches de fond</h1>
-        <button type="button" className="btn secondary" onClick={() => setReloadKey((k) => k + 1)}>
+        <button type="button" className="btn secondary" onClick={reload}>
           Actualiser
         </button>
       </div>
@@ -270,7 +237,7 @@ export default function TasksPage() {
         onLaunched={(result, origin) => {
           setLaunched({ result, origin });
           setNotice(null);
-          setReloadKey((k) => k + 1);
+          reload();
         }}
       />
       {launched && (
@@ -290,13 +257,13 @@ export default function TasksPage() {
         </div>
       )}
       <ActionMessages notice={notice} />
-      <LoadStatus loaded={!!state} error={loadError} failure="Impossible de charger les tâches" />
+      <LoadStatus loaded={!!state} error={tasks.error} failure="Impossible de charger les tâches" />
 
       {state && (
         <>
           <h2>Tâches récentes</h2>
-          <DataOriginNote origin={state.origin} />
-          <SampleScope origin={state.origin}>
+          <DataOriginNote origin={tasks.origin} />
+          <SampleScope origin={tasks.origin}>
             <p className="muted">
               <Figure>{NUMBER.format(state.recent.length)}</Figure>{' '}
               {state.recent.length === 1 ? 'tâche récente' : 'tâches récentes'}
@@ -308,107 +275,79 @@ export default function TasksPage() {
           {state.recent.length === 0 ? (
             <EmptyState>Aucune tâche récente.</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Tâche</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">Progression</th>
-                    <th scope="col">Terminée le</th>
-                    <th scope="col">Résultat</th>
-                    <th scope="col">Actions</th>
+            <DataTable headers={['Tâche', 'Statut', 'Progression', 'Terminée le', 'Résultat']} actions>
+              {state.recent.map((task) => {
+                const mayCancel = isRunning(task.status) && canHandle(perms, scopeOf(task));
+                return (
+                  <tr key={task.id} data-task-id={task.id}>
+                    <th scope="row" className="vm-wrap">
+                      <span className="task-name">{task.name}</span>
+                      <code className="muted">{task.full_name}</code>
+                    </th>
+                    <td>
+                      <span className={`vm-badge ${taskStatusTone(task.status)}`}>{taskStatusLabel(task.status)}</span>
+                    </td>
+                    <td>
+                      <TaskProgress task={task} />
+                    </td>
+                    <td>{formatDate(task.date_done)}</td>
+                    <td className="vm-wrap">
+                      <TaskDetails task={task} />
+                    </td>
+                    <td className="vm-wrap">
+                      {mayCancel && cancelling === task.id && (
+                        <CancelForm
+                          task={task}
+                          onClose={() => setCancelling(null)}
+                          onCancelled={(updated) => {
+                            setCancelling(null);
+                            setNotice(`Tâche « ${task.name} » annulée.`);
+                            tasks.update((prev) => ({
+                              ...prev,
+                              recent: prev.recent.map((t) => (t.id === task.id ? updated : t)),
+                            }));
+                          }}
+                        />
+                      )}
+                      {mayCancel && cancelling !== task.id && (
+                        <button
+                          type="button"
+                          className="btn secondary small"
+                          aria-label={`Annuler la tâche ${task.name}`}
+                          onClick={() => setCancelling(task.id)}
+                        >
+                          Annuler
+                        </button>
+                      )}
+                      {!mayCancel && <span className="muted">—</span>}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {state.recent.map((task) => {
-                    const mayCancel = isRunning(task.status) && canHandle(perms, scopeOf(task));
-                    return (
-                      <tr key={task.id} data-task-id={task.id}>
-                        <th scope="row" className="vm-wrap">
-                          <span className="task-name">{task.name}</span>
-                          <code className="muted">{task.full_name}</code>
-                        </th>
-                        <td>
-                          <span className={`vm-badge ${taskStatusTone(task.status)}`}>
-                            {taskStatusLabel(task.status)}
-                          </span>
-                        </td>
-                        <td>
-                          <TaskProgress task={task} />
-                        </td>
-                        <td>{formatDate(task.date_done)}</td>
-                        <td className="vm-wrap">
-                          <TaskDetails task={task} />
-                        </td>
-                        <td className="vm-wrap">
-                          {mayCancel && cancelling === task.id && (
-                            <CancelForm
-                              task={task}
-                              onClose={() => setCancelling(null)}
-                              onCancelled={(updated) => {
-                                setCancelling(null);
-                                setNotice(`Tâche « ${task.name} » annulée.`);
-                                setState((prev) =>
-                                  prev
-                                    ? { ...prev, recent: prev.recent.map((t) => (t.id === task.id ? updated : t)) }
-                                    : prev,
-                                );
-                              }}
-                            />
-                          )}
-                          {mayCancel && cancelling !== task.id && (
-                            <button
-                              type="button"
-                              className="btn secondary small"
-                              aria-label={`Annuler la tâche ${task.name}`}
-                              onClick={() => setCancelling(task.id)}
-                            >
-                              Annuler
-                            </button>
-                          )}
-                          {!mayCancel && <span className="muted">—</span>}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
           )}
 
           <h2>Tâches planifiées</h2>
           {state.scheduled.length === 0 ? (
             <EmptyState>Aucune tâche planifiée.</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Tâche</th>
-                    <th scope="col">Planification</th>
+            <DataTable headers={['Nom', 'Tâche', 'Planification']}>
+              {state.scheduled.map((s) => {
+                const when = scheduleLabel(s.schedule);
+                return (
+                  <tr key={s.id}>
+                    <th scope="row">{s.name}</th>
+                    <td>
+                      <code>{s.task}</code>
+                    </td>
+                    <td>
+                      {when.label}
+                      {when.cron && <span className="muted"> (cron {when.cron}, UTC)</span>}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {state.scheduled.map((s) => {
-                    const when = scheduleLabel(s.schedule);
-                    return (
-                      <tr key={s.id}>
-                        <th scope="row">{s.name}</th>
-                        <td>
-                          <code>{s.task}</code>
-                        </td>
-                        <td>
-                          {when.label}
-                          {when.cron && <span className="muted"> (cron {when.cron}, UTC)</span>}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
           )}
         </>
       )}

@@ -1,7 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../../lib/api-client.ts';
-import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
-import { createThreat, updateThreat, type Severity, type Threat, type ThreatStatus } from './threats-api.ts';
+import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
+import { optionsOf } from '../../components/select.tsx';
+import { UserMessageError } from '../../lib/error-message.ts';
+import { fieldErrorsOf, fieldMessages, useForm, type FieldErrors } from '../../lib/use-form.ts';
+import { createThreat, updateThreat, type Threat } from './threats-api.ts';
 import {
   failureReason,
   SEVERITIES,
@@ -9,17 +10,19 @@ import {
   THREAT_STATUS_LABELS,
   THREAT_TYPES,
   validateThreat,
-  type ThreatFieldErrors,
 } from './threat-rules.ts';
 
-/** The field messages of a refused save, on the fields this form has. */
-function fieldErrors(fields: Record<string, string[]>): ThreatFieldErrors {
-  const mapped: ThreatFieldErrors = {};
-  for (const key of ['title', 'cve_id', 'asset_id'] as const) {
-    const first = fields[key]?.[0];
-    if (first) mapped[key] = first;
+/** The fields whose server messages this form shows. */
+const FIELDS = ['title', 'cve_id', 'asset_id'] as const;
+
+/** A save the API answered with its spec §7 fallback: the French reason, and the server's field messages. */
+class SaveFailed extends UserMessageError {
+  constructor(
+    message: string,
+    readonly fields: FieldErrors,
+  ) {
+    super(message);
   }
-  return mapped;
 }
 
 /**
@@ -37,139 +40,74 @@ export function ThreatForm({
   onSaved: (threat: Threat) => void;
   onClose: () => void;
 }) {
-  const id = useId();
-  const [title, setTitle] = useState(threat?.title ?? '');
-  const [description, setDescription] = useState(threat?.description ?? '');
-  const [threatType, setThreatType] = useState(threat?.threat_type ?? 'other');
-  const [severity, setSeverity] = useState<Severity>(threat?.severity ?? 'medium');
-  const [status, setStatus] = useState<ThreatStatus>(threat?.status ?? 'ACTIVE');
-  const [source, setSource] = useState(threat?.source ?? '');
-  const [cveId, setCveId] = useState(threat?.cve_id ?? '');
-  const [assetId, setAssetId] = useState(
-    threat?.asset_id === null || threat?.asset_id === undefined ? '' : String(threat.asset_id),
-  );
-  const [errors, setErrors] = useState<ThreatFieldErrors>({});
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const form = useForm({
+    title: threat?.title ?? '',
+    threat_type: threat?.threat_type ?? 'other',
+    severity: threat?.severity ?? 'medium',
+    status: threat?.status ?? 'ACTIVE',
+    source: threat?.source ?? '',
+    cve_id: threat?.cve_id ?? '',
+    asset_id: threat?.asset_id === null || threat?.asset_id === undefined ? '' : String(threat.asset_id),
+    description: threat?.description ?? '',
+  });
+  const { values } = form;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const found = validateThreat({ title, cve_id: cveId, asset_id: assetId });
-    setErrors(found);
-    setError(null);
-    if (Object.keys(found).length > 0) return;
-    setSending(true);
+  const send = async () => {
+    const cve = values.cve_id.trim();
+    const asset = values.asset_id.trim();
     const body = {
-      title: title.trim(),
-      description: description.trim(),
-      threat_type: threatType,
-      severity,
-      status,
-      source: source.trim(),
-      cve_id: cveId.trim() ? cveId.trim().toUpperCase() : null,
-      asset_id: assetId.trim() ? Number(assetId.trim()) : null,
+      title: values.title.trim(),
+      description: values.description.trim(),
+      threat_type: values.threat_type,
+      severity: values.severity,
+      status: values.status,
+      source: values.source.trim(),
+      cve_id: cve ? cve.toUpperCase() : null,
+      asset_id: asset ? Number(asset) : null,
     };
-    try {
-      const answer = threat ? await updateThreat(threat.id, body) : await createThreat(body);
-      if (!answer.failed && answer.data) {
-        onSaved(answer.data);
-        return;
-      }
-      // §7: the save gave null. Nothing typed is lost; the user may correct it or try again.
-      const what = threat ? 'L’enregistrement de la menace a échoué' : 'La création de la menace a échoué';
-      const why = answer.failed ? failureReason(answer.status, answer.message) : 'réponse vide du serveur';
-      setErrors(answer.failed ? fieldErrors(answer.fields) : {});
-      setError(`${what} : ${why}. Vos saisies sont conservées.`);
-    } catch (err) {
-      // 401 and 403 are thrown as before.
-      if (err instanceof ApiError) {
-        setErrors(fieldErrors(err.fields));
-        setError(err.message);
-      } else setError('Erreur inattendue.');
-    } finally {
-      setSending(false);
-    }
-  }
+    const answer = threat ? await updateThreat(threat.id, body) : await createThreat(body);
+    if (!answer.failed && answer.data) return onSaved(answer.data);
+    // spec §7: the save gave null. Nothing typed is lost; the user may correct it or try again.
+    const what = threat ? 'L’enregistrement de la menace a échoué' : 'La création de la menace a échoué';
+    const why = answer.failed ? failureReason(answer.status, answer.message) : 'réponse vide du serveur';
+    throw new SaveFailed(
+      `${what} : ${why}. Vos saisies sont conservées.`,
+      answer.failed ? fieldMessages(answer.fields, { keys: FIELDS }) : {},
+    );
+  };
 
-  const field = (name: keyof ThreatFieldErrors) => errorAria(`${id}-${name}-error`, errors[name]);
+  // 401 and 403 are thrown as before: their message, and the fields the server named.
+  const fieldErrors = (err: unknown) => (err instanceof SaveFailed ? err.fields : fieldErrorsOf(err, { keys: FIELDS }));
+
+  // The types the form knows, and the threat's own when it is another.
+  const types =
+    values.threat_type in THREAT_TYPES ? THREAT_TYPES : { [values.threat_type]: values.threat_type, ...THREAT_TYPES };
 
   return (
-    <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{threat ? `Modifier « ${threat.title} »` : 'Nouvelle menace'}</h2>
-      {note && (
-        <p className="notice warn" role="status">
-          {note}
-        </p>
-      )}
-      <div className="vm-form">
-        <FormField id={`${id}-t`} label="Titre *" error={errors.title} errorId={`${id}-title-error`} wide>
-          <input id={`${id}-t`} value={title} required onChange={(e) => setTitle(e.target.value)} {...field('title')} />
-        </FormField>
-        <FormField id={`${id}-type`} label="Type">
-          <select id={`${id}-type`} value={threatType} onChange={(e) => setThreatType(e.target.value)}>
-            {!(threatType in THREAT_TYPES) && <option value={threatType}>{threatType}</option>}
-            {Object.entries(THREAT_TYPES).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField id={`${id}-sev`} label="Gravité">
-          <select id={`${id}-sev`} value={severity} onChange={(e) => setSeverity(e.target.value as Severity)}>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {SEVERITY_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField id={`${id}-st`} label="Statut">
-          <select id={`${id}-st`} value={status} onChange={(e) => setStatus(e.target.value as ThreatStatus)}>
-            {Object.entries(THREAT_STATUS_LABELS).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField id={`${id}-src`} label="Source">
-          <input id={`${id}-src`} value={source} onChange={(e) => setSource(e.target.value)} />
-        </FormField>
-        <FormField id={`${id}-cve`} label="CVE liée" error={errors.cve_id} errorId={`${id}-cve_id-error`}>
-          <input
-            id={`${id}-cve`}
-            value={cveId}
-            placeholder="CVE-2024-3094"
-            onChange={(e) => setCveId(e.target.value)}
-            {...field('cve_id')}
-          />
-        </FormField>
-        <FormField
-          id={`${id}-asset`}
-          label="Identifiant de l’actif"
-          error={errors.asset_id}
-          errorId={`${id}-asset_id-error`}
-        >
-          <input
-            id={`${id}-asset`}
-            value={assetId}
-            inputMode="numeric"
-            onChange={(e) => setAssetId(e.target.value)}
-            {...field('asset_id')}
-          />
-        </FormField>
-        <FormField id={`${id}-desc`} label="Description" wide>
-          <textarea id={`${id}-desc`} value={description} onChange={(e) => setDescription(e.target.value)} />
-        </FormField>
-        <FormError error={error} />
-        <FormActions
-          submitLabel={sending ? 'Enregistrement…' : threat ? 'Enregistrer' : 'Créer la menace'}
-          disabled={sending}
-          closeLabel="Annuler"
-          onClose={onClose}
-        />
-      </div>
-    </form>
+    <FormCard
+      form={form}
+      title={threat ? `Modifier « ${threat.title} »` : 'Nouvelle menace'}
+      heading="h2"
+      className="card"
+      intro={
+        note && (
+          <p className="notice warn" role="status">
+            {note}
+          </p>
+        )
+      }
+      onSubmit={form.onSubmit(send, { validate: validateThreat, fieldErrors })}
+      submitLabel={threat ? 'Enregistrer' : 'Créer la menace'}
+      onClose={onClose}
+    >
+      <TextField form={form} name="title" label="Titre *" required wide />
+      <SelectField form={form} name="threat_type" label="Type" options={optionsOf(types)} />
+      <SelectField form={form} name="severity" label="Gravité" options={optionsOf(SEVERITY_LABELS, SEVERITIES)} />
+      <SelectField form={form} name="status" label="Statut" options={optionsOf(THREAT_STATUS_LABELS)} />
+      <TextField form={form} name="source" label="Source" />
+      <TextField form={form} name="cve_id" label="CVE liée" placeholder="CVE-2024-3094" />
+      <TextField form={form} name="asset_id" label="Identifiant de l’actif" inputMode="numeric" />
+      <TextField form={form} name="description" label="Description" multiline wide />
+    </FormCard>
   );
 }

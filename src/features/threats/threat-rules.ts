@@ -1,21 +1,9 @@
-import type { Severity, ThreatInput, ThreatStatus } from './threats-api.ts';
+import { SEVERITIES, SEVERITY_FULL_LABELS } from '../../../contract/severity.ts';
+import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
+import type { ThreatInput, ThreatStatus } from './threats-api.ts';
 
-export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-
-export const SEVERITY_LABELS: Record<Severity, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-  info: 'Information',
-};
-
-export const THREAT_STATUS_LABELS: Record<ThreatStatus, string> = {
-  ACTIVE: 'Active',
-  INVESTIGATING: 'En investigation',
-  MITIGATED: 'Atténuée',
-  CLOSED: 'Clôturée',
-};
+/** Threats spell « info » out: « Information ». */
+export { SEVERITIES, SEVERITY_FULL_LABELS as SEVERITY_LABELS, THREAT_STATUS_LABELS };
 
 export const THREAT_STATUS_TONE: Record<ThreatStatus, string> = {
   ACTIVE: 'failed',

@@ -1,8 +1,10 @@
+import type { Severity } from '../../../contract/severity.ts';
+import type { ThreatStatus } from '../../../contract/threats.ts';
 import { ApiError, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
 import { messageOf } from '../../lib/error-message.ts';
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-export type ThreatStatus = 'ACTIVE' | 'INVESTIGATING' | 'MITIGATED' | 'CLOSED';
+export type { Severity } from '../../../contract/severity.ts';
+export type { ThreatStatus } from '../../../contract/threats.ts';
 
 export interface Threat {
   id: number | string;
@@ -21,7 +23,7 @@ export interface Threat {
   updated_at: string;
 }
 
-/** §3 threat summary. */
+/** spec §3 threat summary. */
 export interface ThreatSummary {
   threats_count: number;
   by_severity: { severity: string; count: number }[];
@@ -29,7 +31,7 @@ export interface ThreatSummary {
   recent_threats: Threat[];
 }
 
-/** §3 threat list page. */
+/** spec §3 threat list page. */
 export interface ThreatPage {
   results: Threat[];
   total: number;
@@ -60,7 +62,7 @@ export interface ThreatInput {
 const BASE = '/threats/';
 
 /**
- * What every threats call gives back (§7): the answer, or on error the §7 fallback value (empty results, null or
+ * What every threats call gives back (spec §7): the answer, or on error the spec §7 fallback value (empty results, null or
  * false) marked `failed` with the French reason, so a screen can say that what it shows is a default and not the
  * truth. 401 and 403 are not failures of this kind: they are thrown as before (the API client signs out or
  * redirects on 401; a 403 carries its French refusal).
@@ -78,7 +80,7 @@ export type ThreatOutcome<T> =
       fields: Record<string, string[]>;
     };
 
-/** §7 fallbacks. */
+/** spec §7 fallbacks. */
 export function emptyThreatSummary(): ThreatSummary {
   return { threats_count: 0, by_severity: [], by_status: [], recent_threats: [] };
 }
@@ -109,7 +111,7 @@ async function attempt<A, T>(
   return { failed: false, data: read(answer.data), origin: answer.origin };
 }
 
-/** §3 threat summary; the empty summary on error. */
+/** spec §3 threat summary; the empty summary on error. */
 export function readThreatSummary(): Promise<ThreatOutcome<ThreatSummary>> {
   return attempt(
     emptyThreatSummary(),
@@ -124,7 +126,7 @@ export function readThreatSummary(): Promise<ThreatOutcome<ThreatSummary>> {
 }
 
 /**
- * The kiosk's contract (src/app/kiosk/kiosk-data.ts): the summary, or a thrown ApiError instead of the §7 fallback,
+ * The kiosk's contract (src/app/kiosk/kiosk-data.ts): the summary, or a thrown ApiError instead of the spec §7 fallback,
  * so a wall screen keeps its last good figures rather than showing zeros. Screens use readThreatSummary.
  */
 export async function fetchThreatSummary(): Promise<{ data: ThreatSummary; origin: DataOrigin }> {
@@ -133,7 +135,7 @@ export async function fetchThreatSummary(): Promise<{ data: ThreatSummary; origi
   return { data: outcome.data, origin: outcome.origin };
 }
 
-/** §3 threat list page; an empty page (same page and size, 0 pages) on error. */
+/** spec §3 threat list page; an empty page (same page and size, 0 pages) on error. */
 export function fetchThreats(query: ThreatQuery): Promise<ThreatOutcome<ThreatPage>> {
   const q: Record<string, string | number> = { page: query.page, size: query.size };
   if (query.severity) q.severity = query.severity;

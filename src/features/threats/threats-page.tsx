@@ -1,12 +1,13 @@
-import { useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'wouter';
+import { useState } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
-import { messageOf } from '../../lib/error-message.ts';
+import { usePagedList } from '../../lib/use-paged-list.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { SeverityDonut } from '../../components/charts/index.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { FilterSelect } from '../../components/filter-select.tsx';
+import { FilterBar } from '../../components/filter-bar.tsx';
 import { ActionMessages, EmptyState, LoadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
@@ -19,7 +20,6 @@ import {
   readThreatSummary,
   type Threat,
   type ThreatOutcome,
-  type ThreatPage,
   type ThreatSummary,
 } from './threats-api.ts';
 import {
@@ -38,6 +38,12 @@ import './threats.css';
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 const DEFAULT_SIZE = 10;
 
+/** The page size asked in the URL, when it is one of PAGE_SIZES. */
+function sizeOf(value: string): number {
+  const n = Number(value);
+  return (PAGE_SIZES as readonly number[]).includes(n) ? n : DEFAULT_SIZE;
+}
+
 const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
 
@@ -47,44 +53,8 @@ function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
 }
 
-function positiveInt(value: string | null, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-/** The list's filters live in the URL (?page=&size=&severity=&status=&text=), so a filtered view can be shared. */
-function useThreatQuery() {
-  const [params, setParams] = useSearchParams();
-  const size = positiveInt(params.get('size'), DEFAULT_SIZE);
-  const query = {
-    page: positiveInt(params.get('page'), 1),
-    size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_SIZE,
-    severity: params.get('severity') ?? '',
-    status: params.get('status') ?? '',
-    text: params.get('text') ?? '',
-  };
-  const update = (changes: Partial<Record<'page' | 'size' | 'severity' | 'status' | 'text', string | number>>) => {
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        // A new filter starts over at page 1.
-        if (!('page' in changes)) next.delete('page');
-        for (const [key, value] of Object.entries(changes)) {
-          const text = String(value ?? '');
-          if (text === '' || (key === 'page' && text === '1') || (key === 'size' && text === String(DEFAULT_SIZE)))
-            next.delete(key);
-          else next.set(key, text);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  return [query, update] as const;
-}
-
 /**
- * Shown in place of an error panel when a read failed and its §7 fallback is displayed: says what is missing, why,
+ * Shown in place of an error panel when a read failed and its spec §7 fallback is displayed: says what is missing, why,
  * and that what is shown is a default, with a retry.
  */
 function FallbackNote({
@@ -171,61 +141,40 @@ function SummaryPanel({ outcome }: { outcome: ThreatOutcome<ThreatSummary> }) {
   );
 }
 
-/** Threats: §3 summary, list with URL filters, create/edit, mark as mitigated, delete. */
+/** Threats: spec §3 summary, list with URL filters, create/edit, mark as mitigated, delete. */
 export default function ThreatsPage() {
   const canWrite = useCanWrite();
-  const [query, update] = useThreatQuery();
-  const [summary, setSummary] = useState<ThreatOutcome<ThreatSummary> | null>(null);
-  const [summaryError, setSummaryError] = useState<string | null>(null);
-  const [list, setList] = useState<ThreatOutcome<ThreatPage> | null>(null);
-  const [listError, setListError] = useState<string | null>(null);
+  // The list's filters live in the URL (?page=&size=&severity=&status=&text=), so a filtered view can be shared.
+  const { query, update, list } = usePagedList({
+    filters: { size: String(DEFAULT_SIZE), severity: '', status: '', text: '' },
+    load: async ({ page, size, severity, status, text }) => ({
+      data: await fetchThreats({ page, size: sizeOf(size), severity, status, text }),
+    }),
+    pages: (outcome) => outcome.data.pages,
+  });
+  const { page, severity, status, text } = query;
+  const size = sizeOf(query.size);
+  const summaryRead = useResource(async () => ({ data: await readThreatSummary() }), []);
+  const summary = summaryRead.data ?? null;
   const [editing, setEditing] = useState<Threat | 'new' | null>(null);
   /** Said in the edit form when the current version could not be read and the row's copy is edited. */
   const [editNote, setEditNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Threat['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<Threat['id']>();
-  /** A write the API answered with its §7 fallback (false): said here, the row and the form stay as they were. */
+  /** A write the API answered with its spec §7 fallback (false): said here, the row and the form stay as they were. */
   const [writeError, setWriteError] = useState<string | null>(null);
-  const [reloadKey, setReloadKey] = useState(0);
-  const seq = useRef(0);
 
-  useEffect(() => {
-    let live = true;
-    readThreatSummary().then(
-      (answer) => {
-        if (!live) return;
-        setSummary(answer);
-        setSummaryError(null);
-      },
-      (err: unknown) => live && setSummaryError(messageOf(err)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [reloadKey]);
-
-  const { page, size, severity, status, text } = query;
-  useEffect(() => {
-    const mine = ++seq.current;
-    fetchThreats({ page, size, severity, status, text }).then(
-      (answer) => {
-        if (mine !== seq.current) return;
-        setList(answer);
-        setListError(null);
-      },
-      (err: unknown) => mine === seq.current && setListError(messageOf(err)),
-    );
-  }, [page, size, severity, status, text, reloadKey]);
-
-  const reload = () => setReloadKey((k) => k + 1);
+  const reload = () => {
+    void summaryRead.refresh();
+    void list.refresh();
+  };
 
   /** Puts the server's current version of one threat in its row. */
   const replaceRow = (fresh: Threat) =>
-    setList((prev) =>
-      prev
-        ? { ...prev, data: { ...prev.data, results: prev.data.results.map((t) => (t.id === fresh.id ? fresh : t)) } }
-        : prev,
-    );
+    list.update((prev) => ({
+      ...prev,
+      data: { ...prev.data, results: prev.data.results.map((t) => (t.id === fresh.id ? fresh : t)) },
+    }));
 
   /** Runs a row action; its outcome's failure is said in French (thrown 401/403 go through `run` as before). */
   const act = (id: Threat['id'], action: () => Promise<void>) => {
@@ -286,7 +235,8 @@ export default function ThreatsPage() {
     });
   }
 
-  const data = list?.data;
+  const outcome = list.data ?? null;
+  const data = outcome?.data;
   const pages = data ? Math.max(1, data.pages) : 1;
   const filtered = !!(severity || status || text);
 
@@ -310,7 +260,7 @@ export default function ThreatsPage() {
 
       <LoadStatus
         loaded={!!summary}
-        error={summaryError}
+        error={summaryRead.error}
         failure="Impossible de charger la synthèse"
         loading="Chargement de la synthèse…"
       />
@@ -343,47 +293,41 @@ export default function ThreatsPage() {
       )}
 
       <h2>Liste des menaces</h2>
-      <div className="vm-toolbar" aria-label="Filtrer les menaces" role="group">
-        <FilterSelect
-          label="Gravité"
-          value={severity}
-          allLabel="Toutes"
-          options={SEVERITIES.map((s) => [s, SEVERITY_LABELS[s]] as const)}
-          onChange={(value) => update({ severity: value })}
-        />
-        <FilterSelect
-          label="Statut"
-          value={status}
-          allLabel="Tous"
-          options={Object.entries(THREAT_STATUS_LABELS)}
-          onChange={(value) => update({ status: value })}
-        />
-        <FilterSelect
-          label="Par page"
-          value={size}
-          options={PAGE_SIZES.map((n) => [n, String(n)] as const)}
-          onChange={(value) => update({ size: value })}
-        />
+      <FilterBar
+        label="Filtrer les menaces"
+        filters={[
+          {
+            key: 'severity',
+            label: 'Gravité',
+            allLabel: 'Toutes',
+            options: SEVERITIES.map((s) => [s, SEVERITY_LABELS[s]] as const),
+          },
+          { key: 'status', label: 'Statut', allLabel: 'Tous', options: Object.entries(THREAT_STATUS_LABELS) },
+          { key: 'size', label: 'Par page', options: PAGE_SIZES.map((n) => [n, String(n)] as const) },
+        ]}
+        values={{ ...query, size }}
+        onChange={(key, value) => update({ [key]: value })}
+      >
         <SearchForm label="Recherche" className="threat-search" value={text} onSearch={(t) => update({ text: t })} />
-      </div>
+      </FilterBar>
 
       <ActionMessages notice={notice} error={writeError ?? actionError} />
-      <LoadStatus loaded={!!list} error={listError} failure="Impossible de charger les menaces" />
+      <LoadStatus loaded={!!outcome} error={list.error} failure="Impossible de charger les menaces" />
 
-      {list?.failed && (
+      {outcome?.failed && (
         // Truth first: the fallback is an empty list, never to be read as "no threats".
         <FallbackNote
           subject="Menaces indisponibles"
           fallback="La liste affichée est vide par défaut."
-          outcome={list}
+          outcome={outcome}
           retryLabel="Réessayer de charger les menaces"
           onRetry={reload}
         />
       )}
-      {list && !list.failed && data && (
+      {outcome && !outcome.failed && data && (
         <>
-          <DataOriginNote origin={list.origin} />
-          <SampleScope origin={list.origin}>
+          <DataOriginNote origin={outcome.origin} />
+          <SampleScope origin={outcome.origin}>
             <p className="muted">
               <Figure>{NUMBER.format(data.total)}</Figure> {data.total === 1 ? 'menace' : 'menaces'}
             </p>
@@ -393,77 +337,61 @@ export default function ThreatsPage() {
               {filtered ? 'Aucune menace ne correspond à ces filtres.' : 'Aucune menace enregistrée.'}
             </EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Titre</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Gravité</th>
-                    <th scope="col">Statut</th>
-                    <th scope="col">CVE</th>
-                    <th scope="col">Actif</th>
-                    <th scope="col">Créée le</th>
-                    {canWrite && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.results.map((t) => (
-                    <tr key={t.id} data-threat-id={t.id}>
-                      <th scope="row" className="vm-wrap">
-                        {t.title}
-                        {t.source && <span className="muted"> — {t.source}</span>}
-                      </th>
-                      <td>{label(THREAT_TYPES, t.threat_type)}</td>
-                      <td>
-                        <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>
-                      </td>
-                      <td>
-                        <span className={`vm-badge ${label(THREAT_STATUS_TONE, t.status)}`}>
-                          {label(THREAT_STATUS_LABELS, t.status)}
-                        </span>
-                        {t.is_mitigated && t.mitigated_at && (
-                          <span className="muted"> le {formatDate(t.mitigated_at)}</span>
-                        )}
-                      </td>
-                      <td>{t.cve_id ? <a href={`/cve/${encodeURIComponent(t.cve_id)}`}>{t.cve_id}</a> : '—'}</td>
-                      <td>{t.asset?.name ?? '—'}</td>
-                      <td>{formatDate(t.created_at)}</td>
-                      {canWrite && (
-                        <td>
-                          <DeletableRowActions
+            <DataTable headers={['Titre', 'Type', 'Gravité', 'Statut', 'CVE', 'Actif', 'Créée le']} actions={canWrite}>
+              {data.results.map((t) => (
+                <tr key={t.id} data-threat-id={t.id}>
+                  <th scope="row" className="vm-wrap">
+                    {t.title}
+                    {t.source && <span className="muted"> — {t.source}</span>}
+                  </th>
+                  <td>{label(THREAT_TYPES, t.threat_type)}</td>
+                  <td>
+                    <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>
+                  </td>
+                  <td>
+                    <span className={`vm-badge ${label(THREAT_STATUS_TONE, t.status)}`}>
+                      {label(THREAT_STATUS_LABELS, t.status)}
+                    </span>
+                    {t.is_mitigated && t.mitigated_at && (
+                      <span className="muted"> le {formatDate(t.mitigated_at)}</span>
+                    )}
+                  </td>
+                  <td>{t.cve_id ? <a href={`/cve/${encodeURIComponent(t.cve_id)}`}>{t.cve_id}</a> : '—'}</td>
+                  <td>{t.asset?.name ?? '—'}</td>
+                  <td>{formatDate(t.created_at)}</td>
+                  {canWrite && (
+                    <td>
+                      <DeletableRowActions
+                        name={t.title}
+                        question="Supprimer cette menace ?"
+                        confirming={confirming === t.id}
+                        busy={busy === t.id}
+                        onAsk={() => setConfirming(t.id)}
+                        onConfirm={() => void remove(t)}
+                        onCancel={() => setConfirming(null)}
+                      >
+                        {!t.is_mitigated && (
+                          <RowAction
+                            action="mitigate"
+                            text="Marquer comme atténuée"
                             name={t.title}
-                            question="Supprimer cette menace ?"
-                            confirming={confirming === t.id}
-                            busy={busy === t.id}
-                            onAsk={() => setConfirming(t.id)}
-                            onConfirm={() => void remove(t)}
-                            onCancel={() => setConfirming(null)}
-                          >
-                            {!t.is_mitigated && (
-                              <RowAction
-                                action="mitigate"
-                                text="Marquer comme atténuée"
-                                name={t.title}
-                                disabled={busy === t.id}
-                                onClick={() => void mitigate(t)}
-                              />
-                            )}
-                            <RowAction
-                              action="edit"
-                              text="Modifier"
-                              name={t.title}
-                              disabled={busy === t.id}
-                              onClick={() => void edit(t)}
-                            />
-                          </DeletableRowActions>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                            disabled={busy === t.id}
+                            onClick={() => void mitigate(t)}
+                          />
+                        )}
+                        <RowAction
+                          action="edit"
+                          text="Modifier"
+                          name={t.title}
+                          disabled={busy === t.id}
+                          onClick={() => void edit(t)}
+                        />
+                      </DeletableRowActions>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
           <Pager label="Pages des menaces" page={page} pages={pages} onPage={(p) => update({ page: p })} />
         </>

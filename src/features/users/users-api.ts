@@ -1,9 +1,10 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
+import { UNEXPECTED_ERROR } from '../../lib/error-message.ts';
 import { kvGet, kvSet } from '../../lib/storage.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
 import { ADMIN_USERS_CACHE_KEY } from './users-local.ts';
 
-/** One row of the user list (§3 user-list sample plus last_login). */
+/** One row of the user list (spec §3 user-list sample plus last_login). */
 export interface AdminUser {
   id: number | string;
   username: string;
@@ -27,20 +28,20 @@ export interface UserList {
 }
 
 /**
- * §7: the list paths, tried in order (the spec's /api/accounts/users/ variant normalises to /accounts/users/, so it
+ * spec §7: the list paths, tried in order (the spec's /api/accounts/users/ variant normalises to /accounts/users/, so it
  * is not sent twice).
  */
 export const USER_LIST_PATHS = ['/admin/users/', '/users/', '/accounts/users/', '/accounts/admin/users/'] as const;
 
-/** §6: the message of a 403 on the user list. */
+/** spec §6: the message of a 403 on the user list. */
 export const USERS_FORBIDDEN = "Vous n'avez pas les autorisations nécessaires pour accéder à cette ressource";
-/** §8 delete messages. */
+/** spec §8 delete messages. */
 export const DELETE_MESSAGES = {
   denied: "Vous n'êtes pas authentifié ou n'avez pas les droits pour supprimer cet utilisateur.",
   noToken: "Aucun token d'authentification trouvé. Veuillez vous reconnecter.",
 } as const;
 
-/** §8: shown, clearly marked, when the list cannot be read and nothing was kept. */
+/** spec §8: shown, clearly marked, when the list cannot be read and nothing was kept. */
 export const SAMPLE_USERS: readonly AdminUser[] = [
   {
     id: 'exemple-1',
@@ -90,7 +91,7 @@ function listOf(raw: unknown): { users: AdminUser[]; count: number } {
 }
 
 /**
- * §7/§8 user list: each path in turn; a 403 is the answer (thrown with the §6 message), anything else falls back to
+ * spec §7/§8 user list: each path in turn; a 403 is the answer (thrown with the spec §6 message), anything else falls back to
  * the list kept from the last read for this user and tenant, then to sample users.
  */
 export async function fetchUsers(tenantId?: string): Promise<UserList> {
@@ -112,10 +113,10 @@ export async function fetchUsers(tenantId?: string): Promise<UserList> {
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) throw new ApiError(403, USERS_FORBIDDEN, err.data);
       if (err instanceof ApiError && err.status === 401) throw err;
-      first ??= err instanceof ApiError ? err : new ApiError(0, 'Erreur inattendue.');
+      first ??= err instanceof ApiError ? err : new ApiError(0, UNEXPECTED_ERROR);
     }
   }
-  const error = first?.message ?? 'Erreur inattendue.';
+  const error = first?.message ?? UNEXPECTED_ERROR;
   const stored = await kvGet<StoredUsers>(ADMIN_USERS_CACHE_KEY).catch(() => undefined);
   if (stored && stored.owner === ownerKey() && Array.isArray(stored.users)) {
     return { users: stored.users, count: stored.count, origin: { source: 'cache', storedAt: stored.storedAt }, error };
@@ -130,7 +131,7 @@ function serverDetail(err: ApiError): string | undefined {
     : undefined;
 }
 
-/** §7/§8 delete: /admin/users/{id}/, then /users/{id}/ when the first does not know the path; French messages. */
+/** spec §7/§8 delete: /admin/users/{id}/, then /users/{id}/ when the first does not know the path; French messages. */
 export async function deleteUser(id: AdminUser['id']): Promise<void> {
   if (!session.value?.tokens.access_token) throw new ApiError(401, DELETE_MESSAGES.noToken);
   const paths = [`/admin/users/${encodeURIComponent(String(id))}/`, `/users/${encodeURIComponent(String(id))}/`];
@@ -155,7 +156,7 @@ export async function deleteUser(id: AdminUser['id']): Promise<void> {
       if (err.status !== 404 && err.status !== 405) break;
     }
   }
-  throw first ?? new ApiError(0, 'Erreur inattendue.');
+  throw first ?? new ApiError(0, UNEXPECTED_ERROR);
 }
 
 export type NewUser = {

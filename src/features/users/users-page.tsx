@@ -1,14 +1,17 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { ApiError } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { optionsOf } from '../../components/select.tsx';
+import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
+import { useResource } from '../../lib/use-resource.ts';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../../lib/auth/session.ts';
-import { FormField, errorAria } from '../../components/form-field.tsx';
-import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser, type UserList } from './users-api.ts';
+import { SelectField, TextField } from '../../components/form-field.tsx';
+import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser } from './users-api.ts';
 
 const ROLE_LABELS: Record<string, string> = {
   admin: 'Administrateur',
@@ -19,60 +22,37 @@ const ROLE_LABELS: Record<string, string> = {
 
 const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 
-type State = { kind: 'loading' } | { kind: 'ok'; list: UserList } | { kind: 'failed'; error: string };
-
-/** User administration of the current tenant: the list with the §8 fallbacks, and deletion with the §8 messages. */
+/** User administration of the current tenant: the list with the spec §8 fallbacks, and deletion with the spec §8 messages. */
 export function UsersPage() {
   useSignals();
   const me = session.value?.profile.id;
   // ?tenant= lets a superuser administer another tenant's members (from the tenants screen).
-  const tenantParam = new URLSearchParams(useSearch()).get('tenant') ?? undefined;
-  const tenantName = new URLSearchParams(useSearch()).get('name') ?? undefined;
-  const [state, setState] = useState<State>({ kind: 'loading' });
+  const params = new URLSearchParams(useSearch());
+  const tenantParam = params.get('tenant') ?? undefined;
+  const tenantName = params.get('name') ?? undefined;
+  const users = useResource(async () => ({ data: await fetchUsers(tenantParam) }), [tenantParam ?? null]);
   const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
-  useEffect(() => {
-    let live = true;
-    fetchUsers(tenantParam).then(
-      (list) => live && setState({ kind: 'ok', list }),
-      (err: unknown) =>
-        live && setState({ kind: 'failed', error: err instanceof ApiError ? err.message : 'Erreur inattendue.' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [tenantParam]);
-
-  const list = state.kind === 'ok' ? state.list : null;
+  const list = users.data ?? null;
   // Sample rows are fictional: nothing to delete.
   const deletable = list?.origin.source !== 'sample';
+  const sample = list?.origin.source === 'sample';
 
   const remove = (user: AdminUser) =>
     run(user.id, async () => {
       await deleteUser(user.id);
       setConfirming(null);
-      setState((s) =>
-        s.kind === 'ok'
-          ? {
-              kind: 'ok',
-              list: {
-                ...s.list,
-                users: s.list.users.filter((u) => u.id !== user.id),
-                count: Math.max(0, s.list.count - 1),
-              },
-            }
-          : s,
-      );
+      users.update((l) => ({
+        ...l,
+        users: l.users.filter((u) => u.id !== user.id),
+        count: Math.max(0, l.count - 1),
+      }));
       setNotice(`Utilisateur « ${user.username} » supprimé.`);
     });
 
   const added = (user: AdminUser) => {
-    setState((s) =>
-      s.kind === 'ok'
-        ? { kind: 'ok', list: { ...s.list, users: [...s.list.users, user], count: s.list.count + 1 } }
-        : s,
-    );
+    users.update((l) => ({ ...l, users: [...l.users, user], count: l.count + 1 }));
     setNotice(`Utilisateur « ${user.username} » créé.`);
   };
 
@@ -81,19 +61,15 @@ export function UsersPage() {
       <h1>Utilisateurs</h1>
       {tenantParam && <p className="muted">Organisation : {tenantName ?? tenantParam}</p>}
       {deletable && list && <NewUserForm tenantId={tenantParam} onCreated={added} />}
-      {state.kind === 'loading' && <p role="status">Chargement…</p>}
-      {state.kind === 'failed' && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      {users.loading && <p role="status">Chargement…</p>}
+      <ActionMessages error={users.state.status === 'error' ? users.state.message : null} />
       <ActionMessages notice={notice} error={actionError} />
       {list && (
         <>
           {list.error && (
             <p className="error" role="alert">
               Impossible de charger la liste des utilisateurs : {list.error}
-              {list.origin.source === 'sample'
+              {sample
                 ? ' — des utilisateurs d’exemple sont affichés.'
                 : ' — la dernière liste enregistrée sur cet appareil est affichée.'}
             </p>
@@ -103,49 +79,39 @@ export function UsersPage() {
           {list.users.length === 0 ? (
             <EmptyState>Aucun utilisateur.</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className={`table${list.origin.source === 'sample' ? ' sample' : ''}`}>
-                {list.origin.source === 'sample' && <caption>Exemple — ces utilisateurs ne sont pas réels</caption>}
-                <thead>
-                  <tr>
-                    <th scope="col">Nom d’utilisateur</th>
-                    <th scope="col">Nom</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Rôle</th>
-                    <th scope="col">Actif</th>
-                    <th scope="col">Dernière connexion</th>
-                    {deletable && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.users.map((u) => (
-                    <tr key={u.id} data-user-id={u.id}>
-                      <td>{u.username}</td>
-                      <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
-                      <td>{u.email}</td>
-                      <td>{ROLE_LABELS[u.role] ?? u.role}</td>
-                      <td>{u.is_active ? 'Oui' : 'Non'}</td>
-                      <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
-                      {deletable && (
-                        <td>
-                          {String(u.id) !== String(me) && (
-                            <DeletableRowActions
-                              name={u.username}
-                              question={`Supprimer ${u.username} ?`}
-                              confirming={confirming === u.id}
-                              busy={busy === u.id}
-                              onAsk={() => setConfirming(u.id)}
-                              onConfirm={() => void remove(u)}
-                              onCancel={() => setConfirming(null)}
-                            />
-                          )}
-                        </td>
+            <DataTable
+              className={sample ? 'sample' : undefined}
+              caption={sample && 'Exemple — ces utilisateurs ne sont pas réels'}
+              captionClass=""
+              headers={['Nom d’utilisateur', 'Nom', 'Email', 'Rôle', 'Actif', 'Dernière connexion']}
+              actions={deletable}
+            >
+              {list.users.map((u) => (
+                <tr key={u.id} data-user-id={u.id}>
+                  <td>{u.username}</td>
+                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+                  <td>{u.email}</td>
+                  <td>{ROLE_LABELS[u.role] ?? u.role}</td>
+                  <td>{u.is_active ? 'Oui' : 'Non'}</td>
+                  <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
+                  {deletable && (
+                    <td>
+                      {String(u.id) !== String(me) && (
+                        <DeletableRowActions
+                          name={u.username}
+                          question={`Supprimer ${u.username} ?`}
+                          confirming={confirming === u.id}
+                          busy={busy === u.id}
+                          onAsk={() => setConfirming(u.id)}
+                          onConfirm={() => void remove(u)}
+                          onCancel={() => setConfirming(null)}
+                        />
                       )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
         </>
       )}
@@ -166,10 +132,7 @@ const EMPTY: NewUser = {
 /** « Nouvel utilisateur »: an account in the tenant shown, with the server's field messages beside each field. */
 function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; onCreated: (u: AdminUser) => void }) {
   const [open, setOpen] = useState(false);
-  const [draft, setDraft] = useState<NewUser>(EMPTY);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const form = useForm<NewUser>(EMPTY, { id: 'new-user' });
 
   if (!open)
     return (
@@ -180,37 +143,26 @@ function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; on
       </p>
     );
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setSaving(true);
-    setErrors({});
-    setFailure(null);
-    try {
-      onCreated(await createUser(draft, tenantId));
-      setDraft(EMPTY);
-      setOpen(false);
-    } catch (err) {
-      const fields = err instanceof ApiError ? err.fields : {};
-      setErrors(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.join(' ')])));
-      setFailure(err instanceof ApiError ? err.message : 'Erreur inattendue.');
-    } finally {
-      setSaving(false);
-    }
+  const send = async (draft: NewUser) => {
+    onCreated(await createUser(draft, tenantId));
+    form.setValues(EMPTY);
+    setOpen(false);
   };
   const field = (name: keyof NewUser, label: string, type = 'text') => (
-    <FormField id={`new-user-${name}`} label={label} error={errors[name]}>
-      <input
-        id={`new-user-${name}`}
-        type={type}
-        value={draft[name]}
-        autoComplete={type === 'password' ? 'new-password' : 'off'}
-        onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
-        {...errorAria(`new-user-${name}-error`, errors[name])}
-      />
-    </FormField>
+    <TextField
+      form={form}
+      name={name}
+      label={label}
+      type={type}
+      autoComplete={type === 'password' ? 'new-password' : 'off'}
+    />
   );
   return (
-    <form className="card vm-form" aria-label="Nouvel utilisateur" onSubmit={(e) => void submit(e)}>
+    <form
+      className="card vm-form"
+      aria-label="Nouvel utilisateur"
+      onSubmit={form.onSubmit(send, { fieldErrors: (err) => fieldErrorsOf(err, { join: true }) })}
+    >
       <h2>Nouvel utilisateur</h2>
       {field('username', "Nom d'utilisateur *")}
       {field('email', 'E-mail *', 'email')}
@@ -218,22 +170,10 @@ function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; on
       {field('last_name', 'Nom')}
       {field('password', 'Mot de passe *', 'password')}
       {field('confirm_password', 'Confirmation du mot de passe *', 'password')}
-      <FormField id="new-user-role" label="Rôle" error={errors.role}>
-        <select id="new-user-role" value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value })}>
-          {Object.entries(ROLE_LABELS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </FormField>
-      {failure && (
-        <p className="error" role="alert">
-          {failure}
-        </p>
-      )}
+      <SelectField form={form} name="role" label="Rôle" options={optionsOf(ROLE_LABELS)} />
+      <ActionMessages error={form.error} />
       <p>
-        <button type="submit" className="btn" disabled={saving}>
+        <button type="submit" className="btn" disabled={form.submitting}>
           Créer l’utilisateur
         </button>{' '}
         <button type="button" className="btn secondary" onClick={() => setOpen(false)}>

@@ -2,20 +2,15 @@ import { Link, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
-import {
-  HorizontalBars,
-  SEVERITIES,
-  SEVERITY_LABELS,
-  SeverityDonut,
-  TrendLine,
-  type SeverityDistribution,
-} from '../../components/charts/index.tsx';
+import { HorizontalBars, SeverityDonut, TrendLine, type SeverityDistribution } from '../../components/charts/index.tsx';
+import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { fetchSummary } from './api/vulnerabilities.ts';
 import type { VulnerabilitySummary } from './api/types.ts';
 import { SeverityBadge } from './badges.tsx';
 import { formatDateTime, NUMBER, plural } from './format.ts';
 import { tenantKey } from './permissions.ts';
-import { useLoad } from './use-load.ts';
+import { RetryError } from '../../components/list-state.tsx';
+import { useResource } from '../../lib/use-resource.ts';
 import './vulnerabilities.css';
 
 export const PERIODS = [7, 30, 90] as const;
@@ -37,12 +32,13 @@ function assetName(asset: VulnerabilitySummary['recently_added'][number]['asset'
   return typeof asset === 'string' ? asset : asset.name;
 }
 
-/** §3 vulnerability dashboard summary, for the chosen period (7, 30 or 90 days, in the URL). */
+/** spec §3 vulnerability dashboard summary, for the chosen period (7, 30 or 90 days, in the URL). */
 export default function VulnerabilityDashboardPage() {
   useSignals();
   const search = useSearch();
   const days = periodOf(search);
-  const { state, retry } = useLoad(() => fetchSummary(days), `${days}|${tenantKey()}`);
+  const summary = useResource(() => fetchSummary(days), [days, tenantKey()]);
+  const { state } = summary;
 
   return (
     <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
@@ -68,14 +64,7 @@ export default function VulnerabilityDashboardPage() {
 
       {state.status === 'loading' && <p role="status">Chargement du tableau de bord…</p>}
       {state.status === 'error' && (
-        <div className="vuln-error">
-          <p className="error" role="alert">
-            {state.message}
-          </p>
-          <button type="button" className="btn secondary" onClick={retry}>
-            Réessayer
-          </button>
-        </div>
+        <RetryError className="vuln-error" message={state.message} onRetry={() => void summary.refresh()} />
       )}
       {state.status === 'ready' && (
         <>

@@ -8,8 +8,9 @@ import { KevBadge, SeverityBadge } from './badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
 import { formatDateTime, formatPercent, formatScore } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
-import { useLoad } from './use-load.ts';
 import { messageOf } from '../../lib/error-message.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { RetryError } from '../../components/list-state.tsx';
 import './vulnerabilities.css';
 
 /** One finding: its CVE explained, its asset, and resolve / reopen for writers. */
@@ -17,7 +18,9 @@ export default function VulnerabilityDetailPage() {
   useSignals();
   const { id = '' } = useParams<{ id: string }>();
   const canWrite = canWriteVulnerabilities();
-  const { state, retry, update } = useLoad(() => fetchVulnerability(id), `${id}|${tenantKey()}`);
+  const resource = useResource(() => fetchVulnerability(id), [id, tenantKey()]);
+  const { state } = resource;
+  const notFound = state.status === 'error' && state.httpStatus === 404;
 
   return (
     <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
@@ -28,22 +31,17 @@ export default function VulnerabilityDetailPage() {
       {state.status === 'error' && (
         <>
           <h1>Vulnérabilité</h1>
-          <div className="vuln-error">
-            <p className="error" role="alert">
-              {state.notFound ? 'Cette vulnérabilité n’existe pas ou n’est plus accessible.' : state.message}
-            </p>
-            {!state.notFound && (
-              <button type="button" className="btn secondary" onClick={retry}>
-                Réessayer
-              </button>
-            )}
-          </div>
+          <RetryError
+            className="vuln-error"
+            message={notFound ? 'Cette vulnérabilité n’existe pas ou n’est plus accessible.' : state.message}
+            onRetry={notFound ? undefined : () => void resource.refresh()}
+          />
         </>
       )}
       {state.status === 'ready' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <Detail v={state.data} canWrite={canWrite} onChange={(next) => update({ ...state.data, ...next })} />
+          <Detail v={state.data} canWrite={canWrite} onChange={(next) => resource.update((v) => ({ ...v, ...next }))} />
         </>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { SEVERITIES, SEVERITY_LABELS, type Severity } from '../../components/charts/index.tsx';
+import { isSeverity as isKnownSeverity, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
 
 export const NUMBER = new Intl.NumberFormat('fr-FR');
 const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
@@ -39,7 +39,7 @@ export function formatPercent(value: number | null | undefined): string {
 }
 
 export function isSeverity(value: unknown): value is Severity {
-  return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
+  return typeof value === 'string' && isKnownSeverity(value);
 }
 
 export function severityLabel(value: string | null | undefined): string {

@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../../components/charts/index.tsx';
+import { SEVERITIES } from '../../../contract/severity.ts';
 import type { ListQuery } from './api/vulnerabilities.ts';
 import { isSeverity } from './format.ts';
 

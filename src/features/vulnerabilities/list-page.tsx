@@ -3,8 +3,8 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { SEVERITIES, SEVERITY_LABELS } from '../../components/charts/index.tsx';
-import { fetchAssetOptions } from './api/vulnerabilities.ts';
+import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { fetchAssetOptions, fetchVulnerabilityPage } from './api/vulnerabilities.ts';
 import type { AssetOption, Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from './badges.tsx';
 import { ExportControls } from './export-controls.tsx';
@@ -18,10 +18,16 @@ import {
   type ListFilters,
 } from './list-filters.ts';
 import { tenantKey } from './permissions.ts';
-import { usePagedRows } from './use-paged-rows.ts';
+import { usePagedWindow } from '../../lib/use-paged-list.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { RetryError } from '../../components/list-state.tsx';
 import './vulnerabilities.css';
 
 export const ROW_HEIGHT = 44;
+/** Rows read at a time as the visible range needs them. */
+export const PAGE_SIZE = 200;
+/** Pages kept in memory around the visible rows (the rest is dropped and fetched again if needed). */
+export const PAGES_KEPT = 10;
 const TEXT_DEBOUNCE_MS = 400;
 const LIST_PATH = '/vulnerabilities/list';
 
@@ -43,7 +49,10 @@ export default function VulnerabilityListPage() {
   const canonical = filtersToSearch(filters);
   const apiQuery = filtersToApi(filters);
   const key = `${canonical}|${filters.ordering}|${tenantKey()}`;
-  const rows = usePagedRows(key, apiQuery);
+  const rows = usePagedWindow(key, (page, size) => fetchVulnerabilityPage(apiQuery, page, size), {
+    pageSize: PAGE_SIZE,
+    pagesKept: PAGES_KEPT,
+  });
 
   const setFilters = (next: ListFilters) => {
     const qs = filtersToSearch(next);
@@ -77,16 +86,7 @@ export default function VulnerabilityListPage() {
         <ExportControls query={apiQuery} expectedRows={rows.total} />
       </div>
       <DataOriginNote origin={rows.origin} />
-      {rows.error && (
-        <div className="vuln-error">
-          <p className="error" role="alert">
-            {rows.error}
-          </p>
-          <button type="button" className="btn secondary" onClick={rows.retry}>
-            Réessayer
-          </button>
-        </div>
-      )}
+      {rows.error && <RetryError className="vuln-error" message={rows.error} onRetry={rows.retry} />}
       {rows.total === 0 && (
         <p className="empty">
           {hasFilters(filters)
@@ -115,14 +115,7 @@ export default function VulnerabilityListPage() {
 }
 
 function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f: ListFilters) => void }) {
-  const [assets, setAssets] = useState<AssetOption[] | null>(null);
-  useEffect(() => {
-    let live = true;
-    void fetchAssetOptions().then((list) => live && setAssets(list));
-    return () => {
-      live = false;
-    };
-  }, []);
+  const assets: AssetOption[] | undefined = useResource(async () => ({ data: await fetchAssetOptions() }), []).data;
 
   // The text field: typed freely, written to the URL after a pause; a URL change from elsewhere (back) wins.
   const [draft, setDraft] = useState(filters.text);

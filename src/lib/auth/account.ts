@@ -3,7 +3,7 @@ import { UserMessageError } from '../error-message.ts';
 import { session, updateProfile } from './session.ts';
 import type { UserProfile } from './types.ts';
 
-/** A failure with the §8 French message, and per-field messages for forms. */
+/** A failure with the spec §8 French message, and per-field messages for forms. */
 export class FormError extends UserMessageError {
   constructor(
     message: string,
@@ -52,7 +52,7 @@ const REGISTER_FIELD_LABELS: Record<string, string> = {
   confirm_password: 'Confirmation du mot de passe : ',
 };
 
-/** §5 register validation: the first missing field's message, or null. */
+/** spec §5 register validation: the first missing field's message, or null. */
 export function validateRegister(input: RegisterInput): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!input.username.trim()) errors.username = "Nom d'utilisateur requis";
@@ -61,7 +61,7 @@ export function validateRegister(input: RegisterInput): Record<string, string> {
   return errors;
 }
 
-/** §7 POST /register/ with the §8 messages. confirm_password defaults to the password (§5). */
+/** spec §7 POST /register/ with the spec §8 messages. confirm_password defaults to the password (spec §5). */
 export async function register(input: RegisterInput): Promise<UserProfile> {
   const invalid = validateRegister(input);
   const first = Object.values(invalid)[0];
@@ -92,7 +92,7 @@ export async function register(input: RegisterInput): Promise<UserProfile> {
   }
 }
 
-/** §7 PATCH /accounts/me/: requires a session; the first server error message is shown on failure. */
+/** spec §7 PATCH /accounts/me/: requires a session; the first server error message is shown on failure. */
 export async function updateMyProfile(
   fields: Partial<Pick<UserProfile, 'first_name' | 'last_name' | 'email'>>,
 ): Promise<UserProfile> {
@@ -122,7 +122,7 @@ export interface AdminInput {
   last_name?: string;
 }
 
-/** §5 admin creation rules. */
+/** spec §5 admin creation rules. */
 export function validateAdmin(input: AdminInput): string | null {
   if (!input.username.trim() || !input.email.trim() || !input.password)
     return 'Tous les champs requis doivent être remplis';
@@ -130,7 +130,7 @@ export function validateAdmin(input: AdminInput): string | null {
   return null;
 }
 
-/** §7 POST /accounts/admin/create/; the payload forces is_staff and is_superuser (§5). */
+/** spec §7 POST /accounts/admin/create/; the payload forces is_staff and is_superuser (spec §5). */
 export async function createAdminAccount(input: AdminInput): Promise<UserProfile> {
   const invalid = validateAdmin(input);
   if (invalid) throw new FormError(invalid);

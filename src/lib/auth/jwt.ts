@@ -15,7 +15,7 @@ function base64UrlDecode(part: string): string {
   return new TextDecoder().decode(bytes);
 }
 
-/** §5: a token must have three dot-separated parts to be decoded. No signature check: the server does that. */
+/** spec §5: a token must have three dot-separated parts to be decoded. No signature check: the server does that. */
 export function decodeJwt(token: string): Record<string, unknown> {
   const parts = token.split('.');
   if (parts.length !== 3 || parts.some((p) => p === '')) throw new TokenFormatError();
@@ -48,7 +48,7 @@ export function jwtLifetimeMs(token: string): number | undefined {
   }
 }
 
-/** §5: a profile rebuilt from a token's claims; superuser gives admin, staff gives manager, otherwise user. */
+/** spec §5: a profile rebuilt from a token's claims; superuser gives admin, staff gives manager, otherwise user. */
 export function profileFromClaims(claims: Record<string, unknown>): UserProfile | null {
   const rawId = claims.user_id ?? claims.sub ?? claims.id;
   if (typeof rawId !== 'number' && typeof rawId !== 'string') return null;

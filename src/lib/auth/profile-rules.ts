@@ -2,14 +2,14 @@ import type { UserProfile } from './types.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** §5: valid only with an id (number or string), and not a list or a paged result (no results or count keys). */
+/** spec §5: valid only with an id (number or string), and not a list or a paged result (no results or count keys). */
 export function isValidProfile(data: unknown): data is UserProfile {
   if (!isRecord(data)) return false;
   if ('results' in data || 'count' in data) return false;
   return typeof data.id === 'number' || (typeof data.id === 'string' && data.id !== '');
 }
 
-/** §5 stricter check: numeric id above 0, non-empty username, email containing @, is_active absent or boolean. */
+/** spec §5 stricter check: numeric id above 0, non-empty username, email containing @, is_active absent or boolean. */
 export function isStrictProfile(data: unknown): data is UserProfile {
   if (!isValidProfile(data)) return false;
   const d = data as unknown as Record<string, unknown>;
@@ -26,7 +26,7 @@ export function isStrictProfile(data: unknown): data is UserProfile {
 }
 
 /**
- * §5 user-data check: id, username, email and is_active present; id number or string; username a non-empty
+ * spec §5 user-data check: id, username, email and is_active present; id number or string; username a non-empty
  * string; email a non-empty string containing @; is_active true (inactive accounts are rejected);
  * is_staff and is_superuser booleans if present.
  */

@@ -3,7 +3,7 @@ import { decodeJwt, profileFromClaims } from './jwt.ts';
 import { isValidProfile, isValidUserData } from './profile-rules.ts';
 import type { UserProfile } from './types.ts';
 
-/** §7: where the profile is looked for, in order; the last one answers {authenticated, user}. */
+/** spec §7: where the profile is looked for, in order; the last one answers {authenticated, user}. */
 export const PROFILE_ENDPOINTS = [
   '/api/users/me/',
   '/api/user/profile/',
@@ -29,8 +29,8 @@ export class ProfileError extends Error {
 }
 
 /**
- * Walks the §7 profile chain with the given access token; falls back to a profile rebuilt from the token's
- * claims. Lists and paged answers are not profiles (§5).
+ * Walks the spec §7 profile chain with the given access token; falls back to a profile rebuilt from the token's
+ * claims. Lists and paged answers are not profiles (spec §5).
  */
 export async function fetchProfile(
   accessToken: string,

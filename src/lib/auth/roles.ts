@@ -3,7 +3,7 @@ import type { UserProfile } from './types.ts';
 export const ROLES = ['admin', 'user', 'manager', 'readonly', 'guest'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** §6: superuser is admin, staff is manager, default user (an explicit role wins when it is one of ours). */
+/** spec §6: superuser is admin, staff is manager, default user (an explicit role wins when it is one of ours). */
 export function roleOf(profile: Partial<UserProfile> | null | undefined): Role {
   if (!profile) return 'guest';
   if (profile.is_superuser) return 'admin';
@@ -28,27 +28,27 @@ function isAdmin(profile: Partial<UserProfile>): boolean {
   return profile.is_superuser === true || profile.role === 'admin' || profile.role === 'superuser';
 }
 
-/** §6: admin or superuser has every permission; otherwise the permissions list or active_features grants it. */
+/** spec §6: admin or superuser has every permission; otherwise the permissions list or active_features grants it. */
 export function hasPermission(profile: Partial<UserProfile> | null | undefined, permission: string): boolean {
   if (!profile) return false;
   if (isAdmin(profile)) return true;
   return (profile.permissions ?? []).includes(permission) || (profile.active_features ?? []).includes(permission);
 }
 
-/** §6: a role check is an exact match on role; admin or superuser has every role. */
+/** spec §6: a role check is an exact match on role; admin or superuser has every role. */
 export function hasRole(profile: Partial<UserProfile> | null | undefined, role: string): boolean {
   if (!profile) return false;
   if (isAdmin(profile)) return true;
   return profile.role === role;
 }
 
-/** §6: the payload of a role update: both flags true when the role is admin or superuser. */
+/** spec §6: the payload of a role update: both flags true when the role is admin or superuser. */
 export function roleUpdatePayload(role: string): { role: string; is_superuser: boolean; is_staff: boolean } {
   const elevated = role === 'admin' || role === 'superuser';
   return { role, is_superuser: elevated, is_staff: elevated };
 }
 
-/** §6: what the UI assumes when admin permission information cannot be read (the server still decides). */
+/** spec §6: what the UI assumes when admin permission information cannot be read (the server still decides). */
 export const FALLBACK_ADMIN_PERMISSIONS = {
   is_superuser: true,
   is_staff: true,

@@ -1,4 +1,5 @@
 import { computed, signal } from '@preact/signals-react';
+import type { LogoutRequest } from '../../../contract/sw-messages.ts';
 import { apiRequest, ApiError, setSessionHooks, TIMEOUTS } from '../api-client.ts';
 import { kvDelete, kvGet, kvSet } from '../storage.ts';
 import { clearUserDataCookie, setUserDataCookie } from './user-data-cookie.ts';
@@ -6,7 +7,7 @@ import { jwtExpiresAt, jwtLifetimeMs } from './jwt.ts';
 import type { TokenSet, UserProfile } from './types.ts';
 import { fetchProfile } from './profile.ts';
 
-/** The §3 token set as the session keeps it, with the issue time so the refresh ahead of expiry can be placed. */
+/** The spec §3 token set as the session keeps it, with the issue time so the refresh ahead of expiry can be placed. */
 export interface SessionTokens extends TokenSet {
   /** When the access token was issued (ms, this device's clock, like expires_at). Absent in older records. */
   issued_at?: number;
@@ -22,7 +23,7 @@ export interface Session {
 /** The IndexedDB record the service worker reads to know who is signed in. */
 export const SESSION_KEY = 'session';
 
-/** §9: default token lifetime on login and refresh; 30 min after a refresh in the 401 path. */
+/** spec §9: default token lifetime on login and refresh; 30 min after a refresh in the 401 path. */
 export const DEFAULT_TOKEN_LIFETIME_S = 3600;
 export const RETRY_PATH_TOKEN_LIFETIME_S = 1800;
 
@@ -43,7 +44,7 @@ export function tokensUsable(tokens: SessionTokens, now = Date.now()): boolean {
   return tokens.expires_at > now || refreshTokenUsable(tokens.refresh_token, now);
 }
 
-/** When the access token was issued: recorded, else from the JWT's iat/exp, else the §9 default lifetime. */
+/** When the access token was issued: recorded, else from the JWT's iat/exp, else the spec §9 default lifetime. */
 export function issuedAt(tokens: SessionTokens): number {
   if (typeof tokens.issued_at === 'number' && tokens.issued_at <= tokens.expires_at) return tokens.issued_at;
   return tokens.expires_at - (jwtLifetimeMs(tokens.access_token) ?? DEFAULT_TOKEN_LIFETIME_S * 1000);
@@ -69,7 +70,7 @@ export const sessionExpired = signal(false);
 type AuthListener = (authenticated: boolean) => void;
 const listeners = new Set<AuthListener>();
 
-/** §4: listeners are told true on sign-in and false on every way out. */
+/** spec §4: listeners are told true on sign-in and false on every way out. */
 export function onAuthChange(listener: AuthListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -175,7 +176,7 @@ export const REFRESH_MESSAGES = {
   structure: 'Invalid token refresh response structure',
 } as const;
 
-/** §7: the four refresh answer shapes. */
+/** spec §7: the four refresh answer shapes. */
 export function readRefreshAnswer(data: unknown): { access: string; refresh?: string; expiresIn?: number } | null {
   if (!data || typeof data !== 'object') return null;
   const d = data as Record<string, unknown>;
@@ -233,8 +234,8 @@ let inFlight: Promise<SessionTokens> | undefined;
  * the one request in flight: refresh tokens rotate, and our server revokes the whole family when one is reused.
  *
  * Only a refusal signs the user out (400, 401 or 403 from the endpoint, an answer without tokens, a missing or
- * expired refresh token) and purges the offline data; it rethrows with one of the three §8 messages or the
- * server's. §8 says any failure forces logout; issue 15 overrides that for a network failure, a timeout or a 5xx:
+ * expired refresh token) and purges the offline data; it rethrows with one of the three spec §8 messages or the
+ * server's. spec §8 says any failure forces logout; issue 15 overrides that for a network failure, a timeout or a 5xx:
  * the session stays (offline is not signed out) and the caller's request fails with the ApiError.
  */
 export function refreshTokens(opts: { retryPath?: boolean; trigger?: RefreshTrigger } = {}): Promise<SessionTokens> {
@@ -329,7 +330,7 @@ export async function loseSession(details: { reason: string; trigger: RefreshTri
   await endLostSession();
 }
 
-/** §7: every logout endpoint, in parallel, best effort, 5 s each; errors ignored. */
+/** spec §7: every logout endpoint, in parallel, best effort, 5 s each; errors ignored. */
 export const LOGOUT_ENDPOINTS = ['/api/token/logout/', '/api/auth/logout/', '/api/logout/'] as const;
 
 export async function notifyServerLogout(tokens: TokenSet | undefined): Promise<void> {
@@ -365,13 +366,15 @@ export interface LogoutEffects {
 const browserEffects: LogoutEffects = {
   // A lost session purges like a logout: cached API answers and queued writes go.
   purgeOfflineData: () =>
-    typeof navigator === 'undefined' ? undefined : navigator.serviceWorker?.controller?.postMessage({ type: 'LOGOUT' }),
+    typeof navigator === 'undefined'
+      ? undefined
+      : navigator.serviceWorker?.controller?.postMessage({ type: 'LOGOUT' } satisfies LogoutRequest),
   navigate: (url) => location.assign(url),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
 };
 
 /**
- * §4 logout: ask the server (best effort), clear tokens, check again after 200 ms and clean a second time if
+ * spec §4 logout: ask the server (best effort), clear tokens, check again after 200 ms and clean a second time if
  * anything came back, then go to /?logout=<timestamp> after 500 ms. A failure goes to /login?logout_error
  * after 300 ms.
  */
@@ -434,21 +437,21 @@ export function setAuditSink(sink: AuditSink): void {
   for (const event of early.splice(0)) sink(...event);
 }
 
-/** §5 display-name fallback: username, preferred username, name, email local part, then 'Utilisateur'. */
+/** spec §5 display-name fallback: username, preferred username, name, email local part, then 'Utilisateur'. */
 export function displayName(profile: Partial<UserProfile> | null | undefined): string {
   if (!profile) return 'Utilisateur';
   const candidates = [profile.username, profile.preferred_username, profile.name, profile.email?.split('@')[0]];
   return candidates.find((c) => typeof c === 'string' && c.trim() !== '')?.trim() ?? 'Utilisateur';
 }
 
-/** How the app greets someone: their full name when known, else the §5 display name. */
+/** How the app greets someone: their full name when known, else the spec §5 display name. */
 export function greetingName(profile: UserProfile): string {
   const full = [profile.first_name, profile.last_name].filter(Boolean).join(' ').trim();
   return full || displayName(profile);
 }
 
 /**
- * §4: after a 401 retry the current user is reloaded; after a tenant switch too, as seen in the new tenant (its
+ * spec §4: after a 401 retry the current user is reloaded; after a tenant switch too, as seen in the new tenant (its
  * role and current tenant). A profile only the server can give: offline, the one kept stays (no token rebuild).
  */
 export async function reloadProfile(tenantId?: string): Promise<void> {

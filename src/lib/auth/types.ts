@@ -19,7 +19,7 @@ export interface UserProfile {
   name?: string;
 }
 
-/** §3 token set; expires_at in milliseconds. */
+/** spec §3 token set; expires_at in milliseconds. */
 export interface TokenSet {
   access_token: string;
   refresh_token: string;

@@ -1,7 +1,7 @@
 import type { UserProfile } from './types.ts';
 
 export const USER_DATA_COOKIE = 'user-data';
-const MAX_AGE_S = 604_800; // §9: 7 days
+const MAX_AGE_S = 604_800; // spec §9: 7 days
 
 /** Profile fields only: the cookie is readable by scripts, so it never holds a token. */
 export function userDataCookieValue(profile: UserProfile): string {

@@ -3,7 +3,7 @@ import Bowser from 'bowser';
 import type { FastifyRequest } from 'fastify';
 import { auditEvents, type AuditSeverity } from '../../db/schema.ts';
 
-/** Server audit event types (§3), plus the security events the identity layer records. */
+/** Server audit event types (spec §3), plus the security events the identity layer records. */
 export type AuditEventType =
   | 'user_login'
   | 'user_logout'

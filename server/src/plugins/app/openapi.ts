@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -43,9 +44,17 @@ export default fp(
         buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
       },
     });
+    const icon = readFileSync(new URL('../../../../public/favicon.svg', import.meta.url));
     await app.register(swaggerUi, {
       routePrefix: '/api/docs',
       uiConfig: { docExpansion: 'list', deepLinking: true },
+      logo: { type: 'image/svg+xml', content: icon, href: '/', target: '_self' },
+      theme: {
+        title: 'Vigie — référence de l’API',
+        favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: icon }],
+        // The document is this server's own: no URL bar to explore another one.
+        css: [{ filename: 'vigie.css', content: '.topbar .download-url-wrapper { display: none; }' }],
+      },
     });
     app.get('/api/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
       reply.header('Cache-Control', 'no-cache');
@@ -58,13 +67,14 @@ export default fp(
     ajv?.addSchema(ErrorReply);
     app.setSerializerCompiler(({ schema, method, url, httpStatus }) => {
       if (!ajv) return (data) => JSON.stringify(data);
-      let validate: ValidateFunction;
-      try {
-        validate = ajv.compile(schema);
-      } catch (err) {
-        throw new Error(`reply schema of ${method} ${url} ${httpStatus} does not compile: ${String(err)}`);
-      }
+      // Compiled on a route's first answer, not at start: most test apps answer a handful of routes.
+      let validate: ValidateFunction | undefined;
       return (data) => {
+        try {
+          validate ??= ajv.compile(schema);
+        } catch (err) {
+          throw new Error(`reply schema of ${method} ${url} ${httpStatus} does not compile: ${String(err)}`);
+        }
         // JSON's view of the data (dates as strings, undefined dropped) is what the client receives.
         const text = JSON.stringify(data);
         if (!validate(text === undefined ? null : JSON.parse(text))) {

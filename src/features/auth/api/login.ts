@@ -5,7 +5,7 @@ import { DEFAULT_TOKEN_LIFETIME_S, startSession } from '../../../lib/auth/sessio
 import type { TokenSet, UserProfile } from '../../../lib/auth/types.ts';
 import { fetchProfile, ProfileError } from '../../../lib/auth/profile.ts';
 
-/** §7: tried in order; a 401 tries the next credential format, other errors the next endpoint. */
+/** spec §7: tried in order; a 401 tries the next credential format, other errors the next endpoint. */
 export const LOGIN_ENDPOINTS = ['/api/token/', '/api/auth/token/', '/auth/token/', '/token/'] as const;
 
 export const LOGIN_MESSAGES = {
@@ -26,14 +26,14 @@ export interface LoginInput {
   otp?: string;
 }
 
-/** §5 login validation; returns the first message or null. */
+/** spec §5 login validation; returns the first message or null. */
 export function validateLogin({ username, password }: LoginInput): string | null {
   if (!username.trim()) return LOGIN_MESSAGES.usernameRequired;
   if (!password) return LOGIN_MESSAGES.passwordRequired;
   return null;
 }
 
-/** §5: a username with '@' is also the email; one without gets a local-domain email derived from it. */
+/** spec §5: a username with '@' is also the email; one without gets a local-domain email derived from it. */
 export function emailFor(username: string): string {
   return username.includes('@') ? username : `${username}@localhost`;
 }
@@ -49,7 +49,7 @@ export function credentialFormats({ username, password, otp }: LoginInput): Reco
   ];
 }
 
-/** §7 answer shapes: {access, refresh, expires_in} (+ user), or user plus tokens{access_token, refresh_token}, … */
+/** spec §7 answer shapes: {access, refresh, expires_in} (+ user), or user plus tokens{access_token, refresh_token}, … */
 export function readLoginAnswer(data: unknown): { tokens: TokenSet; user?: unknown } {
   if (data === null || data === undefined || data === '') throw new LoginError(LOGIN_MESSAGES.noData);
   if (typeof data !== 'object' || Array.isArray(data)) throw new LoginError(LOGIN_MESSAGES.unknownShape);
@@ -91,7 +91,7 @@ function isTwoFactor(err: ApiError): boolean {
 }
 
 /**
- * §7/§8 sign-in: the endpoint chain with its credential formats, then the profile (embedded when it passes
+ * spec §7/§8 sign-in: the endpoint chain with its credential formats, then the profile (embedded when it passes
  * the strict check, else the profile chain). Starts the session on success. A sign-in that was tried and failed
  * records `login_failed` (warning) with the username and the reason, never the password nor the code.
  */

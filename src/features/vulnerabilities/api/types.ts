@@ -82,14 +82,9 @@ export interface Vulnerability {
   cve?: Cve | null;
 }
 
-export interface Paged<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+export type { Paged } from '../../../../contract/paged.ts';
 
-/** §3 summary. The sample (§8) lacks kev/open/resolved counts and names assets differently: all optional here. */
+/** spec §3 summary. The sample (spec §8) lacks kev/open/resolved counts and names assets differently: all optional here. */
 export interface VulnerabilitySummary {
   total_vulnerabilities: number;
   severity_distribution: Partial<Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>>;

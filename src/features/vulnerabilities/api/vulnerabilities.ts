@@ -1,5 +1,6 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../../lib/api-client.ts';
 import type { AssetOption, Cve, CveHit, Paged, Vulnerability, VulnerabilitySummary } from './types.ts';
+import { MAX_PAGE_SIZE } from '../../../../contract/paged.ts';
 
 export interface WithOrigin<T> {
   data: T;
@@ -52,7 +53,7 @@ export function fetchCve(cveId: string): Promise<WithOrigin<Cve>> {
 export async function fetchAssetOptions(): Promise<AssetOption[]> {
   try {
     const page = await apiRequest<Paged<AssetOption> | AssetOption[]>('/assets/', {
-      query: { page: 1, page_size: 500, ordering: 'name' },
+      query: { page: 1, page_size: MAX_PAGE_SIZE, ordering: 'name' },
     });
     const list = Array.isArray(page) ? page : page.results;
     return list.map((a) => ({ id: a.id, name: a.name }));

@@ -1,53 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import type { Mailer } from '../../../services/mailer.ts';
 import { hashPassword, verifyPassword } from '../../../lib/password.ts';
 import { lockoutKey } from '../../../services/login-lockout.ts';
 import { ApiError } from '../../../domain/errors.ts';
-import type { PasswordRules } from '../../../services/security-policies.ts';
-import { assertValidBody, checkPassword, hasErrors, invalid, MESSAGES, type FieldErrors } from './validation.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { replies } from '../../../schemas/common.ts';
+import { assertPassword, Body, Detail, MESSAGES, Text } from './validation.ts';
 
-interface ResetBody {
-  email: string;
-}
-
-const resetBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['email'],
-  properties: { email: { type: 'string', maxLength: 1024 } },
-} as const;
-
-interface ConfirmBody {
-  token: string;
-  new_password: string;
-}
-
-const confirmBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['token', 'new_password'],
-  properties: {
-    token: { type: 'string', maxLength: 256 },
-    new_password: { type: 'string', maxLength: 1024 },
-  },
-} as const;
-
-interface ChangeBody {
-  old_password: string;
-  new_password: string;
-}
-
-const changeBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['old_password', 'new_password'],
-  properties: {
-    old_password: { type: 'string', maxLength: 1024 },
-    new_password: { type: 'string', maxLength: 1024 },
-  },
-} as const;
+const ResetBody = Body({ email: Text(1024) });
+const ConfirmBody = Body({ token: Text(256), new_password: Text(1024) });
+const ChangeBody = Body({ old_password: Text(1024), new_password: Text(1024) });
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const RESET_SENT = 'Si un compte correspond à cet email, un message de réinitialisation a été envoyé.';
@@ -57,13 +21,6 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 const invalidToken = () => new ApiError(400, 'invalid_token', 'Lien de réinitialisation invalide ou expiré.');
-
-/** The new password against the platform policy; the detail is the first problem found. */
-function assertNewPassword(password: string, rules: PasswordRules): void {
-  const fields: FieldErrors = {};
-  checkPassword(fields, 'new_password', password, rules);
-  if (hasErrors(fields)) throw invalid(fields.new_password![0]!, fields);
-}
 
 function resetMail(name: string, link: string): { subject: string; text: string } {
   return {
@@ -83,7 +40,12 @@ function resetMail(name: string, link: string): { subject: string; text: string 
   };
 }
 
-const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }> = async (app, { repo, mailer }) => {
+/** Forgotten password (a one-time link by mail) and the signed-in change of password. */
+const password: FastifyPluginAsyncTypebox<{ repo: AccountsRepository; mailer: Mailer }> = async (
+  app,
+  { repo, mailer },
+) => {
+  const tags = ['Comptes — mot de passe'];
   // Reset requests finish in the background (see below); shutdown waits for them.
   const pending = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
@@ -91,11 +53,10 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
     mailer.close();
   });
 
-  app.post<{ Body: ResetBody }>(
+  app.post(
     '/api/accounts/password/reset/',
-    { schema: { body: resetBody }, attachValidation: true },
+    { schema: { tags, body: ResetBody, response: replies({ 200: Detail('Demande prise en compte') }, 400, 429) } },
     async (request) => {
-      assertValidBody(request);
       const email = request.body.email.trim();
       await app.limits.hit(request, 'reset', email);
       // The answer is sent before the account is even looked up, so neither its content nor its
@@ -121,11 +82,10 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
     },
   );
 
-  app.post<{ Body: ConfirmBody }>(
+  app.post(
     '/api/accounts/password/reset/confirm/',
-    { schema: { body: confirmBody }, attachValidation: true },
+    { schema: { tags, body: ConfirmBody, response: replies({ 200: Detail('Mot de passe réinitialisé') }, 400, 429) } },
     async (request) => {
-      assertValidBody(request);
       // Per IP only: tokens are unguessable, this just bounds the hashing work a caller can cause.
       await app.limits.hit(request, 'reset');
       const token = request.body.token.trim();
@@ -133,7 +93,7 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
       const user = TOKEN_RE.test(token) ? await repo.resetTokenOwner(tokenHash) : undefined;
       if (!user) throw invalidToken();
       const newPassword = request.body.new_password;
-      assertNewPassword(newPassword, await repo.policy());
+      assertPassword('new_password', newPassword, await repo.policy());
       // Spending the token, setting the password and revoking every session happen together.
       const done = await repo.resetPassword(tokenHash, user.id, await hashPassword(newPassword));
       if (!done) throw invalidToken();
@@ -153,12 +113,14 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
     },
   );
 
-  app.post<{ Body: ChangeBody }>(
+  app.post(
     '/api/accounts/password/change/',
-    { preHandler: app.authenticate, schema: { body: changeBody }, attachValidation: true },
+    {
+      preValidation: [app.authenticate],
+      schema: { tags, body: ChangeBody, response: replies.signedIn({ 200: Detail('Mot de passe modifié') }, 400, 429) },
+    },
     async (request) => {
-      assertValidBody(request);
-      const auth = request.auth!;
+      const auth = signedIn(request);
       const user = auth.user;
       // A stolen access token must not become a password-guessing oracle: same budget as sign-in.
       await app.limits.hit(request, 'login', user.username);
@@ -174,7 +136,7 @@ const password: FastifyPluginAsync<{ repo: AccountsRepository; mailer: Mailer }>
         });
       }
       const newPassword = request.body.new_password;
-      assertNewPassword(newPassword, await repo.policy());
+      assertPassword('new_password', newPassword, await repo.policy());
       // Other devices are signed out; the session making the change stays.
       await repo.changePassword(user.id, await hashPassword(newPassword), auth.claims.sid);
       app.limits.clear('login', user.username);

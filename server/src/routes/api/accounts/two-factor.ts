@@ -1,41 +1,38 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AccountsRepository } from '../../../repositories/accounts.ts';
 import type { UserRow } from '../../../repositories/users.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '../../../lib/totp.ts';
 import { verifyPassword } from '../../../lib/password.ts';
 import { ApiError } from '../../../domain/errors.ts';
-import { assertValidBody, invalid, MESSAGES } from './validation.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { Nullable, replies, Type } from '../../../schemas/common.ts';
+import { Body, invalid, MESSAGES, Text } from './validation.ts';
 
-interface VerifyBody {
-  token: string;
-}
-
-const verifyBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['token'],
-  properties: { token: { type: 'string', maxLength: 16 } },
-} as const;
-
-interface DisableBody {
-  token?: string;
-  password?: string;
-}
-
-const disableBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    token: { type: 'string', maxLength: 16 },
-    password: { type: 'string', maxLength: 1024 },
+const VerifyBody = Body({ token: Text(16) });
+// The spec's client may post no body at all: that is "no credential", not a malformed request.
+const DisableBody = Nullable(Body({ token: Type.Optional(Text(16)), password: Type.Optional(Text(1024)) }));
+const Status = Type.Object(
+  { enabled: Type.Boolean() },
+  { description: 'La double authentification est-elle active ?' },
+);
+const Setup = Type.Object(
+  {
+    otpauth_url: Type.String({ description: 'otpauth:// à montrer en QR code' }),
+    secret: Type.String({ description: 'Le secret en base32, à saisir à la main' }),
+    enabled: Type.Literal(false),
   },
-} as const;
+  { description: 'Le secret à enregistrer dans l’application d’authentification' },
+);
 
 const invalidOtp = () =>
   new ApiError(400, 'invalid_otp', MESSAGES.invalidOtp, { fields: { token: [MESSAGES.invalidOtp] } });
+const alreadyEnabled = () => new ApiError(400, 'already_enabled', 'La double authentification est déjà activée.');
 
-const twoFactor: FastifyPluginAsync<{ repo: AccountsRepository }> = async (app, { repo }) => {
-  const auth = { preHandler: app.authenticate };
+/** The second factor (TOTP) of the caller's own account: status, setup in two steps, and turning it off. */
+const twoFactor: FastifyPluginAsyncTypebox<{ repo: AccountsRepository }> = async (app, { repo }) => {
+  const auth = { preValidation: [app.authenticate] };
+  const tags = ['Comptes — double authentification'];
 
   /** The code matches the secret stored for the account (pending or active). */
   const codeMatches = (user: UserRow, token: string): boolean => {
@@ -46,33 +43,34 @@ const twoFactor: FastifyPluginAsync<{ repo: AccountsRepository }> = async (app, 
   const audit = (request: FastifyRequest, description: string, severity: 'INFO' | 'WARNING') =>
     app.audit.record(request, { eventType: 'two_factor_change', description, severity });
 
-  app.get('/api/accounts/2fa/status/', auth, async (request) => ({ enabled: request.auth!.user.totpEnabled }));
+  app.get(
+    '/api/accounts/2fa/status/',
+    { ...auth, schema: { tags, response: replies.signedIn({ 200: Status }) } },
+    async (request) => ({ enabled: signedIn(request).user.totpEnabled }),
+  );
 
   // Step 1: a new secret, stored sealed but not yet required at sign-in until a code proves the
   // authenticator app holds it (step 2), so a half-finished setup cannot lock the user out.
-  app.post('/api/accounts/2fa/enable/', auth, async (request) => {
-    const user = request.auth!.user;
-    if (user.totpEnabled) {
-      throw new ApiError(400, 'already_enabled', 'La double authentification est déjà activée.');
-    }
-    const secret = newTotpSecret();
-    await repo.setTotp(user.id, app.secretBox.seal(secret), false);
-    return { otpauth_url: totpUri(secret, user.username), secret, enabled: false };
-  });
-
-  app.post<{ Body: VerifyBody }>(
-    '/api/accounts/2fa/verify/',
-    { ...auth, schema: { body: verifyBody }, attachValidation: true },
+  app.post(
+    '/api/accounts/2fa/enable/',
+    { ...auth, schema: { tags, response: replies.signedIn({ 200: Setup }, 400) } },
     async (request) => {
-      assertValidBody(request);
-      const user = request.auth!.user;
+      const user = signedIn(request).user;
+      if (user.totpEnabled) throw alreadyEnabled();
+      const secret = newTotpSecret();
+      await repo.setTotp(user.id, app.secretBox.seal(secret), false);
+      return { otpauth_url: totpUri(secret, user.username), secret, enabled: false as const };
+    },
+  );
+
+  app.post(
+    '/api/accounts/2fa/verify/',
+    { ...auth, schema: { tags, body: VerifyBody, response: replies.signedIn({ 200: Status }, 400, 429) } },
+    async (request) => {
+      const user = signedIn(request).user;
       await app.limits.hit(request, 'two_factor', user.username);
-      if (user.totpEnabled) {
-        throw new ApiError(400, 'already_enabled', 'La double authentification est déjà activée.');
-      }
-      if (!user.totpSecret) {
-        throw new ApiError(400, 'not_started', "Activez d'abord la double authentification.");
-      }
+      if (user.totpEnabled) throw alreadyEnabled();
+      if (!user.totpSecret) throw new ApiError(400, 'not_started', "Activez d'abord la double authentification.");
       if (!codeMatches(user, request.body.token)) throw invalidOtp();
       await repo.setTotp(user.id, user.totpSecret, true);
       app.limits.clear('two_factor', user.username);
@@ -81,15 +79,12 @@ const twoFactor: FastifyPluginAsync<{ repo: AccountsRepository }> = async (app, 
     },
   );
 
-  app.post<{ Body: DisableBody }>(
+  app.post(
     '/api/accounts/2fa/disable/',
-    { ...auth, schema: { body: disableBody }, attachValidation: true },
+    { ...auth, schema: { tags, body: DisableBody, response: replies.signedIn({ 200: Status }, 400, 429) } },
     async (request) => {
-      // The spec's client may post no body at all: that is "no credential", not a malformed request.
-      const body: DisableBody | undefined = request.body;
-      if (body !== undefined) assertValidBody(request);
-      const user = request.auth!.user;
-      const { token, password } = body ?? {};
+      const user = signedIn(request).user;
+      const { token, password } = request.body ?? {};
       if (!token && !password) {
         const message = 'Code de vérification ou mot de passe requis.';
         throw invalid(message, { token: [message], password: [message] });

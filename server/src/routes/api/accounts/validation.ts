@@ -1,5 +1,8 @@
-import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TProperties } from 'typebox';
 import { ApiError } from '../../../domain/errors.ts';
+import { Type } from '../../../schemas/common.ts';
+import { fieldMessages, type SchemaError } from '../../../schemas/validation-messages.ts';
 import { passwordProblems, type PasswordRules } from '../../../services/security-policies.ts';
 
 /** Field name → French messages, the `fields` member of a 400 answer. */
@@ -14,7 +17,6 @@ export const MESSAGES = {
   emailTaken: 'Un compte avec cet email existe déjà',
   passwordRequired: 'Mot de passe requis',
   passwordMismatch: 'Les mots de passe ne correspondent pas',
-  passwordTooShort: (n: number) => `Le mot de passe doit contenir au moins ${n} caractères`,
   wrongCurrentPassword: 'Mot de passe actuel incorrect.',
   invalidOtp: 'Code de vérification invalide.',
 } as const;
@@ -44,6 +46,13 @@ export function checkPassword(fields: FieldErrors, field: string, password: stri
   else for (const problem of passwordProblems(password, rules)) addError(fields, field, problem);
 }
 
+/** The same check for a password set on its own: the 400's detail is the first problem found. */
+export function assertPassword(field: string, password: string, rules: PasswordRules): void {
+  const fields: FieldErrors = {};
+  checkPassword(fields, field, password, rules);
+  throwIfAny(fields);
+}
+
 /** Trimmed text, with the domain part of an email lower-cased (the local part may be case-sensitive). */
 export function normalizeEmail(raw: string): string {
   const email = raw.trim();
@@ -51,57 +60,45 @@ export function normalizeEmail(raw: string): string {
   return at < 0 ? email : email.slice(0, at) + email.slice(at).toLowerCase();
 }
 
-/**
- * French field messages for a body the JSON schema refused, for the routes that answer their own
- * contractual `detail` instead of the generic one (they use `attachValidation`).
- */
-export function schemaFieldErrors(errors: FastifySchemaValidationError[]): FieldErrors {
-  const fields: FieldErrors = {};
-  for (const e of errors) {
-    const params = e.params as { additionalProperty?: string; missingProperty?: string; limit?: number };
-    const field =
-      params.additionalProperty ??
-      params.missingProperty ??
-      (e.instancePath.replace(/^\//, '').split('/')[0] || 'non_field_errors');
-    const message =
-      e.keyword === 'additionalProperties'
-        ? 'Champ non autorisé.'
-        : e.keyword === 'required'
-          ? 'Ce champ est obligatoire.'
-          : e.keyword === 'maxLength'
-            ? `Au plus ${params.limit} caractères.`
-            : e.keyword === 'type' && field === 'non_field_errors'
-              ? 'Un objet JSON est attendu.'
-              : 'Valeur invalide.';
-    addError(fields, field, message);
-  }
-  return fields;
-}
-
-/** Whether any field has a message. */
-export function hasErrors(fields: FieldErrors): boolean {
-  return Object.keys(fields).length > 0;
-}
-
 /** A 400 in the shared shape: {detail, code: 'invalid', fields}. */
 export function invalid(detail: string, fields: FieldErrors): ApiError {
   return new ApiError(400, 'invalid', detail, { fields });
 }
 
-/** For routes declared with `attachValidation`: turns a schema failure into a 400 with French messages. */
-export function assertValidBody(request: FastifyRequest, detail = 'Données invalides.'): void {
+/** Throws the 400 when any field has a message; the detail is `detail`, else the first message. */
+export function throwIfAny(fields: FieldErrors, detail?: string): void {
+  const first = Object.values(fields)[0]?.[0];
+  if (first !== undefined) throw invalid(detail ?? first, fields);
+}
+
+/** For the routes that answer other refusals first (`attachValidation`): the schema's 400, under their `detail`. */
+export function assertValidBody(request: FastifyRequest, detail: string): void {
   const failure = request.validationError;
-  if (failure) throw invalid(detail, schemaFieldErrors(failure.validation as FastifySchemaValidationError[]));
+  if (failure) throw invalid(detail, fieldMessages(failure.validation as SchemaError[]));
 }
 
 export const duplicateEmail = () => new ApiError(409, 'duplicate_email', MESSAGES.emailTaken);
 
-/** JSON-schema types of the account fields shared by registration and admin creation (messages come from the handlers). */
-export const ACCOUNT_FIELD_SCHEMAS = {
-  username: { type: 'string', maxLength: 1024 },
-  email: { type: 'string', maxLength: 1024 },
-  password: { type: 'string', maxLength: 1024 },
-  confirm_password: { type: ['string', 'null'], maxLength: 1024 },
-  first_name: { type: ['string', 'null'], maxLength: 150 },
-  last_name: { type: ['string', 'null'], maxLength: 150 },
-} as const;
+// Body schemas: types and sizes only; presence and format are checked in code, with the contractual messages.
+const WRONG_TYPE = { type: 'Valeur invalide.' };
+export const Text = (maxLength: number) => Type.String({ maxLength, errorMessage: WRONG_TYPE });
+const NullableText = (maxLength: number) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength, errorMessage: WRONG_TYPE });
+
+/** A JSON object with exactly these (optional or required) fields. */
+export const Body = <P extends TProperties>(properties: P) =>
+  Type.Object(properties, { additionalProperties: false, errorMessage: { type: 'Un objet JSON est attendu.' } });
+
+/** The fields of a new account, shared by registration and admin creation (`role` is accepted and ignored). */
+export const ACCOUNT_FIELDS = {
+  username: Type.Optional(Text(1024)),
+  email: Type.Optional(Text(1024)),
+  password: Type.Optional(Text(1024)),
+  confirm_password: Type.Optional(NullableText(1024)),
+  first_name: Type.Optional(NullableText(150)),
+  last_name: Type.Optional(NullableText(150)),
+  role: Type.Optional(NullableText(32)),
+};
+
+/** A confirmation in French, `{detail}`. */
+export const Detail = (description: string) => Type.Object({ detail: Type.String() }, { description });

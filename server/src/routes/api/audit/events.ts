@@ -1,14 +1,17 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditEvents, type AuditSeverity } from '../../../db/schema.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import { ACCESS_COOKIE, readAuthorization } from '../../../plugins/app/authentication.ts';
 import { describeUserAgent } from '../../../plugins/app/audit.ts';
+import { replies, Type } from '../../../schemas/common.ts';
 
 const MAX_EVENTS = 200;
 const MAX_BODY = 256 * 1024;
 // Anonymous clients may only leave a few events (an expired session's last words), per IP and minute.
 const ANONYMOUS_EVENTS_PER_MINUTE = 60;
 
+// The client's levels (lower case, with debug) onto the trail's severities.
 const SEVERITY: Record<string, AuditSeverity> = {
   debug: 'INFO',
   info: 'INFO',
@@ -17,15 +20,16 @@ const SEVERITY: Record<string, AuditSeverity> = {
   critical: 'CRITICAL',
 };
 
-interface ClientEvent {
-  event_id?: unknown;
-  timestamp?: unknown;
-  event_type?: unknown;
-  severity?: unknown;
-  details?: unknown;
-  url?: unknown;
-  user_agent?: unknown;
-}
+/** One event as the client wrote it (event_id, timestamp, event_type, severity, details, url): nothing trusted. */
+type ClientEvent = Record<string, unknown>;
+
+const Accepted = Type.Object(
+  {
+    accepted: Type.Integer({ minimum: 0, description: 'Événements enregistrés' }),
+    duplicates: Type.Optional(Type.Integer({ minimum: 0, description: 'Déjà reçus (même event_id), ignorés' })),
+  },
+  { description: 'Événements reçus' },
+);
 
 const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
@@ -53,7 +57,8 @@ function readBody(body: unknown): { events: ClientEvent[]; token?: string } {
   return { events: events as ClientEvent[], ...(typeof token === 'string' ? { token } : {}) };
 }
 
-const auditEventsRoute: FastifyPluginAsync = async (app) => {
+/** The client's audit buffer: events posted by fetch or sendBeacon, signed in or not (docs/api-audit.md). */
+const auditEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
   // sendBeacon with a string body sends text/plain.
   app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) =>
     done(null, body),
@@ -78,7 +83,12 @@ const auditEventsRoute: FastifyPluginAsync = async (app) => {
     }
   };
 
-  app.post('/api/audit/events/', { bodyLimit: MAX_BODY }, async (request, reply) => {
+  const schema = {
+    tags: ['Journal d’audit'],
+    description: `Corps : {events: [...], token?} en JSON, ou la même chose en text/plain (sendBeacon) ; au plus ${MAX_EVENTS} événements.`,
+    response: replies({ 202: Accepted }, 400, 403, 413, 429),
+  };
+  app.post('/api/audit/events/', { bodyLimit: MAX_BODY, schema }, async (request, reply) => {
     const { events, token } = readBody(request.body);
     const authenticated = await authenticateEvents(request, token);
     if (!authenticated)

@@ -1,41 +1,90 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/client.ts';
 import { AUDIT_SEVERITIES, type AuditSeverity } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
-import { canReadAudit, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { sendExport, type ExportFormat } from '../export-stream.ts';
-import { AUDIT_CSV_COLUMNS, auditCsvLine, presentAuditEvent } from '../../../presenters/audit-event.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { canReadAudit } from '../../../policies/index.ts';
+import {
+  AUDIT_CSV_COLUMNS,
+  auditCsvLine,
+  AuditEventSchema,
+  presentAuditEvent,
+} from '../../../presenters/audit-event.ts';
 import {
   AuditEventsRepository,
   type AuditExportRow,
   type AuditFilters,
   type AuditScope,
 } from '../../../repositories/audit-events.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
-import { idParams, notFound, parseId, parseText, positiveInt, stringQuery, type RawQuery } from '../shared.ts';
+import { FilterQuery, IdParams, replies, Type } from '../../../schemas/common.ts';
+import { sendExport, type ExportFormat } from '../export-stream.ts';
+import { parseDateRange } from './date-range.ts';
+import { notFound, parsePaging, parseText, type RawQuery } from '../shared.ts';
 
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;
 const EXPORT_BATCH = 2000;
-const FILTER_KEYS = ['event_type', 'severity', 'user', 'source', 'date_from', 'date_to', 'q', 'tenant'] as const;
 const SOURCES = ['server', 'frontend'] as const;
 const EVENT_TYPE_RE = /^[\w.:-]{1,64}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const REFUSAL = 'journal d’audit';
 
 const MESSAGES = {
-  page: 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.',
-  size: `Taille de page invalide : un entier entre 1 et ${MAX_SIZE} est attendu.`,
   eventType: 'Type d’événement invalide : lettres, chiffres, « _ », « . », « : » ou « - » (64 caractères au plus).',
   severity: `Gravité invalide. Valeurs possibles : ${AUDIT_SEVERITIES.join(', ')}.`,
   user: 'Le nom d’utilisateur ne doit pas dépasser 150 caractères.',
   source: `Source invalide. Valeurs possibles : ${SOURCES.join(', ')}.`,
-  date: 'Date invalide : une date (AAAA-MM-JJ) ou une date et heure ISO 8601 est attendue.',
-  dateOrder: 'La date de fin précède la date de début.',
   tenant: 'Organisation invalide : « all » ou un identifiant (UUID) est attendu.',
   format: 'Format d’export invalide : csv ou json attendu.',
 } as const;
+
+const TENANT = {
+  tenant: 'Organisation : son UUID, ou « all » (superutilisateurs) ; par défaut l’organisation courante',
+};
+const FILTERS = {
+  event_type: 'Type(s) d’événement, séparés par des virgules',
+  severity: `Gravité(s) : ${AUDIT_SEVERITIES.join(', ')}, séparées par des virgules`,
+  user: 'Nom d’utilisateur (exact, sans distinction de casse)',
+  source: `Source : ${SOURCES.join(', ')}`,
+  date_from: 'Depuis (date AAAA-MM-JJ ou date et heure ISO 8601, incluse)',
+  date_to: 'Jusqu’à (date AAAA-MM-JJ, tout le jour inclus, ou date et heure ISO 8601)',
+  q: 'Recherche dans la description',
+  ...TENANT,
+};
+const FILTER_KEYS = Object.keys(FILTERS) as (keyof typeof FILTERS)[];
+const ResultsQuery = FilterQuery({
+  page: 'Numéro de page, à partir de 1',
+  size: `Taille de page (défaut ${DEFAULT_SIZE}, au plus ${MAX_SIZE})`,
+  ...FILTERS,
+});
+const AuditPage = Type.Object(
+  {
+    results: Type.Array(AuditEventSchema),
+    total: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    size: Type.Integer({ minimum: 1 }),
+    pages: Type.Integer({ minimum: 0 }),
+  },
+  { description: 'Une page du journal d’audit, les plus récents d’abord' },
+);
+
+/** Forwards to `errors`, under this API's name for the page size: `size`, not `page_size`. */
+class SizeErrors extends FieldErrors {
+  constructor(private readonly errors: FieldErrors) {
+    super();
+  }
+  override add(field: string, message: string): void {
+    this.errors.add(field === 'page_size' ? 'size' : field, message);
+  }
+}
+
+/** `?page=&size=`: the shared paging rules and messages, 10 by default and at most 100. */
+function parseAuditPaging(errors: FieldErrors, query: RawQuery): { page: number; size: number } {
+  const size = query.size?.trim() ? query.size : String(DEFAULT_SIZE);
+  const { page, pageSize } = parsePaging(new SizeErrors(errors), { page: query.page, page_size: size }, MAX_SIZE);
+  return { page, size: pageSize };
+}
 
 function list(raw: string | undefined): string[] | undefined {
   const values = raw
@@ -43,22 +92,6 @@ function list(raw: string | undefined): string[] | undefined {
     .map((v) => v.trim())
     .filter((v) => v !== '');
   return values?.length ? [...new Set(values)] : undefined;
-}
-
-/** An ISO date or time; a date alone is a whole UTC day, a time without an offset is UTC. */
-function parseMoment(errors: FieldErrors, query: RawQuery, key: string): { at: Date; dateOnly: boolean } | undefined {
-  const raw = query[key]?.trim();
-  if (!raw) return undefined;
-  const dateOnly = DATE_RE.test(raw);
-  let at: Date | undefined;
-  if (dateOnly) at = new Date(`${raw}T00:00:00Z`);
-  else if (DATE_TIME_RE.test(raw)) at = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(raw) ? raw : `${raw}Z`);
-  // new Date() rolls 2026-02-31 over to March: the date part must read back unchanged.
-  if (!at || Number.isNaN(at.getTime()) || (dateOnly && at.toISOString().slice(0, 10) !== raw)) {
-    errors.add(key, MESSAGES.date);
-    return undefined;
-  }
-  return { at, dateOnly };
 }
 
 function parseFilters(errors: FieldErrors, query: RawQuery): AuditFilters {
@@ -72,49 +105,22 @@ function parseFilters(errors: FieldErrors, query: RawQuery): AuditFilters {
   if (username && username.length > 150) errors.add('user', MESSAGES.user);
   const source = query.source?.trim().toLowerCase() || undefined;
   if (source && !(SOURCES as readonly string[]).includes(source)) errors.add('source', MESSAGES.source);
-  const from = parseMoment(errors, query, 'date_from');
-  const to = parseMoment(errors, query, 'date_to');
-  // A date alone as the upper bound covers its whole day: up to the next UTC midnight, excluded.
-  const end = to && (to.dateOnly ? new Date(to.at.getTime() + 86_400_000) : to.at);
-  if (from && end && (to.dateOnly ? end <= from.at : end < from.at)) errors.add('date_to', MESSAGES.dateOrder);
   return {
     eventTypes,
     severities: severities as AuditSeverity[] | undefined,
     username,
     source: source as AuditFilters['source'],
-    from: from?.at,
-    to: end,
-    toExclusive: to?.dateOnly,
+    ...parseDateRange(errors, query),
     text: parseText(errors, query, 'q'),
   };
 }
 
-function parsePaging(errors: FieldErrors, query: RawQuery): { page: number; size: number } {
-  const page = positiveInt(query.page);
-  if (page === null) errors.add('page', MESSAGES.page);
-  const size = positiveInt(query.size);
-  if (size === null || (size !== undefined && size > MAX_SIZE)) errors.add('size', MESSAGES.size);
-  return { page: page ?? 1, size: size ?? DEFAULT_SIZE };
-}
-
-const auditResultsRoutes: FastifyPluginAsync = async (app) => {
+/** The audit trail: paged reading, one event, and the CSV/JSON export (docs/api-audit.md). */
+const auditResultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new AuditEventsRepository();
-
-  const deny = async (request: FastifyRequest): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé : journal d’audit',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-
-  const requireReader = async (request: FastifyRequest) => {
-    if (!canReadAudit(request.auth!.actor)) await deny(request);
-  };
-  const guard = { preValidation: [app.authenticate, requireReader] };
+  // Readers without a tenant (a superuser reading `all`) are let through: the scope decides.
+  const guard = app.guard((auth) => canReadAudit(auth.actor), { refusal: REFUSAL, tenant: false });
+  const tags = ['Journal d’audit'];
 
   /**
    * Whose trail the request reads: the current tenant's; a superuser may name `all` or any tenant. Call after the
@@ -122,26 +128,21 @@ const auditResultsRoutes: FastifyPluginAsync = async (app) => {
    */
   const scopeOf = async (request: FastifyRequest, errors: FieldErrors): Promise<AuditScope> => {
     const raw = (request.query as RawQuery).tenant?.trim();
-    const current = request.auth!.tenant?.id;
+    const auth = signedIn(request);
+    const current = auth.tenant?.id;
     if (raw && raw.toLowerCase() !== 'all' && !UUID_RE.test(raw)) errors.add('tenant', MESSAGES.tenant);
     errors.throwIfAny();
     const wanted = !raw ? current : raw.toLowerCase() === 'all' ? 'all' : raw.toLowerCase();
-    if (wanted === undefined) return deny(request);
-    if (wanted !== current && !request.auth!.actor.isSuperuser) return deny(request);
-    return wanted === 'all' ? 'all' : { tenantId: wanted };
+    await app.authorize(request, wanted !== undefined && (wanted === current || auth.actor.isSuperuser), REFUSAL);
+    return wanted === 'all' ? 'all' : { tenantId: wanted! };
   };
 
   /** The current tenant's trail through its own transaction (row-level security); other scopes are superusers'. */
   const read = <T>(request: FastifyRequest, scope: AuditScope, fn: (db: Db) => Promise<T>): Promise<T> =>
-    scope !== 'all' && scope.tenantId === request.auth!.tenant?.id ? request.tenantDb(fn) : fn(app.database.db);
+    scope !== 'all' && scope.tenantId === signedIn(request).tenant?.id ? request.tenantDb(fn) : fn(app.database.db);
 
   /** Reading the trail is itself audited, in the trail that was read (the platform's for `all`). */
-  const recordRead = (
-    request: FastifyRequest,
-    scope: AuditScope,
-    description: string,
-    extra: Record<string, unknown>,
-  ) =>
+  const recordRead = (request: FastifyRequest, scope: AuditScope, description: string, extra: object) =>
     app.audit.record(request, {
       eventType: 'sensitive_data_access',
       description,
@@ -152,12 +153,15 @@ const auditResultsRoutes: FastifyPluginAsync = async (app) => {
   const filtersOf = (query: RawQuery) =>
     Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, query[k]!.slice(0, 200)]));
 
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     '/api/audit/results/',
-    { ...guard, schema: { querystring: stringQuery(['page', 'size', ...FILTER_KEYS]) } },
+    {
+      ...guard,
+      schema: { tags, querystring: ResultsQuery, response: replies.signedIn({ 200: AuditPage }, 400) },
+    },
     async (request) => {
       const errors = new FieldErrors();
-      const { page, size } = parsePaging(errors, request.query);
+      const { page, size } = parseAuditPaging(errors, request.query);
       const filters = parseFilters(errors, request.query);
       const scope = await scopeOf(request, errors);
       const { total, rows } = await read(request, scope, (db) =>
@@ -172,26 +176,38 @@ const auditResultsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: RawQuery }>(
+  app.get(
     '/api/audit/results/:id/',
-    { ...guard, schema: { params: idParams, querystring: stringQuery(['tenant']) } },
+    {
+      ...guard,
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: FilterQuery(TENANT),
+        response: replies.signedIn({ 200: AuditEventSchema }, 400, 404),
+      },
+    },
     async (request) => {
       const scope = await scopeOf(request, new FieldErrors());
-      const id = parseId(request.params.id);
-      const row = id === undefined ? undefined : await read(request, scope, (db) => repo.find(db, scope, id));
+      const row = await read(request, scope, (db) => repo.find(db, scope, Number(request.params.id)));
       if (!row) throw notFound();
       await recordRead(request, scope, 'Consultation d’un événement du journal d’audit', { event_id: row.id });
       return presentAuditEvent(row);
     },
   );
 
-  app.get<{ Params: { format: string }; Querystring: RawQuery }>(
+  app.get(
     '/api/audit/export/:format/',
     {
       ...guard,
       schema: {
-        params: { type: 'object', required: ['format'], properties: { format: { type: 'string' } } },
-        querystring: stringQuery(FILTER_KEYS),
+        tags,
+        params: Type.Object({ format: Type.String({ description: 'csv ou json' }) }),
+        querystring: FilterQuery(FILTERS),
+        response: replies.signedIn(
+          { 200: Type.String({ description: 'Fichier joint : CSV (text/csv) ou liste JSON d’AuditEvent' }) },
+          400,
+        ),
       },
     },
     async (request, reply) => {
@@ -200,12 +216,10 @@ const auditResultsRoutes: FastifyPluginAsync = async (app) => {
       if (format !== 'csv' && format !== 'json') errors.add('format', MESSAGES.format);
       const filters = parseFilters(errors, request.query);
       const scope = await scopeOf(request, errors);
-
       await recordRead(request, scope, `Export du journal d’audit (${format.toUpperCase()})`, {
         format,
         filters: filtersOf(request.query),
       });
-
       return sendExport(reply, 'audit', {
         format: format as ExportFormat,
         csvColumns: AUDIT_CSV_COLUMNS,

@@ -1,12 +1,18 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { HomeSummarySchema } from '../../../presenters/dashboard.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
-import { accessGuards } from '../shared.ts';
+import { replies } from '../../../schemas/common.ts';
+import { taggedRoutes } from '../vulnerabilities/records.ts';
 
 /** The home page's figures (docs/api-vulnerabilities.md, Home dashboard). */
-const dashboardRoutes: FastifyPluginAsync = async (app) => {
+const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new DashboardRepository();
-  const guard = accessGuards(app);
-  app.get('/api/dashboard/summary/', guard.read, async (request) => request.tenantDb((tx) => repo.homeSummary(tx)));
+  const { read } = taggedRoutes(app, ['Tableau de bord']);
+  app.get(
+    '/api/dashboard/summary/',
+    read({ response: replies.signedIn({ 200: HomeSummarySchema }) }),
+    async (request) => request.tenantDb((tx) => repo.homeSummary(tx)),
+  );
 };
 
 export default dashboardRoutes;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { ApiError } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
 import { FORBIDDEN_MESSAGE, hasProjectAccess, type ProjectAccess } from '../../../policies/index.ts';
 import {
   ProjectAccessRepository,
@@ -10,6 +11,9 @@ import {
 import { notFound } from '../shared.ts';
 
 export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
+
+/** A title quoted in an activity summary, kept short. */
+export const quoted = (text: string) => `« ${text.length > 120 ? `${text.slice(0, 119)}…` : text} »`;
 
 /**
  * A refusal on a project the caller can read. Thrown inside the tenant transaction; the projects area audits it
@@ -53,7 +57,7 @@ export function projectGate() {
       projectId: number,
       need: ProjectNeed,
     ): Promise<{ project: ProjectRecord; access: ProjectAccess }> {
-      const found = await repo.load(tx, projectId, request.auth!.actor);
+      const found = await repo.load(tx, projectId, signedIn(request).actor);
       if (!found || found.access === 'none') throw notFound();
       if (!hasProjectAccess(found.access, need)) throw new ProjectAccessDenied(projectId, need);
       return found;

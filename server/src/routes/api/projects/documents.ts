@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { DOCUMENT_TYPES, type DocumentType } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
 import { createDocumentStore, StoredFileMissingError, type StoredFile } from '../../../lib/document-store.ts';
 import {
   attachmentDisposition,
@@ -13,26 +14,22 @@ import {
   safeFileName,
   type FileKind,
 } from '../../../lib/file-type.ts';
-import { presentDocument } from '../../../presenters/project-document.ts';
+import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
+import { presentDocument, ProjectDocumentSchema } from '../../../presenters/project-document.ts';
 import type { ActivityEntry } from '../../../repositories/project-access.ts';
-import { ProjectDocumentsRepository, type DocumentValues } from '../../../repositories/project-documents.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
 import {
-  accessGuards,
-  idParams,
-  notFound,
-  pagedResponse,
-  parseId,
-  parsePaging,
-  parseQueryId,
-  stringQuery,
-  type RawQuery,
-} from '../shared.ts';
-import { quoted } from './links.ts';
-import { auditProjectWrite, projectGate } from './access.ts';
+  ProjectDocumentsRepository,
+  type DocumentRow,
+  type DocumentValues,
+} from '../../../repositories/project-documents.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
+import { IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
+import { accessGuards, notFound, pagedResponse, parseId, parsePaging, parseQueryId } from '../shared.ts';
+import { auditProjectWrite, projectGate, quoted } from './access.ts';
+import { WriteBody as writeBody } from '../../../schemas/common.ts';
+import { gatedLoader } from './work/shared.ts';
 
 const LIST_PATH = '/api/projects/documents/';
-const LIST_KEYS = ['page', 'page_size', 'project', 'document_type'] as const;
 const MAX_PAGE_SIZE = 100;
 const MAX_TITLE = 300;
 const MAX_DESCRIPTION = 10_000;
@@ -84,34 +81,28 @@ const invalid = (field: string, message: string) =>
 const unsupported = () =>
   new ApiError(415, 'unsupported_file_type', MESSAGES.unsupported, { fields: { file: [MESSAGES.unsupported] } });
 
-interface UpdateBody {
-  name?: string;
-  title?: string;
-  description?: string;
-  document_type?: string;
-}
+const DocumentQuery = ListQuery({
+  project: 'Identifiant du projet',
+  document_type: `Type de document : ${DOCUMENT_TYPE_LIST}`,
+});
 
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', maxLength: 1000 },
-    title: { type: 'string', maxLength: 4096 },
-    description: { type: 'string', maxLength: 100_000 },
-    document_type: { type: 'string', maxLength: 64 },
-    // Read-only fields a client may send back from a Document it read: ignored.
-    ...Object.fromEntries(
-      ['id', 'file', 'project', 'file_size', 'file_type', 'sha256', 'uploaded_by', 'created_at', 'updated_at'].map(
-        (f) => [f, {}],
-      ),
-    ),
-  },
-} as const;
+const UpdateBody = writeBody(ProjectDocumentSchema, {
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  title: Type.Optional(Type.String({ maxLength: 4096, errorMessage: { maxLength: MESSAGES.titleTooLong } })),
+  description: Type.Optional(
+    Type.String({ maxLength: 100_000, errorMessage: { maxLength: MESSAGES.descriptionTooLong } }),
+  ),
+  document_type: Type.Optional(Type.String({ maxLength: 64, errorMessage: MESSAGES.documentType })),
+});
+type UpdateBody = Static<typeof UpdateBody>;
 
 const isDocumentType = (v: string): v is DocumentType => (DOCUMENT_TYPES as readonly string[]).includes(v);
 
-/** Checks the editable fields; `requireName` for PUT and for nothing else (an upload defaults to the file's name). */
-function validateFields(errors: FieldErrors, body: UpdateBody, requireName: boolean, full: boolean): DocumentValues {
+/**
+ * Checks the editable fields, shared by the upload and PUT/PATCH: `full` fills what is absent with its default
+ * (upload, PUT); `requireName` for PUT and for nothing else (an upload defaults to the file's name).
+ */
+function validateFields(errors: FieldErrors, body: UpdateBody, full: boolean, requireName: boolean): DocumentValues {
   const out: DocumentValues = {};
   if (body.name !== undefined || requireName) {
     const name = safeFileName(body.name ?? '', '');
@@ -136,6 +127,12 @@ function validateFields(errors: FieldErrors, body: UpdateBody, requireName: bool
   return out;
 }
 
+/** The form's project: its id, or the French reason it is not one. */
+function formProject(raw: string | undefined): number | string {
+  const value = raw?.trim();
+  return value ? (parseId(value) ?? MESSAGES.projectInvalid) : MESSAGES.projectRequired;
+}
+
 /** Thrown by the upload's inspecting stream as soon as the bytes cannot be the announced type. */
 class WrongContent extends Error {}
 
@@ -153,7 +150,7 @@ class StoreFailure extends Error {
  * (the data dir's documents/ or an S3 bucket) under a random key. An upload is checked by extension and content
  * while it streams; anything refused leaves neither a row nor a file.
  */
-const documentRoutes: FastifyPluginAsync = async (app) => {
+const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const maxBytes = documentMaxBytes();
   const store = createDocumentStore(app.filesDir);
   app.addHook('onClose', async () => store.close());
@@ -165,32 +162,31 @@ const documentRoutes: FastifyPluginAsync = async (app) => {
   const guard = accessGuards(app);
   const scope = projectGate();
   const repo = new ProjectDocumentsRepository();
+  const load = gatedLoader(scope, (tx, id) => repo.find(tx, id));
   const tooLarge = () => new ApiError(413, 'file_too_large', MESSAGES.tooLarge(maxBytes));
+  const tags = ['Projets — documents'];
+  const ITEM = `${LIST_PATH}:id/`;
 
-  const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const id = parseId(request.params.id);
-    if (id === undefined) throw notFound();
-    return id;
-  };
+  const activity = (request: FastifyRequest, row: { id: number; projectId: number }, action: string, summary: string) =>
+    ({
+      projectId: row.projectId,
+      userId: signedIn(request).actor.userId,
+      action,
+      objectType: 'document',
+      objectId: row.id,
+      summary,
+    }) satisfies ActivityEntry;
 
-  const activity = (
-    request: FastifyRequest,
-    projectId: number,
-    id: number,
-    action: string,
-    summary: string,
-  ): ActivityEntry => ({
-    projectId,
-    userId: request.auth!.actor.userId,
-    action,
-    objectType: 'document',
-    objectId: id,
-    summary,
-  });
-
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     LIST_PATH,
-    { ...guard.read, schema: { querystring: stringQuery(LIST_KEYS) } },
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        querystring: DocumentQuery,
+        response: replies.signedIn({ 200: Paged(ProjectDocumentSchema) }, 400),
+      },
+    },
     async (request) => {
       const errors = new FieldErrors();
       const q = request.query;
@@ -200,239 +196,233 @@ const documentRoutes: FastifyPluginAsync = async (app) => {
       if (rawType !== undefined && !isDocumentType(rawType)) errors.add('document_type', MESSAGES.documentType);
       errors.throwIfAny();
       const page = await request.tenantDb((tx) =>
-        repo.page(tx, request.auth!.actor, {
+        repo.page(tx, signedIn(request).actor, {
           projectId,
           documentType: rawType as DocumentType | undefined,
           limit: paging.pageSize,
           offset: (paging.page - 1) * paging.pageSize,
         }),
       );
-      return pagedResponse(LIST_PATH, q, LIST_KEYS, paging, page.count, page.rows.map(presentDocument));
+      const keys = Object.keys(DocumentQuery.properties);
+      return pagedResponse(LIST_PATH, q, keys, paging, page.count, page.rows.map(presentDocument));
     },
   );
 
-  app.post(LIST_PATH, guard.write, async (request, reply) => {
-    if (!request.isMultipart()) throw invalid('file', MESSAGES.multipartRequired);
-    // A body announced bigger than any acceptable form is refused before a byte of it is read.
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD) throw tooLarge();
+  app.post(
+    LIST_PATH,
+    {
+      ...guard.write,
+      schema: {
+        tags,
+        description: `multipart/form-data : file (requis), project (requis), ${FORM_FIELDS.slice(1).join(', ')}.`,
+        consumes: ['multipart/form-data'],
+        response: replies.signedIn({ 201: ProjectDocumentSchema }, 400, 404, 413, 415),
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw invalid('file', MESSAGES.multipartRequired);
+      // A body announced bigger than any acceptable form is refused before a byte of it is read.
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD) throw tooLarge();
 
-    const tenantId = request.auth!.tenant!.id;
-    // The server's name for the bytes; the client's file name is only ever metadata.
-    const storageKey = `${tenantId}/${randomUUID()}`;
-    const fields: Record<string, string> = {};
-    let file: { originalName: string; kind: FileKind; stored: StoredFile } | undefined;
-    let written = false;
-    let committed = false;
+      // The server's name for the bytes; the client's file name is only ever metadata.
+      const storageKey = `${currentTenant(request)}/${randomUUID()}`;
+      const fields: Record<string, string> = {};
+      let file: { originalName: string; kind: FileKind; stored: StoredFile } | undefined;
+      let written = false;
+      let committed = false;
 
-    const projectField = (): number => {
-      const raw = fields.project?.trim();
-      if (raw === undefined || raw === '') throw invalid('project', MESSAGES.projectRequired);
-      const id = parseId(raw);
-      if (id === undefined) throw invalid('project', MESSAGES.projectInvalid);
-      return id;
-    };
-
-    try {
       try {
-        for await (const part of request.parts()) {
-          if (part.type === 'field') {
-            if (!FORM_FIELDS.includes(part.fieldname) || Object.hasOwn(fields, part.fieldname)) {
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'field') {
+              if (!FORM_FIELDS.includes(part.fieldname) || Object.hasOwn(fields, part.fieldname)) {
+                throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
+              }
+              if (part.valueTruncated) throw invalid(part.fieldname, MESSAGES.fieldTooLong(part.fieldname));
+              fields[part.fieldname] = String(part.value);
+              continue;
+            }
+            if (part.fieldname !== 'file' || file) {
+              part.file.resume();
               throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
             }
-            if (part.valueTruncated) throw invalid(part.fieldname, MESSAGES.fieldTooLong(part.fieldname));
-            fields[part.fieldname] = String(part.value);
-            continue;
-          }
-          if (part.fieldname !== 'file' || file) {
-            part.file.resume();
-            throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
-          }
-          const originalName = safeFileName(part.filename ?? '');
-          const kind = kindOfName(originalName);
-          if (!kind) {
-            part.file.resume();
-            throw unsupported();
-          }
-          // When the form names its project first, a caller without write access is refused before the upload.
-          if (fields.project !== undefined) {
-            const projectId = projectField();
-            await request.tenantDb((tx) => scope.require(request, tx, projectId, 'edit'));
-          }
-          const check = new ContentCheck(kind);
-          const source = part.file;
-          let incoming: Error | undefined;
-          // The bytes go to the store through this check: a mismatch stops the upload at once.
-          async function* inspected() {
-            try {
-              for await (const chunk of source) {
-                check.update(chunk as Buffer);
-                if (check.failed) throw new WrongContent();
-                yield chunk as Buffer;
-              }
-            } catch (err) {
-              if (!(err instanceof WrongContent)) incoming = err instanceof Error ? err : new Error(String(err));
-              throw err;
+            const originalName = safeFileName(part.filename ?? '');
+            const kind = kindOfName(originalName);
+            if (!kind) {
+              part.file.resume();
+              throw unsupported();
             }
+            // When the form names its project first, a caller without write access is refused before the upload.
+            if (fields.project !== undefined) {
+              const project = formProject(fields.project);
+              if (typeof project === 'string') throw invalid('project', project);
+              await request.tenantDb((tx) => scope.require(request, tx, project, 'edit'));
+            }
+            const check = new ContentCheck(kind);
+            const source = part.file;
+            let incoming: Error | undefined;
+            // The bytes go to the store through this check: a mismatch stops the upload at once.
+            async function* inspected() {
+              try {
+                for await (const chunk of source) {
+                  check.update(chunk as Buffer);
+                  if (check.failed) throw new WrongContent();
+                  yield chunk as Buffer;
+                }
+              } catch (err) {
+                if (!(err instanceof WrongContent)) incoming = err instanceof Error ? err : new Error(String(err));
+                throw err;
+              }
+            }
+            written = true;
+            let stored: StoredFile;
+            try {
+              stored = await store.put(storageKey, Readable.from(inspected()));
+            } catch (err) {
+              if (check.failed) throw unsupported();
+              if (source.truncated) throw tooLarge();
+              // The multipart stream's own error (a broken form) is the client's; anything else is the store's.
+              throw incoming ?? new StoreFailure(err);
+            }
+            if (part.file.truncated) throw tooLarge();
+            if (stored.size === 0) throw invalid('file', MESSAGES.fileEmpty);
+            if (!check.verdict()) throw unsupported();
+            file = { originalName, kind, stored };
           }
-          written = true;
-          let stored: StoredFile;
-          try {
-            stored = await store.put(storageKey, Readable.from(inspected()));
-          } catch (err) {
-            if (check.failed) throw unsupported();
-            if (source.truncated) throw tooLarge();
-            // The multipart stream's own error (a broken form) is the client's; anything else is the store's.
-            throw incoming ?? new StoreFailure(err);
+        } catch (err) {
+          if (err instanceof ApiError) throw err;
+          const code = (err as { code?: string }).code;
+          if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+          if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
+            throw new ApiError(413, 'too_many_parts', MESSAGES.tooManyParts);
           }
-          if (part.file.truncated) throw tooLarge();
-          if (stored.size === 0) throw invalid('file', MESSAGES.fileEmpty);
-          if (!check.verdict()) throw unsupported();
-          file = { originalName, kind, stored };
+          // A store failure (disk full, bucket unreachable) is the server's, not the client's.
+          if (err instanceof StoreFailure) throw err.original;
+          request.log.info({ err }, 'document upload refused');
+          throw new ApiError(400, 'invalid', MESSAGES.multipartInvalid);
         }
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-        if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
-          throw new ApiError(413, 'too_many_parts', MESSAGES.tooManyParts);
+        if (!file) throw invalid('file', MESSAGES.fileRequired);
+
+        const errors = new FieldErrors();
+        const projectId = formProject(fields.project);
+        if (typeof projectId === 'string') errors.add('project', projectId);
+        const values = validateFields(errors, fields, true, false);
+        errors.throwIfAny();
+        const upload = file;
+        const name = values.name ?? upload.originalName;
+        const document = await request.tenantDb(async (tx) => {
+          await scope.require(request, tx, projectId as number, 'edit');
+          const row = await repo.create(tx, {
+            projectId: projectId as number,
+            name,
+            title: values.title ?? '',
+            description: values.description ?? '',
+            documentType: values.documentType ?? 'OTHER',
+            originalName: upload.originalName,
+            fileType: upload.kind.mime,
+            fileSize: upload.stored.size,
+            sha256: upload.stored.sha256,
+            storageKey,
+            uploadedBy: signedIn(request).actor.userId,
+          });
+          await scope.repo.record(tx, activity(request, row, 'uploaded', `Document ${quoted(name)} ajouté`));
+          return row;
+        });
+        committed = true;
+        await app.audit.record(request, {
+          eventType: 'data_change',
+          description: `Projet ${document.projectId} : document ${quoted(name)} déposé`,
+          extra: {
+            action: 'document_uploaded',
+            project_id: document.projectId,
+            document_id: document.id,
+            file_type: document.fileType,
+            file_size: document.fileSize,
+            sha256: document.sha256,
+          },
+        });
+        return reply.code(201).send(presentDocument(document));
+      } finally {
+        if (written && !committed) {
+          await store.delete(storageKey).catch((err: unknown) => {
+            request.log.error({ err, storageKey }, 'refused upload left a stored file');
+          });
         }
-        // A store failure (disk full, bucket unreachable) is the server's, not the client's.
-        if (err instanceof StoreFailure) throw err.original;
-        request.log.info({ err }, 'document upload refused');
-        throw new ApiError(400, 'invalid', MESSAGES.multipartInvalid);
       }
-      if (!file) throw invalid('file', MESSAGES.fileRequired);
-
-      const errors = new FieldErrors();
-      let projectId: number | undefined;
-      try {
-        projectId = projectField();
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        errors.add('project', err.detail);
-      }
-      const values = validateFields(errors, fields, false, true);
-      errors.throwIfAny();
-      const upload = file;
-      const name = values.name ?? upload.originalName;
-      const document = await request.tenantDb(async (tx) => {
-        await scope.require(request, tx, projectId!, 'edit');
-        const row = await repo.create(tx, {
-          projectId: projectId!,
-          name,
-          title: values.title ?? '',
-          description: values.description ?? '',
-          documentType: values.documentType ?? 'OTHER',
-          originalName: upload.originalName,
-          fileType: upload.kind.mime,
-          fileSize: upload.stored.size,
-          sha256: upload.stored.sha256,
-          storageKey,
-          uploadedBy: request.auth!.actor.userId,
-        });
-        await scope.repo.record(
-          tx,
-          activity(request, row.projectId, row.id, 'uploaded', `Document ${quoted(name)} ajouté`),
-        );
-        return row;
-      });
-      committed = true;
-      await app.audit.record(request, {
-        eventType: 'data_change',
-        description: `Projet ${document.projectId} : document ${quoted(name)} déposé`,
-        extra: {
-          action: 'document_uploaded',
-          project_id: document.projectId,
-          document_id: document.id,
-          file_type: document.fileType,
-          file_size: document.fileSize,
-          sha256: document.sha256,
-        },
-      });
-      return reply.code(201).send(presentDocument(document));
-    } finally {
-      if (written && !committed) {
-        await store.delete(storageKey).catch((err: unknown) => {
-          request.log.error({ err, storageKey }, 'refused upload left a stored file');
-        });
-      }
-    }
-  });
-
-  /** The document and its project through the gate (404 when either is out of reach). */
-  const reach = async (request: FastifyRequest<{ Params: { id: string } }>, need: 'read' | 'edit') => {
-    const id = idOf(request);
-    return request.tenantDb(async (tx) => {
-      const document = await repo.find(tx, id);
-      if (!document) throw notFound();
-      await scope.require(request, tx, document.projectId, need);
-      return document;
-    });
-  };
-
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
-    async (request) => presentDocument(await reach(request, 'read')),
+    },
   );
 
+  app.get(
+    ITEM,
+    {
+      ...guard.read,
+      schema: { tags, params: IdParams, response: replies.signedIn({ 200: ProjectDocumentSchema }, 404) },
+    },
+    async (request) =>
+      presentDocument(await request.tenantDb((tx) => load(request, tx, Number(request.params.id), 'read'))),
+  );
+
+  /** A change in one transaction with its activity line, audited once committed. */
+  const recorded = async (
+    request: FastifyRequest,
+    [action, verb]: [string, string],
+    change: (tx: TenantDb, document: DocumentRow) => Promise<DocumentRow | undefined>,
+  ) => {
+    let entry: ActivityEntry | undefined;
+    const row = await request.tenantDb(async (tx) => {
+      const row = await change(tx, await load(request, tx, Number((request.params as { id: string }).id), 'edit'));
+      if (!row) throw notFound();
+      entry = activity(request, row, action, `Document ${quoted(row.name)} ${verb}`);
+      await scope.repo.record(tx, entry);
+      return row;
+    });
+    await auditProjectWrite(app, request, entry!);
+    return row;
+  };
+
   for (const method of ['put', 'patch'] as const) {
-    app[method]<{ Params: { id: string }; Body: UpdateBody }>(
-      `${LIST_PATH}:id/`,
-      { ...guard.write, schema: { params: idParams, body: updateBody } },
+    const response = replies.signedIn({ 200: ProjectDocumentSchema }, 400, 404);
+    app[method](
+      ITEM,
+      { ...guard.write, schema: { tags, params: IdParams, body: UpdateBody, response } },
       async (request) => {
-        const id = idOf(request);
-        let entry: ActivityEntry | undefined;
-        const updated = await request.tenantDb(async (tx) => {
-          const document = await repo.find(tx, id);
-          if (!document) throw notFound();
-          await scope.require(request, tx, document.projectId, 'edit');
+        const row = await recorded(request, ['updated', 'modifié'], async (tx, document) => {
           const errors = new FieldErrors();
           const values = validateFields(errors, request.body, method === 'put', method === 'put');
           errors.throwIfAny();
-          const row = await repo.update(tx, id, values);
-          if (!row) throw notFound();
-          entry = activity(request, row.projectId, row.id, 'updated', `Document ${quoted(row.name)} modifié`);
-          await scope.repo.record(tx, entry);
-          return row;
+          return repo.update(tx, document.id, values);
         });
-        if (entry) await auditProjectWrite(app, request, entry);
-        return presentDocument(updated);
+        return presentDocument(row);
       },
     );
   }
 
-  app.delete<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.write, schema: { params: idParams } },
-    async (request, reply) => {
-      const id = idOf(request);
-      let entry: ActivityEntry | undefined;
-      const removed = await request.tenantDb(async (tx) => {
-        const document = await repo.find(tx, id);
-        if (!document) throw notFound();
-        await scope.require(request, tx, document.projectId, 'edit');
-        const row = await repo.remove(tx, id);
-        if (!row) throw notFound();
-        entry = activity(request, row.projectId, row.id, 'deleted', `Document ${quoted(row.name)} supprimé`);
-        await scope.repo.record(tx, entry);
-        return row;
-      });
-      // The row is gone first: a file that cannot be removed is an orphan (logged), never a row without its file.
-      await store.delete(removed.storageKey).catch((err: unknown) => {
-        request.log.error({ err, storageKey: removed.storageKey }, 'deleted document left its stored file');
-      });
-      if (entry) await auditProjectWrite(app, request, entry);
-      return reply.code(204).send();
-    },
-  );
+  const gone = { tags, params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) };
+  app.delete(ITEM, { ...guard.write, schema: gone }, async (request, reply) => {
+    const row = await recorded(request, ['deleted', 'supprimé'], (tx, document) => repo.remove(tx, document.id));
+    // The row is gone first: a file that cannot be removed is an orphan (logged), never a row without its file.
+    await store.delete(row.storageKey).catch((err: unknown) => {
+      request.log.error({ err, storageKey: row.storageKey }, 'deleted document left its stored file');
+    });
+    return reply.code(204).send();
+  });
 
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/download/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.get(
+    `${ITEM}download/`,
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        params: IdParams,
+        response: replies.signedIn(
+          { 200: Type.String({ description: 'Le fichier, en pièce jointe (type enregistré)' }) },
+          404,
+        ),
+      },
+    },
     async (request, reply) => {
-      const document = await reach(request, 'read');
+      const document = await request.tenantDb((tx) => load(request, tx, Number(request.params.id), 'read'));
       let body: Readable;
       try {
         body = await store.get(document.storageKey);

@@ -1,4 +1,6 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { PROJECT_STATUS_LABELS } from '../../../../../contract/projects.ts';
 import {
   PROJECT_PRIORITIES,
   PROJECT_STATUSES,
@@ -7,17 +9,24 @@ import {
   type ProjectStatus,
   type TeamRole,
 } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
 import {
   canCreateProject,
-  FORBIDDEN_MESSAGE,
   hasProjectAccess,
   projectAccess,
   type Actor,
   type ProjectAccess,
 } from '../../../policies/index.ts';
-import { presentProject, presentProjectDashboard, presentTeamMember } from '../../../presenters/project.ts';
-import type { TenantDb } from '../../../db/tenant-scope.ts';
+import {
+  presentProject,
+  presentProjectDashboard,
+  presentTeamMember,
+  ProjectDashboardSchema,
+  ProjectSchema,
+  TeamMemberSchema,
+} from '../../../presenters/project.ts';
 import type { ProjectRecord } from '../../../repositories/project-access.ts';
 import {
   PROJECT_ORDERINGS,
@@ -26,39 +35,19 @@ import {
   type ProjectRow,
   type ProjectValues,
 } from '../../../repositories/projects.ts';
-import { todayUtc } from '../../../services/risk-scoring.ts';
+import { IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
 import { displayName, notifierOf } from '../../../services/notifier.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
-import {
-  accessGuards,
-  idParams,
-  notFound,
-  pagedResponse,
-  parseId,
-  parseOrdering,
-  parsePaging,
-  parseText,
-  stringQuery,
-  type RawQuery,
-} from '../shared.ts';
+import { todayUtc } from '../../../services/risk-scoring.ts';
+import { accessGuards, notFound, pagedResponse, parseId, parseOrdering, parsePaging, parseText } from '../shared.ts';
 import { projectGate, ProjectAccessDenied, type ProjectNeed } from './access.ts';
+import { OrNull as orNull, WriteBody as writeBody } from '../../../schemas/common.ts';
 
 const LIST_PATH = '/api/projects/';
-const LIST_KEYS = ['page', 'page_size', 'status', 'priority', 'text', 'ordering'] as const;
+const ITEM_PATH = `${LIST_PATH}:id/`;
 const MAX_PAGE_SIZE = 100;
 const MAX_NAME = 200;
 const MAX_DESCRIPTION = 20_000;
 const MAX_USER_ID = 2_147_483_647;
-
-/** French labels of the statuses, for the messages. */
-const STATUS_LABELS: Record<ProjectStatus, string> = {
-  PLANNED: 'Planifié',
-  PLANNING: 'Planifié',
-  IN_PROGRESS: 'En cours',
-  ON_HOLD: 'En pause',
-  COMPLETED: 'Terminé',
-  CANCELLED: 'Annulé',
-};
 
 /** docs/api-projects.md: the status changes a project may go through (PLANNED and PLANNING freely between them). */
 const TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
@@ -77,7 +66,7 @@ const MESSAGES = {
   status: `Statut invalide. Valeurs possibles : ${PROJECT_STATUSES.join(', ')}.`,
   priority: `Priorité invalide. Valeurs possibles : ${PROJECT_PRIORITIES.join(', ')}.`,
   transition: (from: ProjectStatus, to: ProjectStatus) =>
-    `Changement de statut impossible : « ${STATUS_LABELS[from]} » (${from}) → « ${STATUS_LABELS[to]} » (${to}).`,
+    `Changement de statut impossible : « ${PROJECT_STATUS_LABELS[from]} » (${from}) → « ${PROJECT_STATUS_LABELS[to]} » (${to}).`,
   date: 'Date invalide : le format attendu est AAAA-MM-JJ.',
   deadlineBeforeStart: 'L’échéance ne peut pas précéder la date de début.',
   ownerOnCreate: 'Le créateur du projet en devient le propriétaire ; le propriétaire se change ensuite.',
@@ -91,53 +80,36 @@ const MESSAGES = {
   notOnTeam: 'Cet utilisateur ne fait pas partie de l’équipe du projet.',
 } as const;
 
-interface ProjectBody {
-  name?: string;
-  description?: string | null;
-  status?: string;
-  priority?: string;
-  start_date?: string | null;
-  deadline?: string | null;
-  is_active?: boolean;
-  owner_id?: number | null;
-}
+const ListProjectsQuery = ListQuery({
+  status: `Statuts, séparés par des virgules : ${PROJECT_STATUSES.join(', ')}`,
+  priority: `Priorités, séparées par des virgules : ${PROJECT_PRIORITIES.join(', ')}`,
+  text: 'Recherche dans le nom et la description',
+  ordering: `Tri : ${PROJECT_ORDERINGS.join(', ')} (préfixe - pour décroissant)`,
+});
 
-// Read-only fields a client may send back from a Project it read: ignored.
-const READ_ONLY = [
-  'id',
-  'completion_percentage',
-  'created_at',
-  'updated_at',
-  'assets',
-  'vulnerabilities',
-  'tasks',
-  'team_members',
-  'owner',
-  'access',
-] as const;
+const day = Type.Optional(orNull<string>('string', { maxLength: 64, errorMessage: MESSAGES.date }));
+/** A Project's writable fields: types and sizes by the schema; trimming, case, dates and messages by `validateProject`. */
+const projectFields = {
+  name: Type.Optional(Type.String({ maxLength: 4096 })),
+  description: Type.Optional(orNull<string>('string', { maxLength: 100_000 })),
+  status: Type.Optional(Type.String({ maxLength: 64, errorMessage: MESSAGES.status })),
+  priority: Type.Optional(Type.String({ maxLength: 64, errorMessage: MESSAGES.priority })),
+  start_date: day,
+  deadline: day,
+  is_active: Type.Optional(Type.Boolean()),
+  owner_id: Type.Optional(orNull<number>('integer')),
+};
+const ProjectBody = writeBody(ProjectSchema, projectFields);
+type ProjectBody = Static<typeof ProjectBody>;
 
-const nullableString = (max: number) => ({ type: ['string', 'null'], maxLength: max });
-const projectBody = {
-  type: 'object',
-  additionalProperties: false,
+/** `{user_id, role?}`: the values are checked in code, so a missing user or a wrong type gets a French message. */
+const MemberBody = Type.Unsafe<{ user_id?: unknown; role?: unknown } | null>({
+  type: ['object', 'null'],
   properties: {
-    name: { type: 'string', maxLength: 4096 },
-    description: nullableString(100_000),
-    status: { type: 'string', maxLength: 64 },
-    priority: { type: 'string', maxLength: 64 },
-    start_date: nullableString(64),
-    deadline: nullableString(64),
-    is_active: { type: 'boolean' },
-    owner_id: { type: ['integer', 'null'] },
-    ...Object.fromEntries(READ_ONLY.map((f) => [f, {}])),
+    user_id: { description: 'Identifiant de l’utilisateur (entier, ou texte de chiffres)' },
+    role: { description: `Rôle dans l’équipe : ${TEAM_ROLES.join(', ')} (MEMBER par défaut)` },
   },
-} as const;
-
-/** `{user_id, role?}`; checked in code (no body schema), so a missing body or a wrong type gets a French message. */
-type MemberBody = { user_id?: unknown; role?: unknown } | null | undefined;
-
-const memberFields = (body: unknown): { user_id?: unknown; role?: unknown } =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+});
 
 const isStatus = (v: string): v is ProjectStatus => (PROJECT_STATUSES as readonly string[]).includes(v);
 const isPriority = (v: string): v is ProjectPriority => (PROJECT_PRIORITIES as readonly string[]).includes(v);
@@ -265,17 +237,20 @@ function changeSummary(before: ProjectRecord, after: ProjectRecord, ownerName: s
 type Granted = Exclude<ProjectAccess, 'none'>;
 
 /** /api/projects/ (docs/api-projects.md "Projects"): projects, their team and their dashboard. */
-const projectRoutes: FastifyPluginAsync = async (app) => {
+const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new ProjectsRepository();
   const gate = projectGate();
   const guard = accessGuards(app);
   const notifier = notifierOf(app.database);
-
-  const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const id = parseId(request.params.id);
-    if (id === undefined) throw notFound();
-    return id;
+  const tags = ['Projets'];
+  // Creating a project: a contributor of the tenant (canWrite), who may create projects.
+  const canCreate = {
+    preValidation: [
+      ...guard.write.preValidation,
+      async (request: FastifyRequest) => app.authorize(request, canCreateProject(signedIn(request).actor)),
+    ],
   };
+  const one = replies.signedIn({ 200: ProjectSchema }, 404);
 
   const audit = (request: FastifyRequest, description: string, extra: Record<string, unknown>) =>
     app.audit.record(request, { eventType: 'data_change', description, extra });
@@ -293,9 +268,12 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
       return fn(tx, project, access as Granted);
     });
 
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     LIST_PATH,
-    { ...guard.read, schema: { querystring: stringQuery(LIST_KEYS) } },
+    {
+      ...guard.read,
+      schema: { tags, querystring: ListProjectsQuery, response: replies.signedIn({ 200: Paged(ProjectSchema) }, 400) },
+    },
     async (request) => {
       const errors = new FieldErrors();
       const q = request.query;
@@ -308,7 +286,7 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
         desc: true,
       });
       errors.throwIfAny();
-      const actor = request.auth!.actor;
+      const actor = signedIn(request).actor;
       const { count, rows } = await request.tenantDb((tx) =>
         repo.page(tx, {
           readable: gate.repo.readable(actor),
@@ -322,16 +300,15 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
         const granted = accessIn(actor, row);
         return granted === 'none' ? [] : [presentProject(row, granted)];
       });
-      return pagedResponse(LIST_PATH, q, LIST_KEYS, paging, count, results);
+      return pagedResponse(LIST_PATH, q, Object.keys(ListProjectsQuery.properties), paging, count, results);
     },
   );
 
-  app.post<{ Body: ProjectBody }>(
+  app.post(
     LIST_PATH,
-    { ...guard.write, schema: { body: projectBody } },
+    { ...canCreate, schema: { tags, body: ProjectBody, response: replies.signedIn({ 201: ProjectSchema }, 400) } },
     async (request, reply) => {
-      const actor = request.auth!.actor;
-      if (!canCreateProject(actor)) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
+      const actor = signedIn(request).actor;
       const values = validateProject(request.body, undefined, true);
       const row = await request.tenantDb(async (tx) => {
         const created = await repo.create(tx, { ...values, name: values.name! }, actor.userId);
@@ -350,27 +327,31 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
-    async (request) => {
-      const id = idOf(request);
-      const { row, granted } = await withProject(request, id, 'read', async (tx, _project, granted) => ({
-        row: (await repo.detail(tx, id))!,
-        granted,
-      }));
-      return presentProject(row, granted);
-    },
-  );
+  app.get(ITEM_PATH, { ...guard.read, schema: { tags, params: IdParams, response: one } }, async (request) => {
+    const id = Number(request.params.id);
+    const { row, granted } = await withProject(request, id, 'read', async (tx, _project, granted) => ({
+      row: (await repo.detail(tx, id))!,
+      granted,
+    }));
+    return presentProject(row, granted);
+  });
 
   for (const method of ['put', 'patch'] as const) {
-    app[method]<{ Params: { id: string }; Body: ProjectBody }>(
-      `${LIST_PATH}:id/`,
+    app[method](
+      ITEM_PATH,
       // The gate, not the tenant-wide write guard, answers: an invisible project is 404 even to a tenant viewer.
-      { ...guard.read, schema: { params: idParams, body: projectBody } },
+      {
+        ...guard.read,
+        schema: {
+          tags,
+          params: IdParams,
+          body: ProjectBody,
+          response: replies.signedIn({ 200: ProjectSchema }, 400, 404),
+        },
+      },
       async (request) => {
-        const id = idOf(request);
-        const actor = request.auth!.actor;
+        const id = Number(request.params.id);
+        const actor = signedIn(request).actor;
         const { row, granted } = await withProject(request, id, 'edit', async (tx, project, granted) => {
           const values = validateProject(request.body, project, method === 'put');
           // Changing the owner is for those who manage the project; the other fields for those who edit it.
@@ -399,18 +380,18 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
         });
         await audit(request, `Projet « ${row.name} » modifié`, {
           project_id: id,
-          fields: Object.keys(request.body).filter((k) => !(READ_ONLY as readonly string[]).includes(k)),
+          fields: Object.keys(request.body).filter((k) => k in projectFields),
         });
         return presentProject(row, granted);
       },
     );
   }
 
-  app.delete<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    { ...guard.read, schema: { tags, params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) } },
     async (request, reply) => {
-      const id = idOf(request);
+      const id = Number(request.params.id);
       // The project's activity goes with it, so the audit trail is the record of the deletion.
       const project = await withProject(request, id, 'manage', async (tx, project) => {
         if (!(await repo.remove(tx, id))) throw notFound();
@@ -421,11 +402,14 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/dashboard/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.get(
+    `${ITEM_PATH}dashboard/`,
+    {
+      ...guard.read,
+      schema: { tags, params: IdParams, response: replies.signedIn({ 200: ProjectDashboardSchema }, 404) },
+    },
     async (request) => {
-      const id = idOf(request);
+      const id = Number(request.params.id);
       return withProject(request, id, 'read', async (tx) => {
         const row = (await repo.detail(tx, id))!;
         return presentProjectDashboard(row, await repo.dashboard(tx, id, todayUtc()));
@@ -433,23 +417,35 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/team-members/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.get(
+    `${ITEM_PATH}team-members/`,
+    {
+      ...guard.read,
+      schema: { tags, params: IdParams, response: replies.signedIn({ 200: Type.Array(TeamMemberSchema) }, 404) },
+    },
     async (request) => {
-      const id = idOf(request);
-      const team = await withProject(request, id, 'read', (tx, project) => repo.team(tx, project));
+      const team = await withProject(request, Number(request.params.id), 'read', (tx, project) =>
+        repo.team(tx, project),
+      );
       return team.map(presentTeamMember);
     },
   );
 
-  app.post<{ Params: { id: string }; Body: MemberBody }>(
-    `${LIST_PATH}:id/add_team_member/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.post(
+    `${ITEM_PATH}add_team_member/`,
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        params: IdParams,
+        body: MemberBody,
+        response: replies.signedIn({ 200: TeamMemberSchema, 201: TeamMemberSchema }, 400, 404),
+      },
+    },
     async (request, reply) => {
-      const id = idOf(request);
-      const actor = request.auth!.actor;
-      const body = memberFields(request.body);
+      const id = Number(request.params.id);
+      const { actor, user } = signedIn(request);
+      const body = request.body ?? {};
       const { member, added, notices } = await withProject(request, id, 'manage', async (tx, project) => {
         const errors = new FieldErrors();
         const userId = parseUserId(errors, body.user_id);
@@ -482,7 +478,7 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
           before === undefined
             ? await notifier.memberAdded(
                 tx,
-                { id: actor.userId, name: displayName(request.auth!.user) },
+                { id: actor.userId, name: displayName(user) },
                 { projectId: id, projectName: project.name, userId: userId!, role },
               )
             : [];
@@ -501,13 +497,21 @@ const projectRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Params: { id: string }; Body: MemberBody }>(
-    `${LIST_PATH}:id/remove_team_member/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.post(
+    `${ITEM_PATH}remove_team_member/`,
+    {
+      ...guard.read,
+      schema: {
+        tags,
+        params: IdParams,
+        body: MemberBody,
+        response: replies.signedIn({ 204: NoContent }, 400, 404),
+      },
+    },
     async (request, reply) => {
-      const id = idOf(request);
-      const actor = request.auth!.actor;
-      const body = memberFields(request.body);
+      const id = Number(request.params.id);
+      const actor = signedIn(request).actor;
+      const body = request.body ?? {};
       const removed = await withProject(request, id, 'manage', async (tx, project) => {
         const errors = new FieldErrors();
         const userId = parseUserId(errors, body.user_id);

@@ -1,46 +1,54 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../domain/errors.ts';
-import { canChangeSystemSettings, canReadSystemSettings, FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { canChangeSystemSettings, canReadSystemSettings } from '../../../policies/index.ts';
+import { SystemSettingsSchema } from '../../../presenters/system-settings.ts';
+import { replies } from '../../../schemas/common.ts';
 import { validateSettingsPatch } from '../../../services/system-settings.ts';
+import { guardWith, keyedBody } from '../admin/shared.ts';
+
+const PATH = '/api/system/settings/';
+const REFUSAL = 'Accès refusé aux paramètres système';
 
 /** GET and PATCH /api/system/settings/ (docs/api-admin.md "System settings"). */
-const systemSettingsRoutes: FastifyPluginAsync = async (app) => {
-  const refuse = async (request: FastifyRequest): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé aux paramètres système',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: '/api/system/settings/' },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
+const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['Paramètres système'];
 
-  app.get('/api/system/settings/', { preValidation: [app.authenticate] }, async (request) => {
-    if (!canReadSystemSettings(request.auth!.actor)) await refuse(request);
-    return app.systemSettings.get();
-  });
+  app.get(
+    PATH,
+    {
+      ...guardWith(app, (auth) => canReadSystemSettings(auth.actor), REFUSAL),
+      schema: { tags, response: replies.signedIn({ 200: SystemSettingsSchema }) },
+    },
+    async () => app.systemSettings.get(),
+  );
 
-  app.patch('/api/system/settings/', { preValidation: [app.authenticate] }, async (request) => {
-    if (!canChangeSystemSettings(request.auth!.actor)) await refuse(request);
-    const patch = validateSettingsPatch(request.body);
-    const { before, after } = await app.systemSettings.update(patch, request.auth!.user.id);
-    const changes = Object.fromEntries(
-      Object.keys(patch)
-        .filter((k) => before[k as keyof typeof before] !== after[k as keyof typeof after])
-        .map((k) => [k, { from: before[k as keyof typeof before], to: after[k as keyof typeof after] }]),
-    );
-    if (Object.keys(changes).length > 0) {
-      await app.audit.record(request, {
-        eventType: 'configuration_change',
-        description: `Paramètres système modifiés : ${Object.keys(changes).join(', ')}`,
-        severity: 'maintenance_mode' in changes ? 'WARNING' : 'INFO',
-        tenantId: null,
-        extra: { changes },
-      });
-    }
-    return after;
-  });
+  app.patch(
+    PATH,
+    {
+      ...guardWith(app, (auth) => canChangeSystemSettings(auth.actor), REFUSAL),
+      schema: {
+        tags,
+        // Each key is checked by validateSettingsPatch, with its French message.
+        body: keyedBody('Les paramètres à changer, par clé', 'Un objet JSON de paramètres est attendu.'),
+        response: replies.signedIn({ 200: SystemSettingsSchema }, 400),
+      },
+    },
+    async (request) => {
+      const patch = validateSettingsPatch(request.body);
+      const { before, after } = await app.systemSettings.update(patch, signedIn(request).user.id);
+      const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter((k) => before[k] !== after[k]);
+      if (changed.length > 0) {
+        await app.audit.record(request, {
+          eventType: 'configuration_change',
+          description: `Paramètres système modifiés : ${changed.join(', ')}`,
+          severity: changed.includes('maintenance_mode') ? 'WARNING' : 'INFO',
+          tenantId: null,
+          extra: { changes: Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }])) },
+        });
+      }
+      return after;
+    },
+  );
 };
 
 export default systemSettingsRoutes;

@@ -1,19 +1,41 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { SEVERITIES, THREAT_STATUSES, type Severity, type ThreatStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
-import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { accessGuards, notFound, parseId } from '../shared.ts';
-import { presentThreat } from '../../../presenters/threat.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { SEVERITIES, THREAT_STATUSES, type ThreatStatus } from '../../../db/schema.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
+import { FieldErrors } from '../../../domain/errors.ts';
+import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
+import {
+  presentThreat,
+  presentThreatSummary,
+  ThreatPageSchema,
+  ThreatSchema,
+  ThreatSummarySchema,
+} from '../../../presenters/threat.ts';
 import { ThreatsRepository, type ThreatRow, type ThreatValues } from '../../../repositories/threats.ts';
+import { Choice, IdParams, NoContent, replies, Type, type Static } from '../../../schemas/common.ts';
+import { notFound, parseText, positiveInt } from '../shared.ts';
+import {
+  checkAsset,
+  csvOf,
+  CVE_INVALID,
+  CVE_RE,
+  found,
+  invalid,
+  optionalText,
+  orNull,
+  taggedRoutes,
+  trimmed,
+  writeBody,
+} from '../vulnerabilities/records.ts';
 
 const LIST_PATH = '/api/threats/';
+const ITEM_PATH = `${LIST_PATH}:id/`;
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;
 const RECENT = 5;
 const MAX_TITLE = 300;
 const MAX_DESCRIPTION = 20_000;
 const MAX_SHORT = 200;
-const MAX_TEXT = 200;
 
 const MESSAGES = {
   pageInvalid: 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.',
@@ -21,92 +43,40 @@ const MESSAGES = {
   severityInvalid: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
   statusInvalid: `Statut invalide. Valeurs possibles : ${THREAT_STATUSES.join(', ')}.`,
   mitigatedInvalid: 'Valeur invalide pour is_mitigated : true ou false attendu.',
-  textTooLong: `La recherche ne doit pas dépasser ${MAX_TEXT} caractères.`,
   titleRequired: 'Le titre est requis.',
   titleTooLong: `Le titre ne doit pas dépasser ${MAX_TITLE} caractères.`,
   descriptionTooLong: `La description ne doit pas dépasser ${MAX_DESCRIPTION} caractères.`,
   tooLong: (field: string) => `Le champ ${field} ne doit pas dépasser ${MAX_SHORT} caractères.`,
-  cveInvalid: 'Identifiant CVE invalide (format attendu : CVE-AAAA-NNNN).',
-  assetUnknown: 'Actif introuvable.',
   contradiction: 'is_mitigated et status se contredisent : une menace atténuée a le statut MITIGATED ou CLOSED.',
 } as const;
 
-const invalid = (field: string, message: string) =>
-  new ApiError(400, 'invalid', message, { fields: { [field]: [message] } });
-
-interface ListQuery {
-  page?: string;
-  size?: string;
-  severity?: string;
-  status?: string;
-  text?: string;
-  is_mitigated?: string;
-}
-
-const listQuery = {
-  type: 'object',
-  properties: {
-    page: { type: 'string' },
-    size: { type: 'string' },
-    severity: { type: 'string', maxLength: 200 },
-    status: { type: 'string', maxLength: 200 },
-    text: { type: 'string', maxLength: 4096 },
-    is_mitigated: { type: 'string' },
+const queryText = (description: string, maxLength?: number) =>
+  Type.Optional(Type.String({ description, ...(maxLength === undefined ? {} : { maxLength }) }));
+const ListThreatsQuery = Type.Object(
+  {
+    page: queryText('Numéro de page, à partir de 1'),
+    size: queryText(`Taille de page (défaut ${DEFAULT_SIZE}, au plus ${MAX_SIZE})`),
+    severity: queryText(`Sévérités séparées par des virgules : ${SEVERITIES.join(', ')}`, 200),
+    status: queryText(`Statuts séparés par des virgules : ${THREAT_STATUSES.join(', ')}`, 200),
+    text: queryText('Recherche dans le titre, la description, la source et la CVE', 4096),
+    is_mitigated: queryText('true ou false'),
   },
-} as const;
+  { additionalProperties: true },
+);
 
-interface IdParams {
-  id: string;
-}
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-
-interface ThreatBody {
-  title?: string;
-  description?: string;
-  threat_type?: string;
-  severity?: string;
-  status?: string;
-  is_mitigated?: boolean;
-  source?: string;
-  cve_id?: string | null;
-  asset_id?: number | null;
-}
-
-// Read-only fields a client may send back from a Threat it read: ignored.
-const READ_ONLY = ['id', 'asset', 'mitigated_at', 'created_at', 'updated_at'] as const;
-
-const threatBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    title: { type: 'string', maxLength: 4096 },
-    description: { type: 'string', maxLength: 100_000 },
-    threat_type: { type: 'string', maxLength: 4096 },
-    severity: { type: 'string', maxLength: 64 },
-    status: { type: 'string', maxLength: 64 },
-    is_mitigated: { type: 'boolean' },
-    source: { type: 'string', maxLength: 4096 },
-    cve_id: { type: ['string', 'null'], maxLength: 64 },
-    asset_id: { type: ['integer', 'null'] },
-    ...Object.fromEntries(READ_ONLY.map((f) => [f, {}])),
-  },
-} as const;
-
-function positiveInt(raw: string | undefined, fallback: number): number | undefined {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw.trim())) return undefined;
-  const n = Number(raw.trim());
-  return n >= 1 ? n : undefined;
-}
-
-function csvOf<T extends string>(raw: string | undefined, allowed: readonly T[], field: string, message: string) {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const values = raw.split(',').map((v) => v.trim());
-  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalid(field, message);
-  return values as T[];
-}
-
-const CVE_RE = /^CVE-\d{4}-\d{4,}$/;
+/** Types and sizes by the schema; trimming, defaults and the French messages by `validateBody`. */
+const ThreatBody = writeBody(ThreatSchema, {
+  title: optionalText(4096, MESSAGES.titleTooLong),
+  description: optionalText(100_000, MESSAGES.descriptionTooLong),
+  threat_type: optionalText(4096, MESSAGES.tooLong('threat_type')),
+  severity: Type.Optional(Choice(SEVERITIES, { errorMessage: MESSAGES.severityInvalid })),
+  status: Type.Optional(Choice(THREAT_STATUSES, { errorMessage: MESSAGES.statusInvalid })),
+  is_mitigated: Type.Optional(Type.Boolean()),
+  source: optionalText(4096, MESSAGES.tooLong('source')),
+  cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
+  asset_id: orNull('integer'),
+});
+type ThreatBody = Static<typeof ThreatBody>;
 
 interface ValidBody {
   values: ThreatValues;
@@ -116,45 +86,24 @@ interface ValidBody {
 
 /** Field checks with French messages; `partial` for PATCH (absent fields stay as they are). */
 function validateBody(body: ThreatBody, partial: boolean): ValidBody {
-  const values: ThreatValues = {};
-  if (body.title !== undefined || !partial) {
-    const title = (body.title ?? '').trim();
-    if (title === '') throw invalid('title', MESSAGES.titleRequired);
-    if (title.length > MAX_TITLE) throw invalid('title', MESSAGES.titleTooLong);
-    values.title = title;
-  }
-  if (body.description !== undefined || !partial) {
-    const description = (body.description ?? '').trim();
-    if (description.length > MAX_DESCRIPTION) throw invalid('description', MESSAGES.descriptionTooLong);
-    values.description = description;
-  }
-  for (const [field, key, fallback] of [
-    ['threat_type', 'threatType', 'other'],
-    ['source', 'source', ''],
-  ] as const) {
-    const raw = body[field];
-    if (raw === undefined && partial) continue;
-    const value = (raw ?? '').trim() || fallback;
-    if (value.length > MAX_SHORT) throw invalid(field, MESSAGES.tooLong(field));
-    values[key] = value;
-  }
-  if (body.severity !== undefined) {
-    if (!(SEVERITIES as readonly string[]).includes(body.severity)) throw invalid('severity', MESSAGES.severityInvalid);
-    values.severity = body.severity as Severity;
-  } else if (!partial) {
-    values.severity = 'medium';
-  }
-  if (body.cve_id !== undefined || !partial) {
+  const text = (field: 'title' | 'description' | 'threat_type' | 'source', max: number, tooLong: string) =>
+    trimmed(body[field], partial, field, max, tooLong, field === 'title' ? MESSAGES.titleRequired : undefined);
+  const given = (value: unknown) => value !== undefined || !partial;
+  const values: ThreatValues = {
+    title: text('title', MAX_TITLE, MESSAGES.titleTooLong),
+    description: text('description', MAX_DESCRIPTION, MESSAGES.descriptionTooLong),
+    threatType: text('threat_type', MAX_SHORT, MESSAGES.tooLong('threat_type')),
+    source: text('source', MAX_SHORT, MESSAGES.tooLong('source')),
+    severity: given(body.severity) ? (body.severity ?? 'medium') : undefined,
+    assetId: given(body.asset_id) ? (body.asset_id ?? null) : undefined,
+  };
+  if (values.threatType === '') values.threatType = 'other';
+  if (given(body.cve_id)) {
     const cve = (body.cve_id ?? '').trim().toUpperCase();
-    if (cve !== '' && !CVE_RE.test(cve)) throw invalid('cve_id', MESSAGES.cveInvalid);
+    if (cve !== '' && !CVE_RE.test(cve)) throw invalid('cve_id', CVE_INVALID);
     values.cveId = cve || null;
   }
-  if (body.asset_id !== undefined || !partial) values.assetId = body.asset_id ?? null;
-  let status: ThreatStatus | undefined;
-  if (body.status !== undefined) {
-    if (!(THREAT_STATUSES as readonly string[]).includes(body.status)) throw invalid('status', MESSAGES.statusInvalid);
-    status = body.status as ThreatStatus;
-  }
+  const status = body.status;
   const mitigatedState = status === 'MITIGATED' || status === 'CLOSED' || status === undefined;
   if ((status === 'MITIGATED' && body.is_mitigated === false) || (body.is_mitigated === true && !mitigatedState)) {
     throw invalid('is_mitigated', MESSAGES.contradiction);
@@ -195,114 +144,95 @@ function mitigation(
   };
 }
 
-/** Threats (§3 threat summary and list page; docs/api-vulnerabilities.md § Threats). */
-const threatRoutes: FastifyPluginAsync = async (app) => {
+/** Threats (spec §3 threat summary and list page; docs/api-vulnerabilities.md § Threats). */
+const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new ThreatsRepository();
-
-  // Authorization runs before body validation, so a viewer always gets the 403 (and the refusal is audited).
-  const { read: reading, write: writing } = accessGuards(app);
-
-  const tenantId = (request: FastifyRequest) => {
-    const tenant = request.auth!.tenant;
-    if (!tenant) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-    return tenant.id;
-  };
-
-  const load = async (request: FastifyRequest, rawId: string): Promise<ThreatRow> => {
-    const id = parseId(rawId);
-    const row = id === undefined ? undefined : await request.tenantDb((tx) => repo.find(tx, id));
+  const { read, write } = taggedRoutes(app, ['Menaces']);
+  const assetExists = (tx: TenantDb, id: number) => repo.assetExists(tx, id);
+  const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
+  /** An updated threat, or 404 when it went away meanwhile. */
+  const updated = (row: ThreatRow | undefined) => {
     if (!row) throw notFound();
-    return row;
+    return presentThreat(row);
   };
 
-  const checkAsset = async (request: FastifyRequest, assetId: number | null | undefined) => {
-    if (assetId === null || assetId === undefined) return;
-    if (!(await request.tenantDb((tx) => repo.assetExists(tx, assetId)))) {
-      throw invalid('asset_id', MESSAGES.assetUnknown);
-    }
-  };
-
-  app.get(`${LIST_PATH}summary/`, reading, async (request) => {
-    const { bySeverity, byStatus, recent } = await request.tenantDb(async (tx) => ({
-      bySeverity: await repo.countsBy(tx, 'severity'),
-      byStatus: await repo.countsBy(tx, 'status'),
-      recent: await repo.recent(tx, RECENT),
-    }));
-    // Every severity and status appears, zeros included, in their fixed order.
-    return {
-      threats_count: [...bySeverity.values()].reduce((a, b) => a + b, 0),
-      by_severity: SEVERITIES.map((severity) => ({ severity, count: bySeverity.get(severity) ?? 0 })),
-      by_status: THREAT_STATUSES.map((status) => ({ status, count: byStatus.get(status) ?? 0 })),
-      recent_threats: recent.map(presentThreat),
-    };
-  });
-
-  app.get<{ Querystring: ListQuery }>(
-    LIST_PATH,
-    { ...reading, schema: { querystring: listQuery } },
+  app.get(
+    `${LIST_PATH}summary/`,
+    read({ response: replies.signedIn({ 200: ThreatSummarySchema }) }),
     async (request) => {
-      const q = request.query;
-      const page = positiveInt(q.page, 1);
-      if (page === undefined) throw invalid('page', MESSAGES.pageInvalid);
-      const size = positiveInt(q.size, DEFAULT_SIZE);
-      if (size === undefined || size > MAX_SIZE) throw invalid('size', MESSAGES.sizeInvalid);
-      let isMitigated: boolean | undefined;
-      if (q.is_mitigated !== undefined && q.is_mitigated !== '') {
-        if (q.is_mitigated !== 'true' && q.is_mitigated !== 'false') {
-          throw invalid('is_mitigated', MESSAGES.mitigatedInvalid);
-        }
-        isMitigated = q.is_mitigated === 'true';
-      }
-      const text = (q.text ?? '').trim();
-      if (text.length > MAX_TEXT) throw invalid('text', MESSAGES.textTooLong);
-      const filters = {
-        severity: csvOf(q.severity, SEVERITIES, 'severity', MESSAGES.severityInvalid),
-        status: csvOf(q.status, THREAT_STATUSES, 'status', MESSAGES.statusInvalid),
-        text: text || undefined,
-        isMitigated,
-      };
-      const { total, rows } = await request.tenantDb((tx) => repo.page(tx, filters, size, (page - 1) * size));
-      return { results: rows.map(presentThreat), total, page, size, pages: Math.ceil(total / size) };
+      const { bySeverity, byStatus, recent } = await request.tenantDb(async (tx) => ({
+        bySeverity: await repo.countsBy(tx, 'severity'),
+        byStatus: await repo.countsBy(tx, 'status'),
+        recent: await repo.recent(tx, RECENT),
+      }));
+      return presentThreatSummary(bySeverity, byStatus, recent);
     },
   );
 
-  app.post<{ Body: ThreatBody }>(LIST_PATH, { ...writing, schema: { body: threatBody } }, async (request, reply) => {
-    const input = validateBody(request.body, false);
-    await checkAsset(request, input.values.assetId);
-    const tenant = tenantId(request);
-    const values = { ...input.values, ...mitigation(input, undefined, request.auth!.user.id, true) };
-    const created = await request.tenantDb((tx) => repo.create(tx, tenant, { ...values, title: values.title! }));
-    return reply.code(201).send(presentThreat(created));
-  });
-
-  app.get<{ Params: IdParams }>(`${LIST_PATH}:id/`, { ...reading, schema: { params: idParams } }, async (request) =>
-    presentThreat(await load(request, request.params.id)),
+  app.get(
+    LIST_PATH,
+    read({ querystring: ListThreatsQuery, response: replies.signedIn({ 200: ThreatPageSchema }, 400) }),
+    async (request) => {
+      const q = request.query;
+      const errors = new FieldErrors();
+      const page = positiveInt(q.page);
+      if (page === null) errors.add('page', MESSAGES.pageInvalid);
+      const size = positiveInt(q.size);
+      if (size === null || (size !== undefined && size > MAX_SIZE)) errors.add('size', MESSAGES.sizeInvalid);
+      const mitigated = q.is_mitigated || undefined;
+      if (mitigated !== undefined && mitigated !== 'true' && mitigated !== 'false') {
+        errors.add('is_mitigated', MESSAGES.mitigatedInvalid);
+      }
+      const filters = {
+        text: parseText(errors, q, 'text'),
+        severity: csvOf(errors, q.severity, SEVERITIES, 'severity', MESSAGES.severityInvalid),
+        status: csvOf(errors, q.status, THREAT_STATUSES, 'status', MESSAGES.statusInvalid),
+        isMitigated: mitigated === undefined ? undefined : mitigated === 'true',
+      };
+      errors.throwIfAny();
+      const [p, n] = [page ?? 1, size ?? DEFAULT_SIZE];
+      const { total, rows } = await request.tenantDb((tx) => repo.page(tx, filters, n, (p - 1) * n));
+      return { results: rows.map(presentThreat), total, page: p, size: n, pages: Math.ceil(total / n) };
+    },
   );
 
-  for (const method of ['PUT', 'PATCH'] as const) {
-    app.route<{ Params: IdParams; Body: ThreatBody }>({
-      method,
-      url: `${LIST_PATH}:id/`,
-      ...writing,
-      schema: { params: idParams, body: threatBody },
-      handler: async (request) => {
+  app.post(
+    LIST_PATH,
+    write({ body: ThreatBody, response: replies.signedIn({ 201: ThreatSchema }, 400) }),
+    async (request, reply) => {
+      const input = validateBody(request.body, false);
+      await checkAsset(request, input.values.assetId, assetExists);
+      const tenant = currentTenant(request);
+      const values = { ...input.values, ...mitigation(input, undefined, signedIn(request).user.id, true) };
+      const created = await request.tenantDb((tx) => repo.create(tx, tenant, { ...values, title: values.title! }));
+      return reply.code(201).send(presentThreat(created));
+    },
+  );
+
+  app.get(
+    ITEM_PATH,
+    read({ params: IdParams, response: replies.signedIn({ 200: ThreatSchema }, 404) }),
+    async (request) => presentThreat(await load(request, request.params.id)),
+  );
+
+  for (const method of ['put', 'patch'] as const) {
+    app[method](
+      ITEM_PATH,
+      write({ params: IdParams, body: ThreatBody, response: replies.signedIn({ 200: ThreatSchema }, 400, 404) }),
+      async (request) => {
         const current = await load(request, request.params.id);
-        const input = validateBody(request.body, method === 'PATCH');
-        if (input.values.assetId !== undefined) await checkAsset(request, input.values.assetId);
-        const values = {
-          ...input.values,
-          ...mitigation(input, current, request.auth!.user.id, method === 'PUT'),
-        };
-        const updated = await request.tenantDb((tx) => repo.update(tx, current.id, values));
-        if (!updated) throw notFound();
-        return presentThreat(updated);
+        const input = validateBody(request.body, method === 'patch');
+        if (input.values.assetId !== undefined) await checkAsset(request, input.values.assetId, assetExists);
+        const userId = signedIn(request).user.id;
+        const values = { ...input.values, ...mitigation(input, current, userId, method === 'put') };
+        return updated(await request.tenantDb((tx) => repo.update(tx, current.id, values)));
       },
-    });
+    );
   }
 
-  app.delete<{ Params: IdParams }>(
-    `${LIST_PATH}:id/`,
-    { ...writing, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
     async (request, reply) => {
       const threat = await load(request, request.params.id);
       if (!(await request.tenantDb((tx) => repo.remove(tx, threat.id)))) throw notFound();
@@ -310,15 +240,13 @@ const threatRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Params: IdParams }>(
-    `${LIST_PATH}:id/mark_mitigated/`,
-    { ...writing, schema: { params: idParams } },
+  app.post(
+    `${ITEM_PATH}mark_mitigated/`,
+    write({ params: IdParams, response: replies.signedIn({ 200: ThreatSchema }, 404) }),
     async (request) => {
       const threat = await load(request, request.params.id);
-      const values = mitigation({ values: {}, status: 'MITIGATED' }, threat, request.auth!.user.id, false);
-      const updated = await request.tenantDb((tx) => repo.update(tx, threat.id, values));
-      if (!updated) throw notFound();
-      return presentThreat(updated);
+      const values = mitigation({ values: {}, status: 'MITIGATED' }, threat, signedIn(request).user.id, false);
+      return updated(await request.tenantDb((tx) => repo.update(tx, threat.id, values)));
     },
   );
 };

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { SEVERITIES, type Severity } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { presentCve } from '../../../presenters/cve.ts';
+import { VulnerabilitySummarySchema } from '../../../presenters/dashboard.ts';
 import {
   CSV_COLUMNS,
   exportCsvLine,
   presentExportRow,
   presentVulnerability,
+  VulnerabilityDetailSchema,
+  VulnerabilitySchema,
 } from '../../../presenters/vulnerability.ts';
-import { presentCve } from '../../../presenters/cve.ts';
-import { sendExport, type ExportFormat } from '../export-stream.ts';
 import { AssetsRepository } from '../../../repositories/assets.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
@@ -17,45 +21,46 @@ import {
   VULNERABILITY_ORDERINGS,
   VulnerabilitiesRepository,
   type VulnerabilityFilters,
-  type VulnerabilityOrderField,
+  type VulnerabilityRow,
   type VulnerabilityValues,
 } from '../../../repositories/vulnerabilities.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
 import {
-  accessGuards,
-  idParams,
+  FilterQuery,
+  IdParams,
+  ListQuery,
+  NoContent,
+  Nullable,
+  Paged,
+  replies,
+  Type,
+  type Static,
+} from '../../../schemas/common.ts';
+import { sendExport, type ExportFormat } from '../export-stream.ts';
+import {
   notFound,
   pagedResponse,
   parseBoolean,
-  parseId,
   parseOrdering,
   parsePaging,
   parseQueryId,
   parseText,
-  stringQuery,
   type RawQuery,
 } from '../shared.ts';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Findings.
+import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, found, invalid, optionalText, orNull, taggedRoutes } from './records.ts';
 
 const LIST_PATH = '/api/vulnerabilities/vulnerabilities/';
-const FILTER_KEYS = ['severity', 'is_resolved', 'asset', 'cve', 'kev', 'text', 'scan'] as const;
-const LIST_KEYS = ['page', 'page_size', 'ordering', ...FILTER_KEYS] as const;
+const ITEM_PATH = `${LIST_PATH}:id/`;
 const EXPORT_BATCH = 2000;
-const CVE_RE = /^CVE-\d{4}-\d{4,}$/;
 
-const SEVERITY_LIST = SEVERITIES.join(', ');
 const MESSAGES = {
-  severity: `Sévérité invalide. Valeurs possibles : ${SEVERITY_LIST}.`,
+  severity: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
   titleRequired: 'Le titre est requis (ou un identifiant CVE connu).',
   titleTooLong: 'Le titre ne doit pas dépasser 500 caractères.',
-  cveInvalid: 'Identifiant CVE invalide (format attendu : CVE-AAAA-NNNN).',
   cvss: 'Le score CVSS doit être compris entre 0 et 10.',
   port: 'Le port doit être un entier entre 0 et 65535.',
-  assetUnknown: 'Actif introuvable.',
   duplicate: 'Cette vulnérabilité est déjà enregistrée pour cet actif (même CVE).',
   format: 'Format d’export invalide : csv ou json attendu.',
+  days: 'Nombre de jours invalide : un entier entre 1 et 366 est attendu.',
 } as const;
 
 export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {
@@ -71,6 +76,34 @@ export function parseSeverities(errors: FieldErrors, raw: string | undefined): S
   return [...new Set(list)];
 }
 
+const FILTERS = {
+  severity: `Sévérités séparées par des virgules : ${SEVERITIES.join(', ')}`,
+  is_resolved: 'true ou false',
+  asset: 'Identifiant d’actif',
+  cve: 'Identifiant CVE',
+  kev: 'true ou false : au catalogue KEV de la CISA',
+  text: 'Recherche dans la CVE, le titre et la description',
+  scan: 'Identifiant du scan',
+};
+const FILTER_KEYS = Object.keys(FILTERS) as (keyof typeof FILTERS)[];
+const ListVulnerabilitiesQuery = ListQuery({
+  ordering: `Tri : ${VULNERABILITY_ORDERINGS.join(', ')} (préfixe - pour décroissant)`,
+  ...FILTERS,
+});
+const ExportQuery = FilterQuery({ format: 'csv (défaut) ou json', ...FILTERS });
+/** A stream, so the serializer (and the reply check) never sees it. */
+const ExportReply = Type.String({
+  description:
+    'Pièce jointe vulnerabilites-AAAA-MM-JJ.csv (text/csv, UTF-8 avec BOM) ou .json (tableau de Vulnerability)',
+});
+const SummaryQuery = FilterQuery({
+  days: 'Fenêtre de la tendance en jours (1 à 366, défaut 30)',
+  asset: FILTERS.asset,
+  severity: FILTERS.severity,
+  is_resolved: 'true ou false (défaut : les vulnérabilités ouvertes)',
+  kev: FILTERS.kev,
+});
+
 function parseFilters(errors: FieldErrors, query: RawQuery): VulnerabilityFilters {
   const cve = query.cve?.trim().toUpperCase();
   return {
@@ -84,45 +117,36 @@ function parseFilters(errors: FieldErrors, query: RawQuery): VulnerabilityFilter
   };
 }
 
-interface WriteBody {
-  title?: string;
-  cve_id?: string | null;
-  asset_id?: number | null;
-  severity?: string;
-  cvss_score?: number | null;
-  description?: string;
-  solution?: string;
-  port?: number | null;
-  protocol?: string | null;
-  service?: string | null;
-  is_resolved?: boolean;
-}
-
-const nullableString = (max: number) => ({ type: ['string', 'null'], maxLength: max });
-const writeProperties = {
-  title: { type: 'string', maxLength: 4096 },
-  cve_id: nullableString(64),
-  asset_id: { type: ['integer', 'null'] },
-  severity: { type: 'string', maxLength: 32 },
-  cvss_score: { type: ['number', 'null'] },
-  description: { type: 'string', maxLength: 100_000 },
-  solution: { type: 'string', maxLength: 100_000 },
-  port: { type: ['integer', 'null'] },
-  protocol: nullableString(32),
-  service: nullableString(200),
+/** Types, sizes and ranges by the schema; trimming, case and CVE facts by `validateWrite` and `save`. */
+const writeFields = {
+  title: optionalText(4096, MESSAGES.titleTooLong),
+  cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
+  asset_id: orNull('integer', { minimum: 1, errorMessage: { minimum: ASSET_UNKNOWN } }),
+  severity: Type.Optional(Type.String({ maxLength: 32, errorMessage: MESSAGES.severity })),
+  cvss_score: orNull('number', {
+    minimum: 0,
+    maximum: 10,
+    errorMessage: { minimum: MESSAGES.cvss, maximum: MESSAGES.cvss },
+  }),
+  description: optionalText(100_000),
+  solution: optionalText(100_000),
+  port: orNull('integer', {
+    minimum: 0,
+    maximum: 65535,
+    errorMessage: { minimum: MESSAGES.port, maximum: MESSAGES.port },
+  }),
+  protocol: orNull('string', { maxLength: 32 }),
+  service: orNull('string', { maxLength: 200 }),
 };
-const createBody = { type: 'object', additionalProperties: false, properties: writeProperties } as const;
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { ...writeProperties, is_resolved: { type: 'boolean' } },
-} as const;
-const resolveBody = {
-  type: ['object', 'null'],
-  additionalProperties: false,
-  properties: { is_resolved: { type: 'boolean' } },
-} as const;
-const exportQuery = stringQuery(['format', ...FILTER_KEYS]);
+const CreateBody = Type.Object(writeFields, { additionalProperties: false });
+const UpdateBody = Type.Object(
+  { ...writeFields, is_resolved: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+type WriteBody = Static<typeof UpdateBody>;
+const ResolveBody = Nullable(
+  Type.Object({ is_resolved: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+);
 
 /** Checks a write body; returns the columns it sets (CVE facts are merged by the caller). */
 function validateWrite(body: WriteBody): VulnerabilityValues & { cveId?: string | null } {
@@ -136,27 +160,17 @@ function validateWrite(body: WriteBody): VulnerabilityValues & { cveId?: string 
   if (body.cve_id !== undefined) {
     const cve = body.cve_id?.trim().toUpperCase() ?? '';
     if (cve === '') out.cveId = null;
-    else if (!CVE_RE.test(cve)) errors.add('cve_id', MESSAGES.cveInvalid);
+    else if (!CVE_RE.test(cve)) errors.add('cve_id', CVE_INVALID);
     else out.cveId = cve;
   }
-  if (body.asset_id !== undefined) {
-    if (body.asset_id !== null && body.asset_id < 1) errors.add('asset_id', MESSAGES.assetUnknown);
-    else out.assetId = body.asset_id;
-  }
+  if (body.asset_id !== undefined) out.assetId = body.asset_id;
   if (body.severity !== undefined) {
     const s = body.severity.trim().toLowerCase();
     if ((SEVERITIES as readonly string[]).includes(s)) out.severity = s as Severity;
     else errors.add('severity', MESSAGES.severity);
   }
-  if (body.cvss_score !== undefined) {
-    if (body.cvss_score !== null && (body.cvss_score < 0 || body.cvss_score > 10))
-      errors.add('cvss_score', MESSAGES.cvss);
-    else out.cvssScore = body.cvss_score;
-  }
-  if (body.port !== undefined) {
-    if (body.port !== null && (body.port < 0 || body.port > 65535)) errors.add('port', MESSAGES.port);
-    else out.port = body.port;
-  }
+  if (body.cvss_score !== undefined) out.cvssScore = body.cvss_score;
+  if (body.port !== undefined) out.port = body.port;
   if (body.description !== undefined) out.description = body.description;
   if (body.solution !== undefined) out.solution = body.solution;
   if (body.protocol !== undefined) out.protocol = body.protocol?.trim() || null;
@@ -165,92 +179,68 @@ function validateWrite(body: WriteBody): VulnerabilityValues & { cveId?: string 
   return out;
 }
 
-const duplicate = () => new ApiError(409, 'duplicate', MESSAGES.duplicate);
+/** Resolving records when and by whom; reopening clears both. */
+function resolution(resolved: boolean, userId: number): VulnerabilityValues {
+  return resolved
+    ? { isResolved: true, resolvedAt: new Date(), resolvedBy: userId }
+    : { isResolved: false, resolvedAt: null, resolvedBy: null };
+}
 
-const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
+/** Findings of the current tenant, their summary and their export (docs/api-vulnerabilities.md). */
+const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new VulnerabilitiesRepository();
   const assetsRepo = new AssetsRepository();
   const dashboard = new DashboardRepository();
-  const guard = accessGuards(app);
+  const { read, write } = taggedRoutes(app, ['Vulnérabilités']);
 
-  const load = async (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const id = parseId(request.params.id);
-    const row = id === undefined ? undefined : await request.tenantDb((tx) => repo.find(tx, id));
-    if (!row) throw notFound();
-    return row;
-  };
-
-  app.get<{ Querystring: RawQuery }>(
-    LIST_PATH,
-    { ...guard.read, schema: { querystring: stringQuery(LIST_KEYS) } },
-    async (request) => {
-      const errors = new FieldErrors();
-      const paging = parsePaging(errors, request.query);
-      const filters = parseFilters(errors, request.query);
-      const ordering = parseOrdering<VulnerabilityOrderField>(errors, request.query.ordering, VULNERABILITY_ORDERINGS, {
-        field: 'created_at',
-        desc: true,
-      });
-      errors.throwIfAny();
-      const { count, rows } = await request.tenantDb((tx) =>
-        repo.page(tx, { filters, ordering, limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize }),
-      );
-      return pagedResponse(LIST_PATH, request.query, LIST_KEYS, paging, count, rows.map(presentVulnerability));
-    },
-  );
+  const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
+  const reread = async (request: FastifyRequest, id: number) =>
+    presentVulnerability((await request.tenantDb((tx) => repo.find(tx, id)))!);
 
   /**
    * Writes one finding: CVE facts fill what the body leaves out (severity, score, vector, KEV, CWE, title), the
    * asset must be one of the tenant's (the foreign key alone would accept another tenant's id), and the finding
    * key follows the CVE. Same asset and CVE twice → 409.
    */
-  const write = async (
+  const save = async (
     request: FastifyRequest,
     body: WriteBody,
-    existing: { id: number; cveId: string | null; findingKey: string; isResolved: boolean } | undefined,
+    existing: VulnerabilityRow | undefined,
     requireTitle: boolean,
   ): Promise<number> => {
     const input = validateWrite(body);
-    const actorId = request.auth!.actor.userId;
+    const actorId = signedIn(request).actor.userId;
     try {
       return await request.tenantDb(async (tx) => {
         const values: VulnerabilityValues = { ...input };
         if (input.assetId !== undefined && input.assetId !== null) {
           if (!(await assetsRepo.names(tx, [input.assetId])).has(input.assetId)) {
-            throw new ApiError(400, 'invalid', MESSAGES.assetUnknown, {
-              fields: { asset_id: [MESSAGES.assetUnknown] },
-            });
+            throw invalid('asset_id', ASSET_UNKNOWN);
           }
         }
         const cveChanged = input.cveId !== undefined && input.cveId !== (existing?.cveId ?? null);
         const facts = input.cveId ? await repo.cveFacts(tx, input.cveId) : undefined;
-        if (cveChanged && input.cveId) {
-          if (facts) {
-            values.severity ??= facts.severity;
-            if (input.cvssScore === undefined) {
-              values.cvssScore = facts.cvssScore;
-              values.cvssVector = facts.cvssVector;
-            }
-            values.kev = facts.kev;
-            values.cweIds = facts.cweIds;
-            // A finding's own title and description stay when it is re-linked to another CVE.
-            if (!existing) {
-              values.title ??= facts.title || facts.cveId;
-              if (body.description === undefined) values.description = facts.description;
-            }
-          } else if (existing) {
-            values.kev = false;
-            values.cweIds = [];
+        if (cveChanged && input.cveId && facts) {
+          values.severity ??= facts.severity;
+          if (input.cvssScore === undefined) {
+            values.cvssScore = facts.cvssScore;
+            values.cvssVector = facts.cvssVector;
+          }
+          values.kev = facts.kev;
+          values.cweIds = facts.cweIds;
+          // A finding's own title and description stay when it is re-linked to another CVE.
+          if (!existing) {
+            values.title ??= facts.title || facts.cveId;
+            if (body.description === undefined) values.description = facts.description;
           }
         } else if (cveChanged && existing) {
+          // Re-linked to an unknown CVE, or unlinked.
           values.kev = false;
           values.cweIds = [];
         }
         // A known CVE stands in for a missing title.
         if (facts && requireTitle && !existing) values.title ??= facts.title || facts.cveId;
-        if (requireTitle && !values.title && !(facts && existing)) {
-          throw new ApiError(400, 'invalid', MESSAGES.titleRequired, { fields: { title: [MESSAGES.titleRequired] } });
-        }
+        if (requireTitle && !values.title && !(facts && existing)) throw invalid('title', MESSAGES.titleRequired);
         if (body.is_resolved !== undefined && body.is_resolved !== (existing?.isResolved ?? false)) {
           Object.assign(values, resolution(body.is_resolved, actorId));
         }
@@ -269,22 +259,46 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
         return existing.id;
       });
     } catch (err) {
-      if (uniqueViolation(err) !== undefined) throw duplicate();
+      if (uniqueViolation(err) !== undefined) throw new ApiError(409, 'duplicate', MESSAGES.duplicate);
       throw err;
     }
   };
 
-  app.post<{ Body: WriteBody }>(LIST_PATH, { ...guard.write, schema: { body: createBody } }, async (request, reply) => {
-    const id = await write(request, request.body, undefined, true);
-    const row = await request.tenantDb((tx) => repo.find(tx, id));
-    return reply.code(201).send(presentVulnerability(row!));
-  });
-
-  app.get<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.read, schema: { params: idParams } },
+  app.get(
+    LIST_PATH,
+    read({
+      querystring: ListVulnerabilitiesQuery,
+      response: replies.signedIn({ 200: Paged(VulnerabilitySchema) }, 400),
+    }),
     async (request) => {
-      const row = await load(request);
+      const q = request.query;
+      const errors = new FieldErrors();
+      const paging = parsePaging(errors, q);
+      const filters = parseFilters(errors, q);
+      const ordering = parseOrdering(errors, q.ordering, VULNERABILITY_ORDERINGS, { field: 'created_at', desc: true });
+      errors.throwIfAny();
+      const { count, rows } = await request.tenantDb((tx) =>
+        repo.page(tx, { filters, ordering, limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize }),
+      );
+      const keys = Object.keys(ListVulnerabilitiesQuery.properties);
+      return pagedResponse(LIST_PATH, q, keys, paging, count, rows.map(presentVulnerability));
+    },
+  );
+
+  app.post(
+    LIST_PATH,
+    write({ body: CreateBody, response: replies.signedIn({ 201: VulnerabilitySchema }, 400, 409) }),
+    async (request, reply) => {
+      const id = await save(request, request.body, undefined, true);
+      return reply.code(201).send(await reread(request, id));
+    },
+  );
+
+  app.get(
+    ITEM_PATH,
+    read({ params: IdParams, response: replies.signedIn({ 200: VulnerabilityDetailSchema }, 404) }),
+    async (request) => {
+      const row = await load(request, request.params.id);
       const cve = row.cveId ? await request.tenantDb((tx) => repo.cveDetail(tx, row.cveId!)) : undefined;
       return {
         ...presentVulnerability(row),
@@ -294,93 +308,89 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
   );
 
   for (const method of ['put', 'patch'] as const) {
-    app[method]<{ Params: { id: string }; Body: WriteBody }>(
-      `${LIST_PATH}:id/`,
-      { ...guard.write, schema: { params: idParams, body: updateBody } },
+    app[method](
+      ITEM_PATH,
+      write({
+        params: IdParams,
+        body: UpdateBody,
+        response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 404, 409),
+      }),
       async (request) => {
-        const existing = await load(request);
-        await write(request, request.body, existing, method === 'put');
-        return presentVulnerability((await request.tenantDb((tx) => repo.find(tx, existing.id)))!);
+        const existing = await load(request, request.params.id);
+        await save(request, request.body, existing, method === 'put');
+        return reread(request, existing.id);
       },
     );
   }
 
-  app.delete<{ Params: { id: string } }>(
-    `${LIST_PATH}:id/`,
-    { ...guard.write, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
     async (request, reply) => {
-      const id = parseId(request.params.id);
-      const removed = id !== undefined && (await request.tenantDb((tx) => repo.remove(tx, id)));
-      if (!removed) throw notFound();
+      if (!(await request.tenantDb((tx) => repo.remove(tx, Number(request.params.id))))) throw notFound();
       return reply.code(204).send();
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { is_resolved?: boolean } | null }>(
-    `${LIST_PATH}:id/mark_resolved/`,
-    { ...guard.write, schema: { params: idParams, body: resolveBody } },
+  app.post(
+    `${ITEM_PATH}mark_resolved/`,
+    write({ params: IdParams, body: ResolveBody, response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 404) }),
     async (request) => {
-      const existing = await load(request);
+      const existing = await load(request, request.params.id);
       const resolved = request.body?.is_resolved ?? true;
       // Resolving twice keeps the first resolution's date and author.
       if (resolved !== existing.isResolved) {
-        await request.tenantDb((tx) => repo.update(tx, existing.id, resolution(resolved, request.auth!.actor.userId)));
+        const values = resolution(resolved, signedIn(request).actor.userId);
+        await request.tenantDb((tx) => repo.update(tx, existing.id, values));
       }
-      return presentVulnerability((await request.tenantDb((tx) => repo.find(tx, existing.id)))!);
+      return reread(request, existing.id);
     },
   );
 
-  // -------------------------------------------------------------------------------------------------------------
-  // Summary (§3 vulnerability dashboard summary).
-
-  app.get<{ Querystring: RawQuery }>(
+  // spec §3 vulnerability dashboard summary.
+  app.get(
     '/api/vulnerabilities/summary/',
-    { ...guard.read, schema: { querystring: stringQuery(['days', 'asset', 'severity', 'is_resolved', 'kev']) } },
+    read({ querystring: SummaryQuery, response: replies.signedIn({ 200: VulnerabilitySummarySchema }, 400) }),
     async (request) => {
+      const q = request.query;
       const errors = new FieldErrors();
-      const daysRaw = request.query.days?.trim();
-      let days = 30;
-      if (daysRaw) {
-        days = /^\d{1,4}$/.test(daysRaw) ? Number(daysRaw) : 0;
-        if (days < 1 || days > 366)
-          errors.add('days', 'Nombre de jours invalide : un entier entre 1 et 366 est attendu.');
-      }
+      const daysRaw = q.days?.trim();
+      const days = daysRaw ? (/^\d{1,4}$/.test(daysRaw) ? Number(daysRaw) : 0) : 30;
+      if (days < 1 || days > 366) errors.add('days', MESSAGES.days);
       const filters = {
         days,
-        assetId: parseQueryId(errors, request.query, 'asset'),
-        severities: parseSeverities(errors, request.query.severity),
-        isResolved: parseBoolean(errors, request.query, 'is_resolved'),
-        kev: parseBoolean(errors, request.query, 'kev'),
+        assetId: parseQueryId(errors, q, 'asset'),
+        severities: parseSeverities(errors, q.severity),
+        isResolved: parseBoolean(errors, q, 'is_resolved'),
+        kev: parseBoolean(errors, q, 'kev'),
       };
       errors.throwIfAny();
       return request.tenantDb((tx) => dashboard.vulnerabilitySummary(tx, filters));
     },
   );
 
-  // -------------------------------------------------------------------------------------------------------------
   // Export: every filtered row, streamed in keyset batches so memory stays flat whatever the size.
-
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     '/api/vulnerabilities/export/',
-    { ...guard.read, schema: { querystring: exportQuery } },
+    read({
+      querystring: ExportQuery,
+      response: replies.signedIn({ 200: ExportReply }, 400),
+    }),
     async (request, reply) => {
+      const q = request.query;
       const errors = new FieldErrors();
-      const format = request.query.format?.trim().toLowerCase() || 'csv';
+      const format = q.format?.trim().toLowerCase() || 'csv';
       if (format !== 'csv' && format !== 'json') errors.add('format', MESSAGES.format);
-      const filters = parseFilters(errors, request.query);
+      const filters = parseFilters(errors, q);
       errors.throwIfAny();
 
       await app.audit.record(request, {
         eventType: 'sensitive_data_access',
         description: `Export des vulnérabilités (${format.toUpperCase()})`,
-        extra: {
-          format,
-          filters: Object.fromEntries(FILTER_KEYS.filter((k) => request.query[k]).map((k) => [k, request.query[k]])),
-        },
+        extra: { format, filters: Object.fromEntries(FILTER_KEYS.filter((k) => q[k]).map((k) => [k, q[k]])) },
       });
 
       const prepared = await request.tenantDb((tx) => repo.prepare(tx, filters));
-
       return sendExport(reply, 'vulnerabilites', {
         format: format as ExportFormat,
         csvColumns: CSV_COLUMNS,
@@ -393,12 +403,5 @@ const vulnerabilityRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 };
-
-/** Resolving records when and by whom; reopening clears both. */
-function resolution(resolved: boolean, userId: number): VulnerabilityValues {
-  return resolved
-    ? { isResolved: true, resolvedAt: new Date(), resolvedBy: userId }
-    : { isResolved: false, resolvedAt: null, resolvedBy: null };
-}
 
 export default vulnerabilityRoutes;

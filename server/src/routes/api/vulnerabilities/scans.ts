@@ -4,12 +4,13 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { SCANNERS, SCAN_STATUSES, type Scanner, type ScanStatus } from '../../../db/schema.ts';
-import { ApiError } from '../../../domain/errors.ts';
-import { FORBIDDEN_MESSAGE } from '../../../policies/index.ts';
-import { accessGuards, notFound, parseId } from '../shared.ts';
-import { presentScan } from '../../../presenters/scan.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { SCANNERS, SCAN_STATUSES, type ScanStatus } from '../../../db/schema.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
+import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
+import { presentScan, ScanSchema } from '../../../presenters/scan.ts';
 import { ScansRepository, type ScanRow, type ScanValues } from '../../../repositories/scans.ts';
 import {
   FORMAT_LABELS,
@@ -23,29 +24,41 @@ import {
   type FormatChoice,
   type ParsedReport,
 } from '../../../scan-reports/index.ts';
+import { Choice, IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
 import { reportPath, reportsDir } from '../../../services/scan-import.ts';
 import { PROCESS_SCAN_REPORT } from '../../../tasks/scan-tasks.ts';
+import { notFound, parseId, parsePaging } from '../shared.ts';
+import {
+  ASSET_UNKNOWN,
+  checkAsset,
+  csvOf,
+  found,
+  invalid,
+  optionalText,
+  orNull,
+  taggedRoutes,
+  trimmed,
+  writeBody,
+} from './records.ts';
 
 const LIST_PATH = '/api/vulnerabilities/scans/';
-const DEFAULT_PAGE_SIZE = 25;
-const MAX_PAGE_SIZE = 500;
+const ITEM_PATH = `${LIST_PATH}:id/`;
 const MAX_NAME = 200;
 const MAX_TARGET = 1000;
+const IMPORT_FIELDS = ['name', 'format', 'asset_id', 'start'];
 
 const MESSAGES = {
-  pageInvalid: 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.',
-  pageSizeInvalid: `Taille de page invalide : un entier entre 1 et ${MAX_PAGE_SIZE} est attendu.`,
   statusInvalid: `Statut invalide. Valeurs possibles : ${SCAN_STATUSES.join(', ')}.`,
   scannerInvalid: `Scanner invalide. Valeurs possibles : ${SCANNERS.join(', ')}.`,
   nameRequired: 'Le nom du scan est requis.',
   nameTooLong: `Le nom ne doit pas dépasser ${MAX_NAME} caractères.`,
   targetTooLong: `La cible ne doit pas dépasser ${MAX_TARGET} caractères.`,
-  assetUnknown: 'Actif introuvable.',
   formatInvalid: 'Format invalide. Valeurs possibles : auto, trivy, nmap, openvas.',
   startInvalid: 'Valeur invalide pour start : true ou false attendu.',
   fileRequired: 'Le fichier du rapport est requis.',
   multipartRequired: 'Le rapport doit être envoyé en multipart/form-data (champ file).',
   multipartInvalid: 'Requête multipart invalide.',
+  tooManyParts: 'Trop de champs ou de fichiers dans la requête.',
   unexpectedField: (name: string) => `Champ inattendu : ${name}.`,
   noReport: 'Aucun rapport à traiter : importez le rapport du scanner.',
   cannotStart: (s: ScanStatus) => `Impossible de démarrer un scan à l’état ${s} : seul un scan PENDING peut l’être.`,
@@ -55,83 +68,25 @@ const MESSAGES = {
     `Impossible d’annuler un scan à l’état ${s} : seul un scan PENDING ou RUNNING peut l’être.`,
 } as const;
 
-const invalid = (field: string, message: string) =>
-  new ApiError(400, 'invalid', message, { fields: { [field]: [message] } });
+const transitionRefused = (message: string) => new ApiError(409, 'invalid_transition', message);
+const tooLarge = () => new ApiError(413, 'report_too_large', REPORT_MESSAGES.tooLarge(MAX_REPORT_MB));
 
-interface ListQuery {
-  page?: string;
-  page_size?: string;
-  status?: string;
-  scanner?: string;
-}
+const ListScansQuery = ListQuery({
+  status: `Statuts séparés par des virgules : ${SCAN_STATUSES.join(', ')}`,
+  scanner: `Scanners séparés par des virgules : ${SCANNERS.join(', ')}`,
+});
 
-// No additionalProperties:false on queries: clients add cache-busting parameters to GETs.
-const listQuery = {
-  type: 'object',
-  properties: {
-    page: { type: 'string' },
-    page_size: { type: 'string' },
-    status: { type: 'string', maxLength: 200 },
-    scanner: { type: 'string', maxLength: 200 },
-  },
-} as const;
+/** Types and sizes by the schema; trimming, the default scanner and the French messages by `validateBody`. */
+const ScanBody = writeBody(ScanSchema, {
+  name: optionalText(4096, MESSAGES.nameTooLong),
+  scanner: Type.Optional(Choice(SCANNERS, { errorMessage: MESSAGES.scannerInvalid })),
+  target: orNull('string', { maxLength: 4096, errorMessage: { maxLength: MESSAGES.targetTooLong } }),
+  asset_id: orNull('integer'),
+});
+type ScanBody = Static<typeof ScanBody>;
 
-interface IdParams {
-  id: string;
-}
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-
-interface ScanBody {
-  name?: string;
-  scanner?: string;
-  target?: string | null;
-  asset_id?: number | null;
-}
-
-// Fields a client may send back from a Scan it read; they are ignored (the lifecycle routes own them).
-const READ_ONLY = [
-  'id',
-  'status',
-  'progress',
-  'task_id',
-  'report_format',
-  'report_size',
-  'summary',
-  'error',
-  'created_by',
-  'started_at',
-  'completed_at',
-  'created_at',
-  'updated_at',
-] as const;
-
-const scanBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', maxLength: 4096 },
-    scanner: { type: 'string', maxLength: 64 },
-    target: { type: ['string', 'null'], maxLength: 4096 },
-    asset_id: { type: ['integer', 'null'] },
-    ...Object.fromEntries(READ_ONLY.map((f) => [f, {}])),
-  },
-} as const;
-
-function positiveInt(raw: string | undefined, fallback: number): number | undefined {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw.trim())) return undefined;
-  const n = Number(raw.trim());
-  return n >= 1 ? n : undefined;
-}
-
-function csvOf<T extends string>(raw: string | undefined, allowed: readonly T[], field: string, message: string) {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const values = raw.split(',').map((v) => v.trim());
-  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalid(field, message);
-  return values as T[];
-}
-
-function pageLink(page: number, pageSize: number, query: ListQuery): string {
+/** The list's links: page and page_size always, then the filters the query had. */
+function pageLink(page: number, pageSize: number, query: { status?: string; scanner?: string }): string {
   const params = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
   if (query.status) params.set('status', query.status);
   if (query.scanner) params.set('scanner', query.scanner);
@@ -139,62 +94,86 @@ function pageLink(page: number, pageSize: number, query: ListQuery): string {
 }
 
 /** Checks a create/update body; `partial` for PATCH (absent fields stay as they are). */
-function validateBody(body: ScanBody, partial: boolean): ScanValues & { assetId?: number | null } {
-  const out: ScanValues = {};
-  if (body.name !== undefined || !partial) {
-    const name = (body.name ?? '').trim();
-    if (name === '') throw invalid('name', MESSAGES.nameRequired);
-    if (name.length > MAX_NAME) throw invalid('name', MESSAGES.nameTooLong);
-    out.name = name;
+function validateBody(body: ScanBody, partial: boolean): ScanValues {
+  const given = (value: unknown) => value !== undefined || !partial;
+  return {
+    name: trimmed(body.name, partial, 'name', MAX_NAME, MESSAGES.nameTooLong, MESSAGES.nameRequired),
+    scanner: given(body.scanner) ? (body.scanner ?? 'manual') : undefined,
+    target: trimmed(body.target, partial, 'target', MAX_TARGET, MESSAGES.targetTooLong),
+    assetId: given(body.asset_id) ? (body.asset_id ?? null) : undefined,
+  };
+}
+
+/**
+ * The import's parts: one `file` part, written to `uploadPath` (a server-chosen name), and the text fields. Any
+ * other part, a report over the limit, or a broken body is refused in French.
+ */
+async function receiveUpload(request: FastifyRequest, uploadPath: string) {
+  const fields: Record<string, string> = {};
+  let file: { name: string; size: number } | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || file) {
+          part.file.resume();
+          throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
+        }
+        await pipeline(part.file, createWriteStream(uploadPath, { flags: 'wx' }));
+        if (part.file.truncated) throw tooLarge();
+        file = { name: part.filename, size: (await stat(uploadPath)).size };
+      } else {
+        if (!IMPORT_FIELDS.includes(part.fieldname)) {
+          throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
+        }
+        fields[part.fieldname] = String(part.value);
+      }
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
+      throw new ApiError(413, 'too_many_parts', MESSAGES.tooManyParts);
+    }
+    request.log.info({ err }, 'multipart upload refused');
+    throw new ApiError(400, 'invalid', MESSAGES.multipartInvalid);
   }
-  if (body.scanner !== undefined) {
-    if (!(SCANNERS as readonly string[]).includes(body.scanner)) throw invalid('scanner', MESSAGES.scannerInvalid);
-    out.scanner = body.scanner as Scanner;
-  } else if (!partial) {
-    out.scanner = 'manual';
+  if (!file) throw invalid('file', MESSAGES.fileRequired);
+  return { fields, file };
+}
+
+/** The import's text fields: name, format (auto by default), asset_id, start (true by default). */
+function importOptions(fields: Record<string, string>) {
+  const name = (fields.name ?? '').trim();
+  if (name.length > MAX_NAME) throw invalid('name', MESSAGES.nameTooLong);
+  const format = (fields.format ?? 'auto').trim() || 'auto';
+  if (format !== 'auto' && !(REPORT_FORMATS as readonly string[]).includes(format)) {
+    throw invalid('format', MESSAGES.formatInvalid);
   }
-  if (body.target !== undefined || !partial) {
-    const target = (body.target ?? '').trim();
-    if (target.length > MAX_TARGET) throw invalid('target', MESSAGES.targetTooLong);
-    out.target = target;
+  const start = (fields.start ?? 'true').trim().toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(start)) throw invalid('start', MESSAGES.startInvalid);
+  let assetId: number | undefined;
+  if (fields.asset_id !== undefined && fields.asset_id.trim() !== '') {
+    assetId = parseId(fields.asset_id.trim());
+    if (assetId === undefined) throw invalid('asset_id', ASSET_UNKNOWN);
   }
-  if (body.asset_id !== undefined || !partial) out.assetId = body.asset_id ?? null;
-  return out;
+  return { name, format: format as FormatChoice, start: start === 'true' || start === '1', assetId };
 }
 
 /**
  * Scans (docs/api-vulnerabilities.md § Scans): CRUD, the report import and the lifecycle. A scan's work is the
  * processing of its stored report by the 'process_scan_report' background task.
  */
-const scanRoutes: FastifyPluginAsync = async (app) => {
+const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new ScansRepository();
   // Encapsulated here: only the import route accepts multipart bodies, with the report's own limits.
   await app.register(multipart, {
     limits: { fileSize: MAX_REPORT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12, headerPairs: 100 },
   });
 
-  // Authorization runs before body validation, so a viewer always gets the 403 (and the refusal is audited).
-  const { read: reading, write: writing } = accessGuards(app);
-
-  const tenantId = (request: FastifyRequest) => {
-    const tenant = request.auth!.tenant;
-    if (!tenant) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-    return tenant.id;
-  };
-
-  const load = async (request: FastifyRequest, rawId: string): Promise<ScanRow> => {
-    const id = parseId(rawId);
-    const row = id === undefined ? undefined : await request.tenantDb((tx) => repo.find(tx, id));
-    if (!row) throw notFound();
-    return row;
-  };
-
-  const checkAsset = async (request: FastifyRequest, assetId: number | null | undefined) => {
-    if (assetId === null || assetId === undefined) return undefined;
-    const name = await request.tenantDb((tx) => repo.assetName(tx, assetId));
-    if (name === undefined) throw invalid('asset_id', MESSAGES.assetUnknown);
-    return name;
-  };
+  const { read, write } = taggedRoutes(app, ['Scans']);
+  const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
+  const assetName = (tx: TenantDb, id: number) => repo.assetName(tx, id);
 
   /**
    * PENDING → RUNNING and the processing job. Never inside a tenantDb transaction: the queue writes with its own
@@ -210,13 +189,13 @@ const scanRoutes: FastifyPluginAsync = async (app) => {
         completedAt: null,
       }),
     );
-    if (!running) throw new ApiError(409, 'invalid_transition', MESSAGES.cannotStart(scan.status));
+    if (!running) throw transitionRefused(MESSAGES.cannotStart(scan.status));
     let taskId: string;
     try {
       const run = await app.jobs.launch(
         PROCESS_SCAN_REPORT,
         { scanId: scan.id },
-        { tenantId: tenantId(request), requestedBy: request.auth!.user.id },
+        { tenantId: currentTenant(request), requestedBy: signedIn(request).user.id },
       );
       taskId = run.id;
     } catch (err) {
@@ -228,19 +207,25 @@ const scanRoutes: FastifyPluginAsync = async (app) => {
     return (await request.tenantDb((tx) => repo.update(tx, scan.id, { jobId: taskId }))) ?? running;
   };
 
-  app.get<{ Querystring: ListQuery }>(
+  /** Revokes the scan's job, if it has one still to run. */
+  const revoke = async (request: FastifyRequest, scan: ScanRow, reason: string) => {
+    if (scan.jobId && (scan.status === 'PENDING' || scan.status === 'RUNNING')) {
+      await app.jobs.cancel(scan.jobId, { by: signedIn(request).user.username, reason });
+    }
+  };
+
+  app.get(
     LIST_PATH,
-    { ...reading, schema: { querystring: listQuery } },
+    read({ querystring: ListScansQuery, response: replies.signedIn({ 200: Paged(ScanSchema) }, 400) }),
     async (request) => {
       const q = request.query;
-      const page = positiveInt(q.page, 1);
-      if (page === undefined) throw invalid('page', MESSAGES.pageInvalid);
-      const pageSize = positiveInt(q.page_size, DEFAULT_PAGE_SIZE);
-      if (pageSize === undefined || pageSize > MAX_PAGE_SIZE) throw invalid('page_size', MESSAGES.pageSizeInvalid);
+      const errors = new FieldErrors();
+      const { page, pageSize } = parsePaging(errors, q);
       const filters = {
-        status: csvOf(q.status, SCAN_STATUSES, 'status', MESSAGES.statusInvalid),
-        scanner: csvOf(q.scanner, SCANNERS, 'scanner', MESSAGES.scannerInvalid),
+        status: csvOf(errors, q.status, SCAN_STATUSES, 'status', MESSAGES.statusInvalid),
+        scanner: csvOf(errors, q.scanner, SCANNERS, 'scanner', MESSAGES.scannerInvalid),
       };
+      errors.throwIfAny();
       const { count, rows } = await request.tenantDb((tx) => repo.page(tx, filters, pageSize, (page - 1) * pageSize));
       const lastPage = Math.max(1, Math.ceil(count / pageSize));
       return {
@@ -252,158 +237,124 @@ const scanRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Body: ScanBody }>(LIST_PATH, { ...writing, schema: { body: scanBody } }, async (request, reply) => {
-    const values = validateBody(request.body, false);
-    await checkAsset(request, values.assetId);
-    const tenant = tenantId(request);
-    const created = await request.tenantDb((tx) =>
-      repo.create(tx, tenant, { ...values, name: values.name!, createdBy: request.auth!.user.id }),
-    );
-    return reply.code(201).send(presentScan(created));
-  });
-
-  app.post(`${LIST_PATH}import/`, writing, async (request, reply) => {
-    if (!request.isMultipart()) throw invalid('file', MESSAGES.multipartRequired);
-    const dir = reportsDir(app.filesDir);
-    await mkdir(dir, { recursive: true });
-    const id = randomUUID();
-    // A server-chosen name: the client's file name is only ever a label.
-    const uploadPath = path.join(dir, `${id}.upload`);
-    const fields: Record<string, string> = {};
-    let file: { name: string; size: number } | undefined;
-    let parsed: ParsedReport;
-    let format: FormatChoice = 'auto';
-    try {
-      try {
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file' || file) {
-              part.file.resume();
-              throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
-            }
-            await pipeline(part.file, createWriteStream(uploadPath, { flags: 'wx' }));
-            if (part.file.truncated) {
-              throw new ApiError(413, 'report_too_large', REPORT_MESSAGES.tooLarge(MAX_REPORT_MB));
-            }
-            file = { name: part.filename, size: (await stat(uploadPath)).size };
-          } else {
-            if (!['name', 'format', 'asset_id', 'start'].includes(part.fieldname)) {
-              throw invalid(part.fieldname, MESSAGES.unexpectedField(part.fieldname));
-            }
-            fields[part.fieldname] = String(part.value);
-          }
-        }
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE') {
-          throw new ApiError(413, 'report_too_large', REPORT_MESSAGES.tooLarge(MAX_REPORT_MB));
-        }
-        if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
-          throw new ApiError(413, 'too_many_parts', 'Trop de champs ou de fichiers dans la requête.');
-        }
-        request.log.info({ err }, 'multipart upload refused');
-        throw new ApiError(400, 'invalid', MESSAGES.multipartInvalid);
-      }
-      if (!file) throw invalid('file', MESSAGES.fileRequired);
-
-      const name = (fields.name ?? '').trim();
-      if (name.length > MAX_NAME) throw invalid('name', MESSAGES.nameTooLong);
-      const rawFormat = (fields.format ?? 'auto').trim() || 'auto';
-      if (rawFormat !== 'auto' && !(REPORT_FORMATS as readonly string[]).includes(rawFormat)) {
-        throw invalid('format', MESSAGES.formatInvalid);
-      }
-      format = rawFormat as FormatChoice;
-      const start = (fields.start ?? 'true').trim().toLowerCase();
-      if (!['true', 'false', '1', '0'].includes(start)) throw invalid('start', MESSAGES.startInvalid);
-      let assetId: number | undefined;
-      if (fields.asset_id !== undefined && fields.asset_id.trim() !== '') {
-        assetId = parseId(fields.asset_id.trim());
-        if (assetId === undefined) throw invalid('asset_id', MESSAGES.assetUnknown);
-      }
-      const assetName = await checkAsset(request, assetId);
-
-      try {
-        parsed = await parseReportFile(uploadPath, format);
-      } catch (err) {
-        if (err instanceof ReportError) throw new ApiError(err.status, err.code, err.message);
-        throw err;
-      }
-      const reportFile = `${id}.${REPORT_EXTENSIONS[parsed.format]}`;
-      await rename(uploadPath, reportPath(app.filesDir, reportFile));
-
-      const reportAssets = [...new Set(parsed.findings.map((f) => f.asset.name))];
-      const target =
-        assetName ?? (reportAssets.length > 1 ? `${reportAssets[0]} (+${reportAssets.length - 1})` : reportAssets[0]);
-      // eslint-disable-next-line no-control-regex -- control characters are dropped from a display label
-      const label = file.name.replace(/[\u0000-\u001f]/g, '').slice(0, 100);
-      let scan: ScanRow;
-      try {
-        const tenant = tenantId(request);
-        scan = await request.tenantDb((tx) =>
-          repo.create(tx, tenant, {
-            name: name || `Import ${FORMAT_LABELS[parsed.format]}${label ? ` — ${label}` : ''}`.slice(0, MAX_NAME),
-            scanner: parsed.format,
-            target: (target ?? '').slice(0, MAX_TARGET),
-            assetId: assetId ?? null,
-            reportFile,
-            reportFormat: parsed.format,
-            reportSize: file!.size,
-            createdBy: request.auth!.user.id,
-          }),
-        );
-      } catch (err) {
-        await rm(reportPath(app.filesDir, reportFile), { force: true });
-        throw err;
-      }
-      await app.audit.record(request, {
-        eventType: 'vulnerability_scan',
-        description: `Rapport de scan importé : ${scan.name}`,
-        extra: {
-          scan_id: scan.id,
-          format: parsed.format,
-          report_size: file.size,
-          findings: parsed.findings.length,
-          assets: reportAssets.length,
-        },
-      });
-      if (start === 'true' || start === '1') scan = await launch(request, scan);
-      return reply.code(201).send(presentScan(scan));
-    } finally {
-      // Whatever happened, no partial upload stays behind (a kept report was renamed away already).
-      await rm(uploadPath, { force: true });
-    }
-  });
-
-  app.get<{ Params: IdParams }>(`${LIST_PATH}:id/`, { ...reading, schema: { params: idParams } }, async (request) =>
-    presentScan(await load(request, request.params.id)),
+  app.post(
+    LIST_PATH,
+    write({ body: ScanBody, response: replies.signedIn({ 201: ScanSchema }, 400) }),
+    async (request, reply) => {
+      const values = validateBody(request.body, false);
+      await checkAsset(request, values.assetId, assetName);
+      const tenant = currentTenant(request);
+      const createdBy = signedIn(request).user.id;
+      const created = await request.tenantDb((tx) =>
+        repo.create(tx, tenant, { ...values, name: values.name!, createdBy }),
+      );
+      return reply.code(201).send(presentScan(created));
+    },
   );
 
-  for (const method of ['PUT', 'PATCH'] as const) {
-    app.route<{ Params: IdParams; Body: ScanBody }>({
-      method,
-      url: `${LIST_PATH}:id/`,
-      ...writing,
-      schema: { params: idParams, body: scanBody },
-      handler: async (request) => {
+  app.post(
+    `${LIST_PATH}import/`,
+    write({
+      description:
+        'multipart/form-data : file (le rapport Trivy JSON, Nmap XML ou OpenVAS XML), name, format ' +
+        '(auto, trivy, nmap, openvas), asset_id, start (true par défaut : le traitement démarre aussitôt).',
+      response: replies.signedIn({ 201: ScanSchema }, 400, 409, 413, 415),
+    }),
+    async (request, reply) => {
+      if (!request.isMultipart()) throw invalid('file', MESSAGES.multipartRequired);
+      const dir = reportsDir(app.filesDir);
+      await mkdir(dir, { recursive: true });
+      const id = randomUUID();
+      // A server-chosen name: the client's file name is only ever a label.
+      const uploadPath = path.join(dir, `${id}.upload`);
+      try {
+        const { fields, file } = await receiveUpload(request, uploadPath);
+        const options = importOptions(fields);
+        const asset = await checkAsset(request, options.assetId, assetName);
+        let parsed: ParsedReport;
+        try {
+          parsed = await parseReportFile(uploadPath, options.format);
+        } catch (err) {
+          if (err instanceof ReportError) throw new ApiError(err.status, err.code, err.message);
+          throw err;
+        }
+        const reportFile = `${id}.${REPORT_EXTENSIONS[parsed.format]}`;
+        await rename(uploadPath, reportPath(app.filesDir, reportFile));
+
+        const reportAssets = [...new Set(parsed.findings.map((f) => f.asset.name))];
+        const target =
+          asset ?? (reportAssets.length > 1 ? `${reportAssets[0]} (+${reportAssets.length - 1})` : reportAssets[0]);
+        // eslint-disable-next-line no-control-regex -- control characters are dropped from a display label
+        const label = file.name.replace(/[\u0000-\u001f]/g, '').slice(0, 100);
+        let scan: ScanRow;
+        try {
+          const tenant = currentTenant(request);
+          const createdBy = signedIn(request).user.id;
+          scan = await request.tenantDb((tx) =>
+            repo.create(tx, tenant, {
+              name:
+                options.name ||
+                `Import ${FORMAT_LABELS[parsed.format]}${label ? ` — ${label}` : ''}`.slice(0, MAX_NAME),
+              scanner: parsed.format,
+              target: (target ?? '').slice(0, MAX_TARGET),
+              assetId: options.assetId ?? null,
+              reportFile,
+              reportFormat: parsed.format,
+              reportSize: file.size,
+              createdBy,
+            }),
+          );
+        } catch (err) {
+          await rm(reportPath(app.filesDir, reportFile), { force: true });
+          throw err;
+        }
+        await app.audit.record(request, {
+          eventType: 'vulnerability_scan',
+          description: `Rapport de scan importé : ${scan.name}`,
+          extra: {
+            scan_id: scan.id,
+            format: parsed.format,
+            report_size: file.size,
+            findings: parsed.findings.length,
+            assets: reportAssets.length,
+          },
+        });
+        if (options.start) scan = await launch(request, scan);
+        return reply.code(201).send(presentScan(scan));
+      } finally {
+        // Whatever happened, no partial upload stays behind (a kept report was renamed away already).
+        await rm(uploadPath, { force: true });
+      }
+    },
+  );
+
+  app.get(
+    ITEM_PATH,
+    read({ params: IdParams, response: replies.signedIn({ 200: ScanSchema }, 404) }),
+    async (request) => presentScan(await load(request, request.params.id)),
+  );
+
+  for (const method of ['put', 'patch'] as const) {
+    app[method](
+      ITEM_PATH,
+      write({ params: IdParams, body: ScanBody, response: replies.signedIn({ 200: ScanSchema }, 400, 404) }),
+      async (request) => {
         const scan = await load(request, request.params.id);
-        const values = validateBody(request.body, method === 'PATCH');
-        if (values.assetId !== undefined) await checkAsset(request, values.assetId);
+        const values = validateBody(request.body, method === 'patch');
+        if (values.assetId !== undefined) await checkAsset(request, values.assetId, assetName);
         const updated = await request.tenantDb((tx) => repo.update(tx, scan.id, values));
         if (!updated) throw notFound();
         return presentScan(updated);
       },
-    });
+    );
   }
 
-  app.delete<{ Params: IdParams }>(
-    `${LIST_PATH}:id/`,
-    { ...writing, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
     async (request, reply) => {
       const scan = await load(request, request.params.id);
-      if (scan.jobId && (scan.status === 'PENDING' || scan.status === 'RUNNING')) {
-        await app.jobs.cancel(scan.jobId, { by: request.auth!.user.username, reason: 'Scan supprimé.' });
-      }
+      await revoke(request, scan, 'Scan supprimé.');
       // Its findings stay: the foreign key clears their scan_id.
       const removed = await request.tenantDb((tx) => repo.remove(tx, scan.id));
       if (!removed) throw notFound();
@@ -412,62 +363,47 @@ const scanRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Params: IdParams }>(
-    `${LIST_PATH}:id/start/`,
-    { ...writing, schema: { params: idParams } },
-    async (request) => {
-      const scan = await load(request, request.params.id);
-      if (scan.status !== 'PENDING') throw new ApiError(409, 'invalid_transition', MESSAGES.cannotStart(scan.status));
-      if (!scan.reportFile) throw new ApiError(409, 'no_report', MESSAGES.noReport);
-      return presentScan(await launch(request, scan));
-    },
-  );
+  const lifecycle = write({ params: IdParams, response: replies.signedIn({ 200: ScanSchema }, 404, 409) });
 
-  app.post<{ Params: IdParams }>(
-    `${LIST_PATH}:id/restart/`,
-    { ...writing, schema: { params: idParams } },
-    async (request) => {
-      const scan = await load(request, request.params.id);
-      const pending = await request.tenantDb((tx) =>
-        repo.transition(tx, scan.id, ['COMPLETED', 'FAILED', 'CANCELLED'], {
-          status: 'PENDING',
-          progress: 0,
-          summary: {},
-          error: null,
-          jobId: null,
-          startedAt: null,
-          completedAt: null,
-        }),
-      );
-      if (!pending) throw new ApiError(409, 'invalid_transition', MESSAGES.cannotRestart(scan.status));
-      // Without a report the scan waits in PENDING for one.
-      return presentScan(pending.reportFile ? await launch(request, pending) : pending);
-    },
-  );
+  app.post(`${ITEM_PATH}start/`, lifecycle, async (request) => {
+    const scan = await load(request, request.params.id);
+    if (scan.status !== 'PENDING') throw transitionRefused(MESSAGES.cannotStart(scan.status));
+    if (!scan.reportFile) throw new ApiError(409, 'no_report', MESSAGES.noReport);
+    return presentScan(await launch(request, scan));
+  });
 
-  app.post<{ Params: IdParams }>(
-    `${LIST_PATH}:id/cancel/`,
-    { ...writing, schema: { params: idParams } },
-    async (request) => {
-      const scan = await load(request, request.params.id);
-      if (scan.status !== 'PENDING' && scan.status !== 'RUNNING') {
-        throw new ApiError(409, 'invalid_transition', MESSAGES.cannotCancel(scan.status));
-      }
-      // Revoke first: the run's signal rolls its transaction back before the scan is marked.
-      if (scan.jobId) {
-        await app.jobs.cancel(scan.jobId, { by: request.auth!.user.username, reason: 'Scan annulé.' });
-      }
-      const cancelled = await request.tenantDb((tx) =>
-        repo.transition(tx, scan.id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', completedAt: new Date() }),
-      );
-      if (!cancelled) {
-        // It finished meanwhile.
-        const now = await load(request, request.params.id);
-        throw new ApiError(409, 'invalid_transition', MESSAGES.cannotCancel(now.status));
-      }
-      return presentScan(cancelled);
-    },
-  );
+  app.post(`${ITEM_PATH}restart/`, lifecycle, async (request) => {
+    const scan = await load(request, request.params.id);
+    const pending = await request.tenantDb((tx) =>
+      repo.transition(tx, scan.id, ['COMPLETED', 'FAILED', 'CANCELLED'], {
+        status: 'PENDING',
+        progress: 0,
+        summary: {},
+        error: null,
+        jobId: null,
+        startedAt: null,
+        completedAt: null,
+      }),
+    );
+    if (!pending) throw transitionRefused(MESSAGES.cannotRestart(scan.status));
+    // Without a report the scan waits in PENDING for one.
+    return presentScan(pending.reportFile ? await launch(request, pending) : pending);
+  });
+
+  app.post(`${ITEM_PATH}cancel/`, lifecycle, async (request) => {
+    const scan = await load(request, request.params.id);
+    if (scan.status !== 'PENDING' && scan.status !== 'RUNNING') {
+      throw transitionRefused(MESSAGES.cannotCancel(scan.status));
+    }
+    // Revoke first: the run's signal rolls its transaction back before the scan is marked.
+    await revoke(request, scan, 'Scan annulé.');
+    const cancelled = await request.tenantDb((tx) =>
+      repo.transition(tx, scan.id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', completedAt: new Date() }),
+    );
+    // Finished meanwhile.
+    if (!cancelled) throw transitionRefused(MESSAGES.cannotCancel((await load(request, request.params.id)).status));
+    return presentScan(cancelled);
+  });
 };
 
 export default scanRoutes;

@@ -1,50 +1,60 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../domain/errors.ts';
-import { canChangeConfiguration, canReadConfiguration, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
-import { presentConfiguration } from '../../../../presenters/admin-config.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { signedIn } from '../../../../plugins/app/authorization.ts';
+import { canChangeConfiguration, canReadConfiguration } from '../../../../policies/index.ts';
+import { ConfigurationSchema, presentConfiguration } from '../../../../presenters/admin-config.ts';
+import { replies } from '../../../../schemas/common.ts';
 import {
   AdminConfigStore,
   configChanges,
   describeRuntime,
   validateConfigPatch,
 } from '../../../../services/admin-config.ts';
+import { keyedBody } from '../shared.ts';
+
+const PATH = '/api/admin/config/';
 
 /** GET and PATCH /api/admin/config/ (docs/api-admin.md "Configuration"): superusers only. */
-const adminConfigRoutes: FastifyPluginAsync<{ runJobs: boolean }> = async (app, opts) => {
+const adminConfigRoutes: FastifyPluginAsyncTypebox<{ runJobs: boolean }> = async (app, opts) => {
   const store = AdminConfigStore.of(app.database.db);
   const runtime = describeRuntime({ database: app.database, dataDir: app.filesDir, runJobs: opts.runJobs });
+  const refusal = 'configuration du système';
+  const tags = ['Configuration'];
 
-  const refuse = async (request: FastifyRequest): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé : configuration du système',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: '/api/admin/config/' },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
+  app.get(
+    PATH,
+    {
+      ...app.guard((auth) => canReadConfiguration(auth.actor), { refusal, tenant: false }),
+      schema: { tags, response: replies.signedIn({ 200: ConfigurationSchema }) },
+    },
+    async () => presentConfiguration(runtime, await store.read(), app.filesDir),
+  );
 
-  app.get('/api/admin/config/', { preValidation: [app.authenticate] }, async (request) => {
-    if (!canReadConfiguration(request.auth!.actor)) await refuse(request);
-    return presentConfiguration(runtime, await store.read(), app.filesDir);
-  });
-
-  app.patch('/api/admin/config/', { preValidation: [app.authenticate] }, async (request) => {
-    if (!canChangeConfiguration(request.auth!.actor)) await refuse(request);
-    const patch = await validateConfigPatch(request.body, app.filesDir);
-    const { before, after } = await store.update(patch, request.auth!.user.id);
-    const changes = configChanges(before, after);
-    if (Object.keys(changes).length > 0) {
-      await app.audit.record(request, {
-        eventType: 'configuration_change',
-        description: `Configuration modifiée : ${Object.keys(changes).join(', ')}`,
-        tenantId: null,
-        extra: { changes },
-      });
-    }
-    return presentConfiguration(runtime, await store.read(), app.filesDir);
-  });
+  app.patch(
+    PATH,
+    {
+      ...app.guard((auth) => canChangeConfiguration(auth.actor), { refusal, tenant: false }),
+      schema: {
+        tags,
+        // Each key is checked by validateConfigPatch, with its French message.
+        body: keyedBody('backup_location, backup_retention_count', 'Un objet JSON de paramètres est attendu.'),
+        response: replies.signedIn({ 200: ConfigurationSchema }, 400),
+      },
+    },
+    async (request) => {
+      const patch = await validateConfigPatch(request.body, app.filesDir);
+      const { before, after } = await store.update(patch, signedIn(request).user.id);
+      const changes = configChanges(before, after);
+      if (Object.keys(changes).length > 0) {
+        await app.audit.record(request, {
+          eventType: 'configuration_change',
+          description: `Configuration modifiée : ${Object.keys(changes).join(', ')}`,
+          tenantId: null,
+          extra: { changes },
+        });
+      }
+      return presentConfiguration(runtime, await store.read(), app.filesDir);
+    },
+  );
 };
 
 export default adminConfigRoutes;

@@ -1,43 +1,48 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../domain/errors.ts';
-import { canReadServerLogs, FORBIDDEN_MESSAGE } from '../../../../policies/index.ts';
-import { presentServerLog, SERVER_LOG_CSV_COLUMNS, serverLogCsvLine } from '../../../../presenters/server-log.ts';
-import { sendExport } from '../../export-stream.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { FieldErrors } from '../../../../domain/errors.ts';
+import { canReadServerLogs } from '../../../../policies/index.ts';
+import {
+  presentServerLog,
+  SERVER_LOG_CSV_COLUMNS,
+  serverLogCsvLine,
+  ServerLogSchema,
+} from '../../../../presenters/server-log.ts';
 import {
   serverLogReads,
   type ServerLogExportRow,
   type ServerLogFilters,
 } from '../../../../repositories/server-logs.ts';
+import { FilterQuery, ListQuery, replies, Type } from '../../../../schemas/common.ts';
 import { levelsFrom, LOG_LEVELS, type LogLevel } from '../../../../services/server-logs.ts';
-import { FieldErrors } from '../../../../domain/errors.ts';
-import { parsePaging, parseQueryId, parseText, stringQuery, type RawQuery } from '../../shared.ts';
+import { parseDateRange } from '../../audit/date-range.ts';
+import { sendExport } from '../../export-stream.ts';
+import { parsePaging, parseQueryId, parseText, type RawQuery } from '../../shared.ts';
+import { UUID_PATTERN } from '../shared.ts';
 
 const EXPORT_BATCH = 2000;
-const FILTER_KEYS = [
-  'level',
-  'min_level',
-  'q',
-  'date_from',
-  'date_to',
-  'status',
-  'method',
-  'request_id',
-  'tenant_id',
-  'user_id',
-] as const;
+/** The filters of the list and of the export. */
+const FILTERS = {
+  level: `Niveaux exacts, séparés par des virgules (${LOG_LEVELS.join(', ')})`,
+  min_level: 'Ce niveau et les plus graves',
+  q: 'Recherche dans le message',
+  date_from: 'Depuis : AAAA-MM-JJ ou date et heure ISO 8601 (UTC sans décalage)',
+  date_to: 'Jusqu’à : AAAA-MM-JJ (journée entière) ou date et heure ISO 8601',
+  status: 'Statut HTTP : un code (404) ou une classe (5xx)',
+  method: 'Méthode HTTP',
+  request_id: 'Identifiant de requête',
+  tenant_id: 'Organisation (UUID)',
+  user_id: 'Utilisateur (identifiant)',
+};
+const FILTER_KEYS = Object.keys(FILTERS) as (keyof typeof FILTERS)[];
 const FORMATS = ['csv', 'json'] as const;
 const LEVEL_ALIASES: Record<string, LogLevel> = { warn: 'warning', fatal: 'critical', trace: 'debug' };
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const UUID_RE = new RegExp(UUID_PATTERN);
 const STATUS_RE = /^([1-5])(\d\d|xx)$/i;
 const METHOD_RE = /^[A-Z]{3,7}$/;
 const REQUEST_ID_RE = /^[\w.:-]{1,100}$/;
 
 const MESSAGES = {
   level: `Niveau invalide. Valeurs possibles : ${LOG_LEVELS.join(', ')}.`,
-  date: 'Date invalide : une date (AAAA-MM-JJ) ou une date et heure ISO 8601 est attendue.',
-  dateOrder: 'La date de fin précède la date de début.',
   status: 'Statut HTTP invalide : un code (par exemple 404) ou une classe (par exemple 5xx) est attendu.',
   method: 'Méthode HTTP invalide (GET, POST, PUT, PATCH, DELETE…).',
   requestId: 'Identifiant de requête invalide : lettres, chiffres, « _ », « . », « : » ou « - » (100 au plus).',
@@ -64,22 +69,6 @@ function parseLevels(errors: FieldErrors, query: RawQuery): LogLevel[] | undefin
   return levels;
 }
 
-/** An ISO date or time; a date alone is a whole UTC day, a time without an offset is UTC. */
-function parseMoment(errors: FieldErrors, query: RawQuery, key: string): { at: Date; dateOnly: boolean } | undefined {
-  const raw = query[key]?.trim();
-  if (!raw) return undefined;
-  const dateOnly = DATE_RE.test(raw);
-  let at: Date | undefined;
-  if (dateOnly) at = new Date(`${raw}T00:00:00Z`);
-  else if (DATE_TIME_RE.test(raw)) at = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(raw) ? raw : `${raw}Z`);
-  // new Date() rolls 2026-02-31 over to March: the date part must read back unchanged.
-  if (!at || Number.isNaN(at.getTime()) || (dateOnly && at.toISOString().slice(0, 10) !== raw)) {
-    errors.add(key, MESSAGES.date);
-    return undefined;
-  }
-  return { at, dateOnly };
-}
-
 function parseStatus(errors: FieldErrors, query: RawQuery): ServerLogFilters['status'] {
   const raw = query.status?.trim();
   if (!raw) return undefined;
@@ -93,11 +82,7 @@ function parseStatus(errors: FieldErrors, query: RawQuery): ServerLogFilters['st
 }
 
 function parseFilters(errors: FieldErrors, query: RawQuery): ServerLogFilters {
-  const from = parseMoment(errors, query, 'date_from');
-  const to = parseMoment(errors, query, 'date_to');
-  // A date alone as the upper bound covers its whole day: up to the next UTC midnight, excluded.
-  const end = to && (to.dateOnly ? new Date(to.at.getTime() + 86_400_000) : to.at);
-  if (from && end && (to.dateOnly ? end <= from.at : end < from.at)) errors.add('date_to', MESSAGES.dateOrder);
+  const range = parseDateRange(errors, query);
   const method = query.method?.trim().toUpperCase() || undefined;
   if (method && !METHOD_RE.test(method)) errors.add('method', MESSAGES.method);
   const requestId = query.request_id?.trim() || undefined;
@@ -111,31 +96,25 @@ function parseFilters(errors: FieldErrors, query: RawQuery): ServerLogFilters {
     requestId,
     tenantId,
     userId: parseQueryId(errors, query, 'user_id'),
-    from: from?.at,
-    to: end,
-    toExclusive: to?.dateOnly,
+    ...range,
     text: parseText(errors, query, 'q'),
   };
 }
 
 /** GET /api/admin/logs/ and its export (docs/api-admin.md "Logs"): the platform's log store, superusers only. */
-const adminLogRoutes: FastifyPluginAsync = async (app) => {
-  const requireReader = async (request: FastifyRequest) => {
-    if (canReadServerLogs(request.auth!.actor)) return;
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description: 'Accès refusé : journaux du serveur',
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-  const guard = { preValidation: [app.authenticate, requireReader] };
+const adminLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const guard = app.guard((auth) => canReadServerLogs(auth.actor), { refusal: 'journaux du serveur', tenant: false });
+  const tags = ['Journaux du serveur'];
+  const Logs = Type.Object({
+    logs: Type.Array(ServerLogSchema),
+    total: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    page_size: Type.Integer({ minimum: 1 }),
+  });
 
-  app.get<{ Querystring: RawQuery }>(
+  app.get(
     '/api/admin/logs/',
-    { ...guard, schema: { querystring: stringQuery(['page', 'page_size', ...FILTER_KEYS]) } },
+    { ...guard, schema: { tags, querystring: ListQuery(FILTERS), response: replies.signedIn({ 200: Logs }, 400) } },
     async (request) => {
       const errors = new FieldErrors();
       const { page, pageSize } = parsePaging(errors, request.query);
@@ -146,9 +125,11 @@ const adminLogRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Querystring: RawQuery }>(
+  const ExportQuery = FilterQuery({ format: 'csv (défaut) ou json', ...FILTERS });
+  const Export = Type.String({ description: 'CSV (text/csv) ou JSON, en pièce jointe vigie-logs-AAAA-MM-JJ' });
+  app.get(
     '/api/admin/logs/export/',
-    { ...guard, schema: { querystring: stringQuery(['format', ...FILTER_KEYS]) } },
+    { ...guard, schema: { tags, querystring: ExportQuery, response: replies.signedIn({ 200: Export }, 400) } },
     async (request, reply) => {
       const errors = new FieldErrors();
       const format = (request.query.format?.trim().toLowerCase() || 'csv') as (typeof FORMATS)[number];

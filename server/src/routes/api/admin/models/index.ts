@@ -1,15 +1,23 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../../../db/client.ts';
 import { ApiError } from '../../../../domain/errors.ts';
+import { signedIn } from '../../../../plugins/app/authorization.ts';
 import {
   canAdministerModels,
   canReadAdminModel,
   canWriteAdminModel,
-  FORBIDDEN_MESSAGE,
   seesEveryTenantsRows,
 } from '../../../../policies/index.ts';
-import { modelRowId, presentAdminModel, presentModelRow } from '../../../../presenters/admin-model.ts';
+import {
+  AdminModelSchema,
+  modelRowId,
+  ModelRowSchema,
+  presentAdminModel,
+  presentModelRow,
+} from '../../../../presenters/admin-model.ts';
 import { AdminModelsRepository, type ModelRow } from '../../../../repositories/admin-models.ts';
+import { NoContent, replies, Type } from '../../../../schemas/common.ts';
 import { dbProblem, MODEL_MESSAGES, parseModelBody, sameValue } from '../../../../services/admin-model-values.ts';
 import {
   ADMIN_MODELS,
@@ -19,24 +27,22 @@ import {
   type ModelField,
   type ModelOperation,
 } from '../../../../services/admin-models.ts';
-import type { RawQuery } from '../../shared.ts';
+import { notFound, type RawQuery } from '../../shared.ts';
+import { refuse } from '../shared.ts';
 import {
-  listQuery,
-  modelParams,
+  ModelListQuery,
+  ModelParams,
   parseListQuery,
   parseRowId,
   parseTenantParam,
-  rowParams,
-  tenantQuery,
-  type ModelParams,
-  type RowParams,
+  RowParams,
+  TenantQuery,
 } from './schemas.ts';
 
 const BASE = '/api/admin/models/';
 const MODEL_PATH = `${BASE}:model/`;
 const ROW_PATH = `${BASE}:model/:id/`;
 
-const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');
 const unknownModel = (name: string) =>
   new ApiError(404, 'unknown_model', `Modèle inconnu : « ${name.slice(0, 100)} ».`);
 
@@ -62,32 +68,19 @@ function invalid(field: string, message: string): ApiError {
 function refusal(model: AdminModel, err: unknown, op: ModelOperation): ApiError | undefined {
   const problem = dbProblem(model, err);
   if (!problem) return undefined;
-  const on = (fields: string[], message: string) =>
-    fields.length > 0 ? { fields: Object.fromEntries(fields.map((f) => [f, [message]])) } : {};
-  switch (problem.kind) {
-    case 'unique':
-      return new ApiError(
-        409,
-        'duplicate',
-        MODEL_MESSAGES.duplicate,
-        on(problem.fields, MODEL_MESSAGES.duplicateField),
-      );
-    case 'foreign_key':
-      return op === 'delete'
-        ? new ApiError(409, 'referenced', MODEL_MESSAGES.stillReferenced)
-        : new ApiError(
-            400,
-            'invalid_reference',
-            MODEL_MESSAGES.foreignKey,
-            on(problem.fields, MODEL_MESSAGES.foreignKey),
-          );
-    case 'check':
-      return new ApiError(400, 'invalid', MODEL_MESSAGES.constraint, on(problem.fields, MODEL_MESSAGES.constraint));
-    case 'not_null':
-      return new ApiError(400, 'invalid', MODEL_MESSAGES.required, on(problem.fields, MODEL_MESSAGES.required));
-    case 'invalid':
-      return new ApiError(400, 'invalid', MODEL_MESSAGES.invalidValue);
+  if (problem.kind === 'invalid') return new ApiError(400, 'invalid', MODEL_MESSAGES.invalidValue);
+  if (problem.kind === 'foreign_key' && op === 'delete') {
+    return new ApiError(409, 'referenced', MODEL_MESSAGES.stillReferenced);
   }
+  const answers: Record<typeof problem.kind, [number, string, string, string]> = {
+    unique: [409, 'duplicate', MODEL_MESSAGES.duplicate, MODEL_MESSAGES.duplicateField],
+    foreign_key: [400, 'invalid_reference', MODEL_MESSAGES.foreignKey, MODEL_MESSAGES.foreignKey],
+    check: [400, 'invalid', MODEL_MESSAGES.constraint, MODEL_MESSAGES.constraint],
+    not_null: [400, 'invalid', MODEL_MESSAGES.required, MODEL_MESSAGES.required],
+  };
+  const [status, code, detail, message] = answers[problem.kind];
+  const fields = Object.fromEntries(problem.fields.map((f) => [f, [message]]));
+  return new ApiError(status, code, detail, problem.fields.length > 0 ? { fields } : {});
 }
 
 /** The tenant a row belongs to, for its audit line (null: the platform trail). */
@@ -102,44 +95,37 @@ function rowTenant(model: AdminModel, row: ModelRow): string | null {
  * connection with explicit tenant filters; a tenant admin's every call runs confined to their current tenant
  * (row-level security) and is filtered to it as well.
  */
-const adminModels: FastifyPluginAsync = async (app) => {
+const adminModels: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new AdminModelsRepository();
-
-  const deny = async (request: FastifyRequest, description: string): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description,
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-
-  const requireAdmin = async (request: FastifyRequest) => {
-    if (!canAdministerModels(request.auth!.actor)) await deny(request, 'Accès refusé : administration des modèles');
-  };
   // Authorization runs before anything else, so a refused caller always gets the 403 (and its audit line).
-  const guarded = { preValidation: [app.authenticate, requireAdmin] };
+  const guarded = app.guard((auth) => canAdministerModels(auth.actor), {
+    refusal: 'administration des modèles',
+    tenant: false,
+  });
+  const tags = ['Modèles (administration)'];
+  // Any JSON: parseModelBody checks it field by field, with the model's French messages.
+  const body = Type.Unknown({ description: 'Les champs du modèle (voir GET /api/admin/models/)' });
 
   const operationsFor = (request: FastifyRequest, model: AdminModel): readonly ModelOperation[] =>
-    canWriteAdminModel(request.auth!.actor, model.writers) ? model.operations : [];
+    canWriteAdminModel(signedIn(request).actor, model.writers) ? model.operations : [];
 
   /** The model named in the path, if this caller may read it. */
   const readable = async (request: FastifyRequest, name: string): Promise<AdminModel> => {
     const model = findAdminModel(name);
     if (!model) throw unknownModel(name);
-    if (!canReadAdminModel(request.auth!.actor, model.scope === 'platform')) {
-      await deny(request, `Accès refusé : modèle ${model.name}`);
-    }
+    await app.authorize(
+      request,
+      canReadAdminModel(signedIn(request).actor, model.scope === 'platform'),
+      `modèle ${model.name}`,
+    );
     return model;
   };
 
   const writable = async (request: FastifyRequest, name: string, op: ModelOperation): Promise<AdminModel> => {
     const model = await readable(request, name);
     if (!model.operations.includes(op)) throw notAllowed(model, op);
-    if (!canWriteAdminModel(request.auth!.actor, model.writers)) {
-      await deny(request, `${VERBS[op]} refusée : le modèle ${model.name} est réservé aux superutilisateurs`);
+    if (!canWriteAdminModel(signedIn(request).actor, model.writers)) {
+      await refuse(app, request, `${VERBS[op]} refusée : le modèle ${model.name} est réservé aux superutilisateurs`);
     }
     return model;
   };
@@ -150,18 +136,17 @@ const adminModels: FastifyPluginAsync = async (app) => {
    */
   const rowsTenant = async (request: FastifyRequest, model: AdminModel): Promise<string | undefined> => {
     const requested = parseTenantParam(request.query as RawQuery);
-    const auth = request.auth!;
+    const auth = signedIn(request);
     if (seesEveryTenantsRows(auth.actor)) return isTenantScoped(model) ? requested : undefined;
     const current = auth.tenant!.id as string;
-    if (requested !== undefined && requested !== current) {
-      await deny(request, 'Accès refusé : administration des modèles d’une autre organisation');
-    }
+    const elsewhere = requested !== undefined && requested !== current;
+    await app.authorize(request, !elsewhere, 'administration des modèles d’une autre organisation');
     return isTenantScoped(model) ? current : undefined;
   };
 
   /** Superusers on the owner connection; tenant admins confined to their tenant by row-level security. */
   const run = <T>(request: FastifyRequest, fn: (db: Db) => Promise<T>): Promise<T> =>
-    seesEveryTenantsRows(request.auth!.actor) ? app.database.db.transaction(fn) : request.tenantDb(fn);
+    seesEveryTenantsRows(signedIn(request).actor) ? app.database.db.transaction(fn) : request.tenantDb(fn);
 
   /** Runs a write, turning a database refusal caused by the input into its French 400/409. */
   const write = async <T>(
@@ -209,15 +194,31 @@ const adminModels: FastifyPluginAsync = async (app) => {
     });
   };
 
-  app.get(BASE, guarded, async (request) => ({
-    models: ADMIN_MODELS.filter((m) => canReadAdminModel(request.auth!.actor, m.scope === 'platform')).map((m) =>
+  const Models = Type.Object({ models: Type.Array(AdminModelSchema) });
+  app.get(BASE, { ...guarded, schema: { tags, response: replies.signedIn({ 200: Models }) } }, async (request) => ({
+    models: ADMIN_MODELS.filter((m) => canReadAdminModel(signedIn(request).actor, m.scope === 'platform')).map((m) =>
       presentAdminModel(m, operationsFor(request, m)),
     ),
   }));
 
-  app.get<{ Params: ModelParams; Querystring: RawQuery }>(
+  const Page = Type.Object({
+    results: Type.Array(ModelRowSchema),
+    count: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    page_size: Type.Integer({ minimum: 1 }),
+    pages: Type.Integer({ minimum: 1 }),
+  });
+  app.get(
     MODEL_PATH,
-    { ...guarded, schema: { params: modelParams, querystring: listQuery } },
+    {
+      ...guarded,
+      schema: {
+        tags,
+        params: ModelParams,
+        querystring: ModelListQuery,
+        response: replies.signedIn({ 200: Page }, 400, 404),
+      },
+    },
     async (request) => {
       const model = await readable(request, request.params.model);
       const options = parseListQuery(model, request.query);
@@ -241,28 +242,39 @@ const adminModels: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: RowParams; Querystring: RawQuery }>(
-    ROW_PATH,
-    { ...guarded, schema: { params: rowParams, querystring: tenantQuery } },
-    async (request) => {
-      const model = await readable(request, request.params.model);
-      const tenantId = await rowsTenant(request, model);
-      const key = parseRowId(model, request.params.id);
-      const row = key && (await run(request, (db) => repo.find(db, model, key, tenantId)));
-      if (!row) throw notFound();
-      return presentModelRow(model, row);
-    },
-  );
+  const rowSchema = (success: number, ...errors: number[]) => ({
+    tags,
+    params: RowParams,
+    querystring: TenantQuery,
+    response: replies.signedIn({ [success]: success === 204 ? NoContent : ModelRowSchema }, 400, 404, ...errors),
+  });
+  app.get(ROW_PATH, { ...guarded, schema: rowSchema(200) }, async (request) => {
+    const model = await readable(request, request.params.model);
+    const tenantId = await rowsTenant(request, model);
+    const key = parseRowId(model, request.params.id);
+    const row = key && (await run(request, (db) => repo.find(db, model, key, tenantId)));
+    if (!row) throw notFound();
+    return presentModelRow(model, row);
+  });
 
-  app.post<{ Params: ModelParams; Querystring: RawQuery }>(
+  app.post(
     MODEL_PATH,
-    { ...guarded, schema: { params: modelParams, querystring: tenantQuery } },
+    {
+      ...guarded,
+      schema: {
+        tags,
+        params: ModelParams,
+        querystring: TenantQuery,
+        body,
+        response: replies.signedIn({ 201: ModelRowSchema }, 400, 404, 405, 409),
+      },
+    },
     async (request, reply) => {
       const model = await writable(request, request.params.model, 'create');
       const { values, given } = parseModelBody(model, request.body, 'create');
       // A new tenant-scoped row goes to ?tenant= (superusers) or the current tenant.
       const named = await rowsTenant(request, model);
-      const tenantId = model.scope === 'tenant' ? (named ?? request.auth!.tenant?.id) : undefined;
+      const tenantId = model.scope === 'tenant' ? (named ?? signedIn(request).tenant?.id) : undefined;
       if (model.scope === 'tenant' && !tenantId) {
         throw invalid('tenant', 'Organisation requise : précisez ?tenant=<identifiant> ou l’en-tête X-Tenant-ID.');
       }
@@ -286,67 +298,59 @@ const adminModels: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.patch<{ Params: RowParams; Querystring: RawQuery }>(
-    ROW_PATH,
-    { ...guarded, schema: { params: rowParams, querystring: tenantQuery } },
-    async (request) => {
-      const model = await writable(request, request.params.model, 'update');
-      const tenantId = await rowsTenant(request, model);
-      const key = parseRowId(model, request.params.id);
-      if (!key) throw notFound();
-      const { values, given } = parseModelBody(model, request.body, 'update');
-      const actor = request.auth!.actor;
-      const result = await write(request, model, 'update', async (db) => {
-        const row = await repo.find(db, model, key, tenantId);
-        if (!row) throw notFound();
-        const changed = given.filter((f) => !sameValue(row[f.name], values[f.key]));
-        if (changed.length === 0) return { row, changed };
-        const guard = model.selfProtected;
-        if (
-          guard &&
-          row[model.fields.find((f) => f.key === guard.ownerKey)!.name] === actor.userId &&
-          changed.some((f) => guard.keys.includes(f.key))
-        ) {
-          throw new ApiError(
-            400,
-            'self_change',
-            'Vous ne pouvez pas modifier votre propre rôle ou désactiver votre propre compte.',
-          );
-        }
-        const merged = { ...row, ...Object.fromEntries(changed.map((f) => [f.name, values[f.key]])) };
-        const problem = model.crossCheck?.(merged);
-        if (problem) throw invalid(...problem);
-        const owner = rowTenant(model, row);
-        if (owner) await checkReferences(db, changed, values, owner);
-        const set = Object.fromEntries(changed.map((f) => [f.key, values[f.key]]));
-        if (model.touchColumn) set[model.touchColumn] = new Date();
-        const updated = await repo.update(db, model, key, tenantId, set);
-        if (!updated) throw notFound();
-        return { row: updated, changed };
-      });
-      const names = result.changed.map((f) => f.name);
-      if (names.length > 0) await record(request, model, result.row, 'updated', names);
-      return presentModelRow(model, result.row);
-    },
-  );
+  app.patch(ROW_PATH, { ...guarded, schema: { ...rowSchema(200, 405, 409), body } }, async (request) => {
+    const model = await writable(request, request.params.model, 'update');
+    const tenantId = await rowsTenant(request, model);
+    const key = parseRowId(model, request.params.id);
+    if (!key) throw notFound();
+    const { values, given } = parseModelBody(model, request.body, 'update');
+    const actor = signedIn(request).actor;
+    const result = await write(request, model, 'update', async (db) => {
+      const row = await repo.find(db, model, key, tenantId);
+      if (!row) throw notFound();
+      const changed = given.filter((f) => !sameValue(row[f.name], values[f.key]));
+      if (changed.length === 0) return { row, changed };
+      const guard = model.selfProtected;
+      if (
+        guard &&
+        row[model.fields.find((f) => f.key === guard.ownerKey)!.name] === actor.userId &&
+        changed.some((f) => guard.keys.includes(f.key))
+      ) {
+        throw new ApiError(
+          400,
+          'self_change',
+          'Vous ne pouvez pas modifier votre propre rôle ou désactiver votre propre compte.',
+        );
+      }
+      const merged = { ...row, ...Object.fromEntries(changed.map((f) => [f.name, values[f.key]])) };
+      const problem = model.crossCheck?.(merged);
+      if (problem) throw invalid(...problem);
+      const owner = rowTenant(model, row);
+      if (owner) await checkReferences(db, changed, values, owner);
+      const set = Object.fromEntries(changed.map((f) => [f.key, values[f.key]]));
+      if (model.touchColumn) set[model.touchColumn] = new Date();
+      const updated = await repo.update(db, model, key, tenantId, set);
+      if (!updated) throw notFound();
+      return { row: updated, changed };
+    });
+    const names = result.changed.map((f) => f.name);
+    if (names.length > 0) await record(request, model, result.row, 'updated', names);
+    return presentModelRow(model, result.row);
+  });
 
-  app.delete<{ Params: RowParams; Querystring: RawQuery }>(
-    ROW_PATH,
-    { ...guarded, schema: { params: rowParams, querystring: tenantQuery } },
-    async (request, reply) => {
-      const model = await writable(request, request.params.model, 'delete');
-      const tenantId = await rowsTenant(request, model);
-      const key = parseRowId(model, request.params.id);
-      if (!key) throw notFound();
-      const removed = await write(request, model, 'delete', async (db) => {
-        const row = await repo.find(db, model, key, tenantId);
-        if (!row || !(await repo.remove(db, model, key, tenantId))) throw notFound();
-        return row;
-      });
-      await record(request, model, removed, 'deleted', []);
-      return reply.code(204).send();
-    },
-  );
+  app.delete(ROW_PATH, { ...guarded, schema: rowSchema(204, 405, 409) }, async (request, reply) => {
+    const model = await writable(request, request.params.model, 'delete');
+    const tenantId = await rowsTenant(request, model);
+    const key = parseRowId(model, request.params.id);
+    if (!key) throw notFound();
+    const removed = await write(request, model, 'delete', async (db) => {
+      const row = await repo.find(db, model, key, tenantId);
+      if (!row || !(await repo.remove(db, model, key, tenantId))) throw notFound();
+      return row;
+    });
+    await record(request, model, removed, 'deleted', []);
+    return reply.code(204).send();
+  });
 };
 
 export default adminModels;

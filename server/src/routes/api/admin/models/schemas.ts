@@ -1,36 +1,29 @@
 import { isUuid } from '../../../../services/admin-model-values.ts';
 import type { AdminModel, ModelField } from '../../../../services/admin-models.ts';
-import { positiveInt, stringQuery, type RawQuery } from '../../shared.ts';
+import { parseOrdering, parsePaging, parseText, type RawQuery } from '../../shared.ts';
+import { FilterQuery, ListQuery, Type } from '../../../../schemas/common.ts';
 import { FieldErrors } from '../../../../domain/errors.ts';
 
-/** §9: model lists page by 10 by default. */
+/** spec §9: model lists page by 10 by default. */
 export const DEFAULT_MODEL_PAGE_SIZE = 10;
 export const MAX_MODEL_PAGE_SIZE = 100;
 const MAX_SEARCH = 200;
 
-export const LIST_KEYS = ['page', 'page_size', 'q', 'ordering', 'tenant'] as const;
+const TENANT = 'Organisation (UUID) : superutilisateurs seulement, une autre que la courante est refusée';
 // Strings only, unknown keys allowed (clients add cache-busting parameters).
-export const listQuery = stringQuery(LIST_KEYS);
-export const tenantQuery = stringQuery(['tenant']);
+export const ModelListQuery = ListQuery({
+  q: `Recherche (${MAX_SEARCH} caractères au plus)`,
+  ordering: 'Tri : un champ du modèle (préfixe - pour décroissant)',
+  tenant: TENANT,
+});
+export const TenantQuery = FilterQuery({ tenant: TENANT });
 
-export interface ModelParams {
-  model: string;
-}
-export interface RowParams {
-  model: string;
-  id: string;
-}
-
-export const modelParams = {
-  type: 'object',
-  required: ['model'],
-  properties: { model: { type: 'string', maxLength: 100 } },
-} as const;
-export const rowParams = {
-  type: 'object',
-  required: ['model', 'id'],
-  properties: { model: { type: 'string', maxLength: 100 }, id: { type: 'string', maxLength: 300 } },
-} as const;
+const modelName = Type.String({ maxLength: 100, description: 'Nom du modèle' });
+export const ModelParams = Type.Object({ model: modelName });
+export const RowParams = Type.Object({
+  model: modelName,
+  id: Type.String({ maxLength: 300, description: 'Clé primaire (parties séparées par « : »)' }),
+});
 
 export interface ListOptions {
   page: number;
@@ -47,36 +40,22 @@ export function sortableFields(model: AdminModel): ModelField[] {
 /** page (≥ 1), page_size (1–100, default 10), q (≤ 200 characters), ordering (a field, "-" for descending). */
 export function parseListQuery(model: AdminModel, query: RawQuery): ListOptions {
   const errors = new FieldErrors();
-  const page = positiveInt(query.page);
-  if (page === null) errors.add('page', 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.');
-  const pageSize = positiveInt(query.page_size);
-  if (pageSize === null || (pageSize !== undefined && pageSize > MAX_MODEL_PAGE_SIZE)) {
-    errors.add('page_size', `Taille de page invalide : un entier entre 1 et ${MAX_MODEL_PAGE_SIZE} est attendu.`);
-  }
-  const search = query.q?.trim() || undefined;
-  if (search !== undefined && search.length > MAX_SEARCH) {
-    errors.add('q', `La recherche ne doit pas dépasser ${MAX_SEARCH} caractères.`);
-  } else if (search?.includes('\u0000')) {
-    // PostgreSQL stores no NUL character in text, so none can match.
+  const { page, pageSize } = parsePaging(errors, query, MAX_MODEL_PAGE_SIZE);
+  const search = parseText(errors, query, 'q', MAX_SEARCH);
+  // PostgreSQL stores no NUL character in text, so none can match.
+  if (search?.includes('\u0000') && search.length <= MAX_SEARCH) {
     errors.add('q', 'La recherche contient un caractère nul (\\u0000), refusé.');
   }
-  let ordering = model.ordering;
-  const rawOrdering = query.ordering?.trim();
-  if (rawOrdering) {
-    const desc = rawOrdering.startsWith('-');
-    const name = desc ? rawOrdering.slice(1) : rawOrdering;
-    const sortable = sortableFields(model);
-    const field = sortable.find((f) => f.name === name);
-    if (field) ordering = { field, desc };
-    else {
-      errors.add(
-        'ordering',
-        `Tri invalide. Valeurs possibles : ${sortable.map((f) => f.name).join(', ')} (préfixe - pour décroissant).`,
-      );
-    }
-  }
+  const sortable = sortableFields(model);
+  const { field: name, desc } = parseOrdering(
+    errors,
+    query.ordering,
+    sortable.map((f) => f.name),
+    { field: model.ordering.field.name, desc: model.ordering.desc },
+  );
+  const ordering = { field: sortable.find((f) => f.name === name) ?? model.ordering.field, desc };
   errors.throwIfAny();
-  return { page: page ?? 1, pageSize: pageSize ?? DEFAULT_MODEL_PAGE_SIZE, search, ordering };
+  return { page, pageSize: query.page_size?.trim() ? pageSize : DEFAULT_MODEL_PAGE_SIZE, search, ordering };
 }
 
 /** ?tenant=<uuid>, lower-cased; undefined when absent. */

@@ -1,46 +1,45 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../domain/errors.ts';
-import {
-  canAdministerTenants,
-  canEditTenant,
-  canGovernTenants,
-  FORBIDDEN_MESSAGE,
-  seesEveryTenant,
-} from '../../../../policies/index.ts';
-import { presentTenant } from '../../../../presenters/tenant.ts';
+import { signedIn } from '../../../../plugins/app/authorization.ts';
+import { canAdministerTenants, canEditTenant, canGovernTenants, seesEveryTenant } from '../../../../policies/index.ts';
+import { presentTenant, TenantSchema } from '../../../../presenters/tenant.ts';
 import {
   TenantsRepository,
   tenantUniqueViolation,
   type TenantChanges,
   type TenantView,
 } from '../../../../repositories/tenants.ts';
+import { NoContent, replies, Type } from '../../../../schemas/common.ts';
+import { notFound } from '../../shared.ts';
+import { refuse, snakeCase } from '../shared.ts';
 import {
+  ConfirmQuery,
   confirmationOf,
-  idParams,
-  isTenantId,
-  listQuery,
+  ListTenantsQuery,
   TENANT_MESSAGES,
+  TenantBody,
+  TenantParams,
   validateTenant,
-  type IdParams,
-  type ListQuery,
 } from './schemas.ts';
 
 const LIST_PATH = '/api/admin/tenants/';
+const ITEM_PATH = `${LIST_PATH}:id/`;
 
-const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');
 const duplicateDomain = () =>
   new ApiError(409, 'duplicate_domain', TENANT_MESSAGES.domainTaken, {
     fields: { domain: [TENANT_MESSAGES.domainTaken] },
   });
 
-const CHANGE_KEYS: Record<keyof TenantChanges, string> = {
-  name: 'name',
-  domain: 'domain',
-  subscriptionPlan: 'subscription_plan',
-  status: 'status',
-  contactEmail: 'contact_email',
-  logoUrl: 'logo_url',
-};
+/** A write that hits the unique domain index (a concurrent creation or edit won the race) is a 409. */
+async function unlessDuplicate<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (tenantUniqueViolation(err)) throw duplicateDomain();
+    throw err;
+  }
+}
 
 /** Only the fields whose value really changes, for the update and its audit line. */
 function diff(row: TenantView, input: TenantChanges): TenantChanges {
@@ -55,41 +54,27 @@ function diff(row: TenantView, input: TenantChanges): TenantChanges {
  * Tenant administration (docs/api-admin.md "Tenants"): superusers manage every tenant; a tenant's admins see
  * and edit their own. Tenants are platform rows, read on the owner connection and narrowed by policy here.
  */
-const adminTenants: FastifyPluginAsync = async (app) => {
+const adminTenants: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new TenantsRepository(app.database.db);
-
-  const deny = async (request: FastifyRequest, description: string): Promise<never> => {
-    await app.audit.record(request, {
-      eventType: 'permission_denied',
-      description,
-      severity: 'WARNING',
-      success: false,
-      extra: { method: request.method, path: request.routeOptions.url },
-    });
-    throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  };
-
-  const requireTenantAdmin = async (request: FastifyRequest) => {
-    const auth = request.auth!;
-    if (
-      !canAdministerTenants(
+  const tags = ['Organisations'];
+  // Authorization runs before body validation, so a refused caller always gets the 403 (and its audit line).
+  const adminsOnly = app.guard(
+    (auth) =>
+      canAdministerTenants(
         auth.actor,
         auth.memberships.map((m) => m.role),
-      )
-    )
-      await deny(request, 'Accès refusé : administration des organisations');
-  };
-  const requireSuperuser = async (request: FastifyRequest) => {
-    if (!canGovernTenants(request.auth!.actor)) await deny(request, 'Accès refusé : gestion des organisations');
-  };
-  // Authorization runs before body validation, so a refused caller always gets the 403 (and its audit line).
-  const adminsOnly = { preValidation: [app.authenticate, requireTenantAdmin] };
-  const superusersOnly = { preValidation: [app.authenticate, requireSuperuser] };
+      ),
+    { refusal: 'administration des organisations', tenant: false },
+  );
+  const superusersOnly = app.guard((auth) => canGovernTenants(auth.actor), {
+    refusal: 'gestion des organisations',
+    tenant: false,
+  });
+  const Tenants = Type.Array(TenantSchema);
 
   /** A live tenant the caller may edit; 404 for any other, so another tenant's existence is not revealed. */
   const loadEditable = async (request: FastifyRequest, id: string): Promise<TenantView> => {
-    if (!isTenantId(id)) throw notFound();
-    const auth = request.auth!;
+    const auth = signedIn(request);
     const roleThere = auth.memberships.find((m) => m.tenantId === id)?.role ?? null;
     if (!canEditTenant(auth.actor, roleThere)) throw notFound();
     const row = await repo.find(id);
@@ -106,11 +91,11 @@ const adminTenants: FastifyPluginAsync = async (app) => {
       extra: { action, tenant_id: tenant.id, tenant_domain: tenant.domain, ...extra },
     });
 
-  app.get<{ Querystring: ListQuery }>(
+  app.get(
     LIST_PATH,
-    { ...adminsOnly, schema: { querystring: listQuery } },
+    { ...adminsOnly, schema: { tags, querystring: ListTenantsQuery, response: replies.signedIn({ 200: Tenants }) } },
     async (request) => {
-      const auth = request.auth!;
+      const auth = signedIn(request);
       if (seesEveryTenant(auth.actor)) {
         const includeDeleted = ['true', '1'].includes(request.query.include_deleted ?? '');
         return (await repo.list({ includeDeleted })).map(presentTenant);
@@ -121,48 +106,53 @@ const adminTenants: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post(LIST_PATH, superusersOnly, async (request, reply) => {
-    const input = validateTenant(request.body, 'create');
-    if (await repo.domainTaken(input.domain)) throw duplicateDomain();
-    let created: TenantView;
-    try {
-      created = await repo.create(input);
-    } catch (err) {
-      // A concurrent creation won the race between the check and the insert.
-      if (tenantUniqueViolation(err)) throw duplicateDomain();
-      throw err;
-    }
-    await record(request, created, 'tenant_created', `Organisation créée : ${created.name}`);
-    return reply.code(201).send(presentTenant(created));
-  });
-
-  app.get<{ Params: IdParams }>(`${LIST_PATH}:id/`, { ...adminsOnly, schema: { params: idParams } }, async (request) =>
-    presentTenant(await loadEditable(request, request.params.id)),
+  app.post(
+    LIST_PATH,
+    {
+      ...superusersOnly,
+      schema: { tags, body: TenantBody, response: replies.signedIn({ 201: TenantSchema }, 400, 409) },
+    },
+    async (request, reply) => {
+      const input = validateTenant(request.body, 'create');
+      if (await repo.domainTaken(input.domain)) throw duplicateDomain();
+      const created = await unlessDuplicate(repo.create(input));
+      await record(request, created, 'tenant_created', `Organisation créée : ${created.name}`);
+      return reply.code(201).send(presentTenant(created));
+    },
   );
 
-  app.patch<{ Params: IdParams }>(
-    `${LIST_PATH}:id/`,
-    { ...adminsOnly, schema: { params: idParams } },
+  app.get(
+    ITEM_PATH,
+    { ...adminsOnly, schema: { tags, params: TenantParams, response: replies.signedIn({ 200: TenantSchema }, 404) } },
+    async (request) => presentTenant(await loadEditable(request, request.params.id)),
+  );
+
+  app.patch(
+    ITEM_PATH,
+    {
+      ...adminsOnly,
+      schema: {
+        tags,
+        params: TenantParams,
+        body: TenantBody,
+        response: replies.signedIn({ 200: TenantSchema }, 400, 404, 409),
+      },
+    },
     async (request) => {
       const target = await loadEditable(request, request.params.id);
       const changes = diff(target, validateTenant(request.body, 'patch'));
       if (
-        !canGovernTenants(request.auth!.actor) &&
+        !canGovernTenants(signedIn(request).actor) &&
         (changes.status !== undefined || changes.subscriptionPlan !== undefined)
-      )
-        await deny(request, `Modification du statut ou de l’offre refusée : ${target.name}`);
-      if (changes.domain !== undefined && (await repo.domainTaken(changes.domain, target.id))) throw duplicateDomain();
-      let updated: TenantView | undefined;
-      try {
-        updated = await repo.update(target.id, changes);
-      } catch (err) {
-        if (tenantUniqueViolation(err)) throw duplicateDomain();
-        throw err;
+      ) {
+        await refuse(app, request, `Modification du statut ou de l’offre refusée : ${target.name}`);
       }
+      if (changes.domain !== undefined && (await repo.domainTaken(changes.domain, target.id))) throw duplicateDomain();
+      const updated = await unlessDuplicate(repo.update(target.id, changes));
       if (!updated) throw notFound();
       const changed = Object.fromEntries(
         (Object.keys(changes) as (keyof TenantChanges)[]).map((k) => [
-          CHANGE_KEYS[k],
+          snakeCase(k),
           { from: target[k], to: updated[k] },
         ]),
       );
@@ -175,9 +165,18 @@ const adminTenants: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.delete<{ Params: IdParams }>(
-    `${LIST_PATH}:id/`,
-    { ...superusersOnly, schema: { params: idParams } },
+  app.delete(
+    ITEM_PATH,
+    {
+      ...superusersOnly,
+      schema: {
+        tags,
+        params: TenantParams,
+        querystring: ConfirmQuery,
+        body: Type.Unknown({ description: '{"confirm": "<domaine>"} (ou ?confirm=<domaine>)' }),
+        response: replies.signedIn({ 204: NoContent }, 400, 404),
+      },
+    },
     async (request, reply) => {
       const target = await loadEditable(request, request.params.id);
       // A typed confirmation, as for backups: deleting closes the tenant to every member at once.
@@ -186,18 +185,20 @@ const adminTenants: FastifyPluginAsync = async (app) => {
           fields: { confirm: [TENANT_MESSAGES.confirm(target.domain)] },
         });
       }
-      if (!(await repo.softDelete(target.id, request.auth!.user.id))) throw notFound();
+      if (!(await repo.softDelete(target.id, signedIn(request).user.id))) throw notFound();
       await record(request, target, 'tenant_deleted', `Organisation supprimée (récupérable) : ${target.name}`);
       return reply.code(204).send();
     },
   );
 
-  app.post<{ Params: IdParams }>(
-    `${LIST_PATH}:id/restore/`,
-    { ...superusersOnly, schema: { params: idParams } },
+  app.post(
+    `${ITEM_PATH}restore/`,
+    {
+      ...superusersOnly,
+      schema: { tags, params: TenantParams, response: replies.signedIn({ 200: TenantSchema }, 404) },
+    },
     async (request) => {
-      const id = request.params.id;
-      const target = isTenantId(id) ? await repo.find(id) : undefined;
+      const target = await repo.find(request.params.id);
       if (!target) throw notFound();
       // Restoring a live tenant changes nothing and answers the same: a retried request is harmless.
       if (target.deletedAt && (await repo.restore(target.id))) {
@@ -207,14 +208,18 @@ const adminTenants: FastifyPluginAsync = async (app) => {
     },
   );
 
-  // §8 fallback path of the tenant list: what the caller may see, with no administrator rights needed.
-  app.get('/api/tenants/', { preValidation: [app.authenticate] }, async (request) => {
-    const auth = request.auth!;
-    const rows = seesEveryTenant(auth.actor)
-      ? await repo.list({})
-      : await repo.list({ ids: auth.memberships.map((m) => m.tenantId) });
-    return rows.map(presentTenant);
-  });
+  // spec §8 fallback path of the tenant list: what the caller may see, with no administrator rights needed.
+  app.get(
+    '/api/tenants/',
+    { preValidation: [app.authenticate], schema: { tags, response: replies.signedIn({ 200: Tenants }) } },
+    async (request) => {
+      const auth = signedIn(request);
+      const rows = seesEveryTenant(auth.actor)
+        ? await repo.list({})
+        : await repo.list({ ids: auth.memberships.map((m) => m.tenantId) });
+      return rows.map(presentTenant);
+    },
+  );
 };
 
 export default adminTenants;

@@ -1,8 +1,10 @@
 import { domainToASCII } from 'node:url';
 import type { NewTenant, TenantChanges } from '../../../../repositories/tenants.ts';
 import { FieldErrors } from '../../../../domain/errors.ts';
+import { FilterQuery, Type, type Static } from '../../../../schemas/common.ts';
+import { UUID_PATTERN } from '../shared.ts';
 
-/** Subscription plans offered (§3 shows Enterprise and Business). */
+/** Subscription plans offered (spec §3 shows Enterprise and Business). */
 export const TENANT_PLANS = ['Free', 'Business', 'Enterprise'] as const;
 /** A suspended tenant is closed to its members like a deleted one, but stays listed for superusers. */
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -31,15 +33,10 @@ export const TENANT_MESSAGES = {
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 // Labels of letters, digits and inner hyphens, at least two, the last starting with a letter.
 const HOSTNAME_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Fields of the answer a client may send back with an edit; they are not the client's to set.
 const READ_ONLY = new Set(['id', 'created_at', 'user_count', 'deleted_at']);
 const WRITABLE = new Set(['name', 'domain', 'subscription_plan', 'status', 'contact_email', 'logo_url']);
-
-export function isTenantId(raw: string): boolean {
-  return UUID_RE.test(raw);
-}
 
 /** A hostname in lower-case ASCII (an accented domain becomes its punycode form), or undefined when it is not one. */
 export function normaliseDomain(raw: string): string | undefined {
@@ -58,34 +55,52 @@ function isLogoUrl(value: string): boolean {
   }
 }
 
+const textOrNull = (key: string, description: string) =>
+  Type.Optional(
+    Type.Unsafe<string | null>({ type: ['string', 'null'], description, errorMessage: TENANT_MESSAGES.notText(key) }),
+  );
+
+/**
+ * A tenant body: each writable field a text (or null); the rules and the French messages are `validateTenant`'s.
+ * Other keys pass the schema so that `validateTenant` names each unknown one (the read-only ones are ignored).
+ */
+export const TenantBody = Type.Object(
+  {
+    name: textOrNull('name', `Nom (${MAX_NAME} caractères au plus)`),
+    domain: textOrNull('domain', 'Nom d’hôte, par exemple « exemple.fr »'),
+    subscription_plan: textOrNull('subscription_plan', `Offre : ${TENANT_PLANS.join(', ')}`),
+    status: textOrNull('status', `Statut : ${TENANT_STATUSES.join(', ')}`),
+    contact_email: textOrNull('contact_email', 'Adresse email de contact'),
+    logo_url: textOrNull('logo_url', 'URL https:// ou chemin commençant par « / »'),
+  },
+  { errorMessage: 'Un objet JSON décrivant l’organisation est attendu.' },
+);
+export type TenantBody = Static<typeof TenantBody>;
+
+/** `/:id` of a tenant: a UUID, anything else is not found. */
+export const TenantParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Identifiant' }) });
+
+/** The typed confirmation of a deletion may come in the query, for clients that send no body with DELETE. */
+export const ConfirmQuery = FilterQuery({ confirm: 'Domaine de l’organisation, pour confirmer la suppression' });
+
 /**
  * Checks a tenant body. On creation name and domain are required and the plan and status take their defaults;
  * on an edit only the fields given change. Throws 400 {detail, code:'invalid', fields} with French messages.
  */
-export function validateTenant(body: unknown, mode: 'create'): NewTenant;
-export function validateTenant(body: unknown, mode: 'patch'): TenantChanges;
-export function validateTenant(body: unknown, mode: 'create' | 'patch'): NewTenant | TenantChanges {
+export function validateTenant(body: TenantBody, mode: 'create'): NewTenant;
+export function validateTenant(body: TenantBody, mode: 'patch'): TenantChanges;
+export function validateTenant(body: TenantBody, mode: 'create' | 'patch'): NewTenant | TenantChanges {
   const errors = new FieldErrors();
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    errors.add('non_field_errors', 'Un objet JSON décrivant l’organisation est attendu.');
-    errors.throwIfAny();
-  }
   const input = body as Record<string, unknown>;
   const out: TenantChanges = {};
-  const text = (key: string): string | null | undefined => {
-    const value = input[key];
-    if (value === undefined || value === null) return value;
-    if (typeof value === 'string') return value.trim();
-    errors.add(key, TENANT_MESSAGES.notText(key));
-    return undefined;
-  };
+  const text = (key: keyof TenantBody) => body[key]?.trim() ?? body[key];
 
   for (const key of Object.keys(input)) {
     if (!WRITABLE.has(key) && !READ_ONLY.has(key)) errors.add(key, TENANT_MESSAGES.unknown(key));
   }
 
   // A required field is checked when given, and on creation also when absent (null and '' never pass).
-  const required = (key: string) => {
+  const required = (key: keyof TenantBody) => {
     const value = text(key);
     return value !== undefined || (mode === 'create' && !(key in input)) ? (value ?? '') : undefined;
   };
@@ -154,22 +169,4 @@ export function confirmationOf(body: unknown, query: unknown): string {
   return '';
 }
 
-export interface ListQuery {
-  include_deleted?: string;
-}
-
-// No additionalProperties:false: clients add cache-busting parameters to GETs.
-export const listQuery = {
-  type: 'object',
-  properties: { include_deleted: { type: 'string', maxLength: 8 } },
-} as const;
-
-export interface IdParams {
-  id: string;
-}
-
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string' } },
-} as const;
+export const ListTenantsQuery = FilterQuery({ include_deleted: 'true : les organisations supprimées aussi' });

@@ -1,90 +1,36 @@
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../../../../db/schema.ts';
 import { FieldErrors } from '../../../../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../../../../services/security-policies.ts';
+import { ListQuery, Type, type Static } from '../../../../schemas/common.ts';
+import { parsePaging, parseText } from '../../shared.ts';
 
-// The JSON schemas fix the types and a generous size cap; requiredness and the real limits are
-// checked in code so that every message the form shows is French.
+// The schemas fix the types and a generous size cap; requiredness and the real limits are checked in code so that
+// every message the form shows is French.
 
-export interface ListQuery {
-  page?: string;
-  page_size?: string;
-  search?: string;
-}
+/** GETs accept unknown keys: clients add cache-busting parameters. */
+export const listQuery = ListQuery({ search: 'Recherche dans le nom d’utilisateur, l’email, le prénom et le nom' });
+export type UsersQuery = Static<typeof listQuery>;
 
-// No additionalProperties:false: clients add cache-busting parameters to GETs.
-export const listQuery = {
-  type: 'object',
-  properties: {
-    page: { type: 'string' },
-    page_size: { type: 'string' },
-    search: { type: 'string' },
-  },
-} as const;
+const text = Type.String({ maxLength: 4096 });
+const fields = {
+  email: Type.Optional(text),
+  first_name: Type.Optional(text),
+  last_name: Type.Optional(text),
+  is_active: Type.Optional(Type.Boolean()),
+  role: Type.Optional(Type.String({ maxLength: 32, description: `Rôle : ${MEMBERSHIP_ROLES.join(', ')}` })),
+  // Accepted because the client's role form sends them; only a superuser may set them true.
+  is_staff: Type.Optional(Type.Boolean()),
+  is_superuser: Type.Optional(Type.Boolean()),
+};
 
-export interface IdParams {
-  id: string;
-}
+export const createBody = Type.Object(
+  { username: Type.Optional(text), password: Type.Optional(text), confirm_password: Type.Optional(text), ...fields },
+  { additionalProperties: false },
+);
+export type CreateBody = Static<typeof createBody>;
 
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string' } },
-} as const;
-
-export interface CreateBody {
-  username?: string;
-  email?: string;
-  password?: string;
-  confirm_password?: string;
-  first_name?: string;
-  last_name?: string;
-  role?: string;
-  is_active?: boolean;
-  is_staff?: boolean;
-  is_superuser?: boolean;
-}
-
-export const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    username: { type: 'string', maxLength: 4096 },
-    email: { type: 'string', maxLength: 4096 },
-    password: { type: 'string', maxLength: 4096 },
-    confirm_password: { type: 'string', maxLength: 4096 },
-    first_name: { type: 'string', maxLength: 4096 },
-    last_name: { type: 'string', maxLength: 4096 },
-    role: { type: 'string', maxLength: 32 },
-    is_active: { type: 'boolean' },
-    // Accepted because the client's role form sends them; only a superuser may set them true.
-    is_staff: { type: 'boolean' },
-    is_superuser: { type: 'boolean' },
-  },
-} as const;
-
-export interface PatchBody {
-  first_name?: string;
-  last_name?: string;
-  email?: string;
-  is_active?: boolean;
-  role?: string;
-  is_staff?: boolean;
-  is_superuser?: boolean;
-}
-
-export const patchBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    first_name: { type: 'string', maxLength: 4096 },
-    last_name: { type: 'string', maxLength: 4096 },
-    email: { type: 'string', maxLength: 4096 },
-    is_active: { type: 'boolean' },
-    role: { type: 'string', maxLength: 32 },
-    is_staff: { type: 'boolean' },
-    is_superuser: { type: 'boolean' },
-  },
-} as const;
+export const patchBody = Type.Object(fields, { additionalProperties: false });
+export type PatchBody = Static<typeof patchBody>;
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
@@ -108,9 +54,6 @@ export const MESSAGES = {
   firstNameTooLong: `Le prénom ne doit pas dépasser ${MAX_NAME} caractères.`,
   lastNameTooLong: `Le nom ne doit pas dépasser ${MAX_NAME} caractères.`,
   roleInvalid: `Rôle invalide. Valeurs possibles : ${MEMBERSHIP_ROLES.join(', ')}.`,
-  pageInvalid: 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.',
-  pageSizeInvalid: `Taille de page invalide : un entier entre 1 et ${MAX_PAGE_SIZE} est attendu.`,
-  searchTooLong: `La recherche ne doit pas dépasser ${MAX_SEARCH} caractères.`,
 } as const;
 
 const USERNAME_RE = /^[\p{L}\p{N}_.@+-]+$/u;
@@ -145,19 +88,7 @@ export function checkRole(errors: FieldErrors, role: string | undefined): Member
   return undefined;
 }
 
-export interface ValidCreate {
-  username: string;
-  email: string;
-  password: string;
-  firstName: string;
-  lastName: string;
-  role: MembershipRole;
-  isActive: boolean;
-  isStaff: boolean | undefined;
-  isSuperuser: boolean | undefined;
-}
-
-export function validateCreate(body: CreateBody, passwordRules: PasswordRules): ValidCreate {
+export function validateCreate(body: CreateBody, passwordRules: PasswordRules) {
   const errors = new FieldErrors();
   const username = (body.username ?? '').trim();
   if (username === '') errors.add('username', MESSAGES.usernameRequired);
@@ -223,29 +154,13 @@ export function validatePatch(body: PatchBody): ValidPatch {
   return out;
 }
 
-export interface ValidPage {
-  page: number;
-  pageSize: number;
-  search: string;
-}
-
-function positiveInt(raw: string | undefined, fallback: number): number | undefined {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw.trim())) return undefined;
-  const n = Number(raw.trim());
-  return n >= 1 ? n : undefined;
-}
-
-export function validateListQuery(query: ListQuery): ValidPage {
+/** page (≥ 1), page_size (1–100, default 10), search (≤ 150 characters). */
+export function validateListQuery(query: UsersQuery): { page: number; pageSize: number; search: string } {
   const errors = new FieldErrors();
-  const page = positiveInt(query.page, 1);
-  if (page === undefined) errors.add('page', MESSAGES.pageInvalid);
-  const pageSize = positiveInt(query.page_size, DEFAULT_PAGE_SIZE);
-  if (pageSize === undefined || pageSize > MAX_PAGE_SIZE) errors.add('page_size', MESSAGES.pageSizeInvalid);
-  const search = (query.search ?? '').trim();
-  if (search.length > MAX_SEARCH) errors.add('search', MESSAGES.searchTooLong);
+  const { page, pageSize } = parsePaging(errors, query, MAX_PAGE_SIZE);
+  const search = parseText(errors, query, 'search', MAX_SEARCH) ?? '';
   errors.throwIfAny();
-  return { page: page!, pageSize: pageSize!, search };
+  return { page, pageSize: query.page_size?.trim() ? pageSize : DEFAULT_PAGE_SIZE, search };
 }
 
 /** Ids are positive integers; anything else is simply not found (never a 400 that hints at the format). */

@@ -1,0 +1,158 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import type { Severity } from '../../../../contract/severity.ts';
+import { assets, scans } from './assets.ts';
+import { bigId, tenantRef, timestamps, titled, userRef } from './columns.ts';
+
+// Findings and the counters kept beside them (issue 6): tenant-owned.
+
+/**
+ * Findings: one row per (tenant, asset, finding key). finding_key is the CVE id when there is one, else the
+ * scanner's own stable key (an OpenVAS NVT OID, an Nmap port), so a re-imported report updates instead of
+ * duplicating.
+ */
+export const vulnerabilities = pgTable(
+  'vulnerabilities',
+  {
+    id: bigId(),
+    tenantId: tenantRef(),
+    assetId: bigint('asset_id', { mode: 'number' }).references(() => assets.id, { onDelete: 'cascade' }),
+    scanId: bigint('scan_id', { mode: 'number' }).references(() => scans.id, { onDelete: 'set null' }),
+    cveId: text('cve_id'),
+    findingKey: text('finding_key').notNull(),
+    ...titled(),
+    severity: text('severity').$type<Severity>().notNull().default('medium'),
+    cvssScore: doublePrecision('cvss_score'),
+    cvssVector: text('cvss_vector'),
+    /** Copied from the CVE store at write time so list filters and the summary need no join. */
+    kev: boolean('kev').notNull().default(false),
+    cweIds: text('cwe_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    port: integer('port'),
+    protocol: text('protocol'),
+    service: text('service'),
+    packageName: text('package_name'),
+    installedVersion: text('installed_version'),
+    fixedVersion: text('fixed_version'),
+    solution: text('solution').notNull().default(''),
+    source: text('source').notNull().default('manual'),
+    isResolved: boolean('is_resolved').notNull().default(false),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    resolvedBy: userRef('resolved_by'),
+    firstSeen: timestamp('first_seen', { withTimezone: true }).notNull().defaultNow(),
+    lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
+    // A 64-bit hash of the searchable text, the key into vulnerability_texts (never sent out).
+    textHash: bigint('text_hash', { mode: 'bigint' }).generatedAlwaysAs(
+      sql`hashtextextended(coalesce(cve_id, '') || ' ' || title || ' ' || description, 0)`,
+    ),
+  },
+  (t) => [
+    unique('vulnerabilities_finding_key').on(t.tenantId, t.assetId, t.findingKey).nullsNotDistinct(),
+    // Unique: also the target of the (tenant_id, vulnerability_id) foreign keys.
+    uniqueIndex('vulnerabilities_tenant_id_idx').on(t.tenantId, t.id),
+    index('vulnerabilities_tenant_severity_idx').on(t.tenantId, t.isResolved, t.severity),
+    // The id tiebreak makes the default ordering (newest first) and keyset paging an index walk.
+    index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
+    index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId),
+    // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.
+    index('vulnerabilities_tenant_text_idx').on(t.tenantId, t.textHash, t.isResolved, t.severity, t.kev),
+  ],
+);
+
+/**
+ * The distinct texts of each tenant's findings (CVE id, title, description; lower-cased), keyed by the findings'
+ * text_hash and kept by a statement-level trigger (migration 0011). A text filter matches these few rows with the trigram index,
+ * then finds the findings by hash: a million findings share far fewer texts. Rows whose findings are gone stay
+ * (harmless: findings are always found by hash). Read only through vulnerability_text_hashes().
+ */
+export const vulnerabilityTexts = pgTable(
+  'vulnerability_texts',
+  {
+    tenantId: tenantRef(),
+    textHash: bigint('text_hash', { mode: 'bigint' }).notNull(),
+    body: text('body').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.textHash] }),
+    index('vulnerability_texts_body_trgm_idx').using('gin', sql`${t.body} gin_trgm_ops`),
+  ],
+);
+
+/**
+ * Per-tenant finding counters, maintained by statement-level triggers on vulnerabilities (migration 0008), so the
+ * summary and the list's count do not count a million rows. asset_id 0 stands for "no asset".
+ */
+export const vulnerabilityCounts = pgTable(
+  'vulnerability_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    assetId: bigint('asset_id', { mode: 'number' }).notNull().default(0),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.assetId, t.severity, t.isResolved, t.kev] })],
+);
+
+/**
+ * The tenant's totals: vulnerability_counts without the asset dimension, same maintenance (migration 0010). The
+ * list's count and the summaries read these few rows (at most 20 per tenant) instead of summing a row per asset.
+ */
+export const vulnerabilityTotals = pgTable(
+  'vulnerability_totals',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.severity, t.isResolved, t.kev] })],
+);
+
+/** New findings per UTC day of created_at (trends), same maintenance. */
+export const vulnerabilityDailyCounts = pgTable(
+  'vulnerability_daily_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    day: date('day').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.day, t.severity, t.isResolved, t.kev] })],
+);
+
+/** Findings per CWE (a finding with several CWEs counts once for each), same maintenance. */
+export const vulnerabilityCweCounts = pgTable(
+  'vulnerability_cwe_counts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    cweId: text('cwe_id').notNull(),
+    severity: text('severity').$type<Severity>().notNull(),
+    isResolved: boolean('is_resolved').notNull(),
+    kev: boolean('kev').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.cweId, t.severity, t.isResolved, t.kev] })],
+);
