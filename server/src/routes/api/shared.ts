@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { canRead, canWrite } from '../../policies/index.ts';
+import { canRead, canWrite, type Actor } from '../../policies/index.ts';
 import { signedIn } from '../../plugins/app/authorization.ts';
 import type { FieldErrors } from '../../domain/errors.ts';
 
@@ -124,9 +124,15 @@ export function pagedResponse<T>(
 }
 
 /** Route options: a signed-in reader of the tenant, and a writer (viewers get 403 before their body is looked at). */
-export function accessGuards(app: FastifyInstance) {
+export function accessGuards(
+  app: FastifyInstance,
+  writer: { may: (actor: Actor) => boolean; refusal: string } = {
+    may: canWrite,
+    refusal: 'modification réservée aux contributeurs',
+  },
+) {
   const read = app.guard((auth) => canRead(auth.actor));
   const requireWrite = async (request: FastifyRequest) =>
-    app.authorize(request, canWrite(signedIn(request).actor), 'modification réservée aux contributeurs');
+    app.authorize(request, writer.may(signedIn(request).actor), writer.refusal);
   return { read, write: { preValidation: [...read.preValidation, requireWrite] } };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { signedIn } from '../../../plugins/app/authorization.ts';
-import { canRead, canWriteBlog } from '../../../policies/index.ts';
+import { canWriteBlog } from '../../../policies/index.ts';
+import { accessGuards } from '../shared.ts';
 
 const REFUSAL = 'le blog est rédigé par les administrateurs et responsables';
 
@@ -10,12 +10,8 @@ const REFUSAL = 'le blog est rédigé par les administrateurs et responsables';
  * even looked at.
  */
 export function blogGuards(app: FastifyInstance) {
-  const read = app.guard((auth) => canRead(auth.actor));
-  const requireWrite = async (request: FastifyRequest) =>
-    app.authorize(request, canWriteBlog(signedIn(request).actor), REFUSAL);
   return {
-    read,
-    write: { preValidation: [...read.preValidation, requireWrite] },
+    ...accessGuards(app, { may: canWriteBlog, refusal: REFUSAL }),
     /** For a read that asks for writers' data (drafts). */
     deny: (request: FastifyRequest) => app.authorize(request, false, REFUSAL),
   };
