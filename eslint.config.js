@@ -104,6 +104,7 @@ export default tseslint.config(
                 'presenters',
                 'repositories',
                 'scan-reports',
+                'schemas',
                 'services',
                 'tasks',
               ].map((dir) => `./server/src/${dir}`),
@@ -121,6 +122,11 @@ export default tseslint.config(
               from: ['services', 'tasks', 'importers', 'plugins'].map((dir) => `./server/src/${dir}`),
               message:
                 'Repositories sit below services, tasks, importers and plugins: move what they share to domain/.',
+            },
+            {
+              target: './server/src/schemas',
+              from: ['services', 'tasks', 'importers', 'plugins'].map((dir) => `./server/src/${dir}`),
+              message: 'Request schemas describe and check input: no service, task, importer or plugin.',
             },
             {
               target: './server/src/services',

@@ -27,3 +27,6 @@ export class FieldErrors {
     if (first) throw new ApiError(400, 'invalid', first, { fields: this.fields });
   }
 }
+
+/** The one answer for a row that does not exist or belongs to another tenant. */
+export const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');

@@ -1,127 +1,13 @@
 /**
- * Helpers shared by the tenant-data routes (findings, assets, scans, threats, projects): paging, booleans, ids,
- * ordering with French messages, and the read/write guards.
+ * What the tenant-data routes share: read/write guards, route options under a documentation tag, a row or 404,
+ * and the check that an asset id names one of the tenant's assets.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
+import type { TenantDb } from '../../db/tenant-scope.ts';
+import { notFound } from '../../domain/errors.ts';
 import { canRead, canWrite, type Actor } from '../../policies/index.ts';
 import { signedIn } from '../../plugins/app/authorization.ts';
-import type { FieldErrors } from '../../domain/errors.ts';
-
-export const MAX_PAGE_SIZE = 500;
-export const DEFAULT_PAGE_SIZE = 25;
-
-export const notFound = () => new ApiError(404, 'not_found', 'Ressource introuvable.');
-
-/** A querystring as Fastify hands it over: strings only (ajv does not coerce). */
-export type RawQuery = Record<string, string | undefined>;
-
-/** Every key a list accepts is a string; unknown keys are allowed (clients add cache-busting parameters). */
-export function stringQuery(keys: readonly string[]) {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(keys.map((k) => [k, { type: 'string', maxLength: 1000 }])),
-  } as const;
-}
-
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string' } },
-} as const;
-
-/** Ids are positive integers; anything else is simply not found. */
-export function parseId(raw: string): number | undefined {
-  return /^[1-9]\d{0,15}$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
-}
-
-export function positiveInt(raw: string | undefined): number | undefined | null {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : 0;
-  return n >= 1 ? n : null;
-}
-
-export function parsePaging(
-  errors: FieldErrors,
-  query: RawQuery,
-  maxPageSize = MAX_PAGE_SIZE,
-): { page: number; pageSize: number } {
-  const page = positiveInt(query.page);
-  if (page === null) errors.add('page', 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.');
-  const pageSize = positiveInt(query.page_size);
-  if (pageSize === null || (pageSize !== undefined && pageSize > maxPageSize)) {
-    errors.add('page_size', `Taille de page invalide : un entier entre 1 et ${maxPageSize} est attendu.`);
-  }
-  return { page: page ?? 1, pageSize: pageSize ?? DEFAULT_PAGE_SIZE };
-}
-
-export function parseBoolean(errors: FieldErrors, query: RawQuery, key: string): boolean | undefined {
-  const raw = query[key]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return undefined;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  errors.add(key, 'Valeur invalide : true ou false attendu.');
-  return undefined;
-}
-
-export function parseQueryId(errors: FieldErrors, query: RawQuery, key: string): number | undefined {
-  const raw = query[key]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const id = parseId(raw);
-  if (id === undefined) errors.add(key, 'Identifiant invalide : un entier positif est attendu.');
-  return id;
-}
-
-export function parseText(errors: FieldErrors, query: RawQuery, key: string, max = 200): string | undefined {
-  const text = query[key]?.trim();
-  if (!text) return undefined;
-  if (text.length > max) errors.add(key, `La recherche ne doit pas dépasser ${max} caractères.`);
-  return text;
-}
-
-export function parseOrdering<F extends string>(
-  errors: FieldErrors,
-  raw: string | undefined,
-  fields: readonly F[],
-  fallback: { field: F; desc: boolean },
-): { field: F; desc: boolean } {
-  const value = raw?.trim();
-  if (!value) return fallback;
-  const desc = value.startsWith('-');
-  const field = (desc ? value.slice(1) : value) as F;
-  if (!fields.includes(field)) {
-    errors.add('ordering', `Tri invalide. Valeurs possibles : ${fields.join(', ')} (préfixe - pour décroissant).`);
-    return fallback;
-  }
-  return { field, desc };
-}
-
-/** {count, next, previous, results} with relative links that keep the query's own parameters. */
-export function pagedResponse<T>(
-  path: string,
-  query: RawQuery,
-  keys: readonly string[],
-  paging: { page: number; pageSize: number },
-  count: number,
-  results: T[],
-) {
-  const link = (page: number) => {
-    const params = new URLSearchParams();
-    for (const k of keys) {
-      const v = query[k];
-      if (k !== 'page' && v !== undefined && v !== '') params.set(k, v);
-    }
-    params.set('page', String(page));
-    return `${path}?${params.toString()}`;
-  };
-  const lastPage = Math.max(1, Math.ceil(count / paging.pageSize));
-  return {
-    count,
-    next: paging.page < lastPage ? link(paging.page + 1) : null,
-    previous: paging.page > 1 ? link(Math.min(paging.page - 1, lastPage)) : null,
-    results,
-  };
-}
+import { ASSET_UNKNOWN, invalid } from '../../schemas/fields.ts';
 
 /** Route options: a signed-in reader of the tenant, and a writer (viewers get 403 before their body is looked at). */
 export function accessGuards(
@@ -135,4 +21,38 @@ export function accessGuards(
   const requireWrite = async (request: FastifyRequest) =>
     app.authorize(request, writer.may(signedIn(request).actor), writer.refusal);
   return { read, write: { preValidation: [...read.preValidation, requireWrite] } };
+}
+
+/** The tenant's row, or 404. */
+export async function found<T>(request: FastifyRequest, read: (tx: TenantDb) => Promise<T | undefined>): Promise<T> {
+  const row = await request.tenantDb(read);
+  if (!row) throw notFound();
+  return row;
+}
+
+/**
+ * An asset id of a body must name one of the tenant's assets (the foreign key alone would accept another
+ * tenant's): 400 on asset_id otherwise. Answers what `lookup` found (an asset's name, say).
+ */
+export async function checkAsset<T>(
+  request: FastifyRequest,
+  assetId: number | null | undefined,
+  lookup: (tx: TenantDb, id: number) => Promise<T | undefined | false>,
+): Promise<T | undefined> {
+  if (assetId === null || assetId === undefined) return undefined;
+  const asset = await request.tenantDb((tx) => lookup(tx, assetId));
+  if (asset === undefined || asset === false) throw invalid('asset_id', ASSET_UNKNOWN);
+  return asset;
+}
+
+/**
+ * Route options under one documentation tag: `read(schema)` for the tenant's readers, `write(schema)` for its
+ * writers (viewers get the audited 403 before their body is looked at).
+ */
+export function taggedRoutes(app: FastifyInstance, tags: string[]) {
+  const guard = accessGuards(app);
+  return {
+    read: <S extends object>(schema: S) => ({ ...guard.read, schema: { tags, ...schema } }),
+    write: <S extends object>(schema: S) => ({ ...guard.write, schema: { tags, ...schema } }),
+  };
 }

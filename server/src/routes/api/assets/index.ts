@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ASSET_TYPES, isAssetType } from '../../../../../contract/assets.ts';
 import { CRITICALITIES, isCriticality } from '../../../../../contract/severity.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
+import { FieldErrors, notFound } from '../../../domain/errors.ts';
 import { AssetSchema, presentAsset } from '../../../presenters/asset.ts';
 import { ASSET_ORDERINGS, AssetsRepository } from '../../../repositories/assets.ts';
 import { IdParams, ListQuery, NoContent, Paged, replies } from '../../../schemas/common.ts';
-import { accessGuards, notFound, pagedResponse, parseOrdering, parsePaging, parseText } from '../shared.ts';
 import { ASSET_MESSAGES as MESSAGES, AssetBody, unlessDuplicateAsset, validateAsset } from './asset-body.ts';
+import { accessGuards } from '../shared.ts';
+import { pagedResponse } from '../../../presenters/paged.ts';
+import { parseOrdering, parsePaging, parseText } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/assets/';
 

@@ -3,7 +3,7 @@
  * covering its whole UTC day. Shared: the server-log route reads the same range.
  */
 import type { FieldErrors } from '../../../domain/errors.ts';
-import type { RawQuery } from '../shared.ts';
+import { type RawQuery } from '../../../schemas/query.ts';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i;

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/client.ts';
 import { AUDIT_SEVERITIES, type AuditSeverity } from '../../../db/schema.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
+import { FieldErrors, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canReadAudit } from '../../../policies/index.ts';
 import {
@@ -20,7 +20,7 @@ import {
 import { FilterQuery, IdParams, replies, Type } from '../../../schemas/common.ts';
 import { sendExport, type ExportFormat } from '../export-stream.ts';
 import { parseDateRange } from './date-range.ts';
-import { notFound, parsePaging, parseText, type RawQuery } from '../shared.ts';
+import { parsePaging, parseText, type RawQuery } from '../../../schemas/query.ts';
 
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;

@@ -4,12 +4,11 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createDocumentStore, StoredFileMissingError } from '../../../lib/document-store.ts';
 import { ContentCheck, kindOfName, safeFileName, type FileKind } from '../../../lib/file-type.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { BlogImageSchema, presentBlogImage } from '../../../presenters/blog-post.ts';
 import { IdParams, replies, Type } from '../../../schemas/common.ts';
 import { BlogRepository } from '../../../repositories/blog.ts';
-import { notFound } from '../shared.ts';
 import { blogGuards } from './guards.ts';
 
 const LIST_PATH = '/api/blog/images/';

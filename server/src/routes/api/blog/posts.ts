@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { BLOG_STATUSES, type BlogStatus } from '../../../db/schema.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canWriteBlog } from '../../../policies/index.ts';
 import { BlogPostSchema, presentBlogPost } from '../../../presenters/blog-post.ts';
@@ -15,8 +15,9 @@ import {
 } from '../../../repositories/blog.ts';
 import { uniqueViolation } from '../../../repositories/tenant-users.ts';
 import { ListQuery, NoContent, Nullable, Paged, replies, Type } from '../../../schemas/common.ts';
-import { notFound, pagedResponse, parsePaging, parseText } from '../shared.ts';
 import { blogGuards } from './guards.ts';
+import { pagedResponse } from '../../../presenters/paged.ts';
+import { parsePaging, parseText } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/blog/posts/';
 const POST_PATH = `${LIST_PATH}:slug/`;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HomeSummarySchema } from '../../../presenters/dashboard.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { replies } from '../../../schemas/common.ts';
-import { taggedRoutes } from '../vulnerabilities/records.ts';
+import { taggedRoutes } from '../shared.ts';
 
 /** The home page's figures (docs/api-vulnerabilities.md, Home dashboard). */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {

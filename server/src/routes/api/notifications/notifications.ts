@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../../../contract/levels.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canSendNotifications } from '../../../policies/index.ts';
 import { NotificationSchema, presentNotification } from '../../../presenters/notification.ts';
 import { NotificationsRepository, type NotificationView } from '../../../repositories/notifications.ts';
 import { FilterQuery, IdParams, Nullable, QueryText, replies, Type, type Static } from '../../../schemas/common.ts';
 import { BODY_MAX, notifierOf, TITLE_MAX } from '../../../services/notifier.ts';
-import { notFound, parseBoolean, positiveInt } from '../shared.ts';
 import { eachTenant, scopeOf } from './scope.ts';
+import { parseBoolean, positiveInt } from '../../../schemas/query.ts';
 
 const LIST = '/api/notifications/notifications/';
 const DEFAULT_SIZE = 50;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError } from '../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { FORBIDDEN_MESSAGE, hasProjectAccess, type ProjectAccess } from '../../../policies/index.ts';
 import {
@@ -8,7 +8,6 @@ import {
   type ActivityEntry,
   type ProjectRecord,
 } from '../../../repositories/project-access.ts';
-import { notFound } from '../shared.ts';
 
 export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
 

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { DOCUMENT_TYPES, type DocumentType } from '../../../db/schema.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { createDocumentStore, StoredFileMissingError, type StoredFile } from '../../../lib/document-store.ts';
 import {
   attachmentDisposition,
@@ -23,11 +23,21 @@ import {
   type DocumentValues,
 } from '../../../repositories/project-documents.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
-import { accessGuards, notFound, pagedResponse, parseId, parsePaging, parseQueryId } from '../shared.ts';
+import {
+  IdParams,
+  ListQuery,
+  NoContent,
+  Paged,
+  replies,
+  type Static,
+  Type,
+  WriteBody as writeBody,
+} from '../../../schemas/common.ts';
 import { auditProjectWrite, projectGate, quoted } from './access.ts';
-import { WriteBody as writeBody } from '../../../schemas/common.ts';
 import { gatedLoader } from './work/shared.ts';
+import { accessGuards } from '../shared.ts';
+import { pagedResponse } from '../../../presenters/paged.ts';
+import { parseId, parsePaging, parseQueryId } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/projects/documents/';
 const MAX_PAGE_SIZE = 100;

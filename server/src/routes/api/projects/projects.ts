@@ -10,7 +10,7 @@ import {
   type TeamRole,
 } from '../../../db/schema.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import {
   canCreateProject,
@@ -35,12 +35,23 @@ import {
   type ProjectRow,
   type ProjectValues,
 } from '../../../repositories/projects.ts';
-import { IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
+import {
+  IdParams,
+  ListQuery,
+  NoContent,
+  OrNull as orNull,
+  Paged,
+  replies,
+  type Static,
+  Type,
+  WriteBody as writeBody,
+} from '../../../schemas/common.ts';
 import { displayName, notifierOf } from '../../../services/notifier.ts';
 import { todayUtc } from '../../../services/risk-scoring.ts';
-import { accessGuards, notFound, pagedResponse, parseId, parseOrdering, parsePaging, parseText } from '../shared.ts';
 import { projectGate, ProjectAccessDenied, type ProjectNeed } from './access.ts';
-import { OrNull as orNull, WriteBody as writeBody } from '../../../schemas/common.ts';
+import { accessGuards } from '../shared.ts';
+import { pagedResponse } from '../../../presenters/paged.ts';
+import { parseId, parseOrdering, parsePaging, parseText } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/projects/';
 const ITEM_PATH = `${LIST_PATH}:id/`;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { SEVERITIES, THREAT_STATUSES, type ThreatStatus } from '../../../db/schema.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { FieldErrors } from '../../../domain/errors.ts';
+import { FieldErrors, notFound } from '../../../domain/errors.ts';
 import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import {
   presentThreat,
@@ -12,21 +12,18 @@ import {
   ThreatSummarySchema,
 } from '../../../presenters/threat.ts';
 import { ThreatsRepository, type ThreatRow, type ThreatValues } from '../../../repositories/threats.ts';
-import { Choice, IdParams, NoContent, replies, Type, type Static } from '../../../schemas/common.ts';
-import { notFound, parseText, positiveInt } from '../shared.ts';
 import {
-  checkAsset,
-  csvOf,
-  CVE_INVALID,
-  CVE_RE,
-  found,
-  invalid,
-  optionalText,
-  orNull,
-  taggedRoutes,
-  trimmed,
-  writeBody,
-} from '../vulnerabilities/records.ts';
+  Choice,
+  IdParams,
+  NoContent,
+  replies,
+  type Static,
+  Type,
+  WriteBody as writeBody,
+} from '../../../schemas/common.ts';
+import { csvOf, parseText, positiveInt } from '../../../schemas/query.ts';
+import { checkAsset, found, taggedRoutes } from '../shared.ts';
+import { CVE_INVALID, CVE_RE, invalid, optionalText, orNull, trimmed } from '../../../schemas/fields.ts';
 
 const LIST_PATH = '/api/threats/';
 const ITEM_PATH = `${LIST_PATH}:id/`;

@@ -4,8 +4,8 @@ import { canRead } from '../../../policies/index.ts';
 import { CveHitSchema, CveSchema, presentCve, presentCveHit } from '../../../presenters/cve.ts';
 import { cweNames, findCve, openFindingsOn, searchCves } from '../../../repositories/cves.ts';
 import { replies, Type } from '../../../schemas/common.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, positiveInt } from '../shared.ts';
-import { CVE_RE } from './records.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, positiveInt } from '../../../schemas/query.ts';
+import { CVE_RE } from '../../../schemas/fields.ts';
 
 const MAX_QUERY = 200;
 const MAX_PAGE = 10_000;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { SEVERITIES, type Severity } from '../../../db/schema.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { presentCve } from '../../../presenters/cve.ts';
 import { VulnerabilitySummarySchema } from '../../../presenters/dashboard.ts';
@@ -36,17 +36,17 @@ import {
   type Static,
 } from '../../../schemas/common.ts';
 import { sendExport, type ExportFormat } from '../export-stream.ts';
+import { pagedResponse } from '../../../presenters/paged.ts';
 import {
-  notFound,
-  pagedResponse,
   parseBoolean,
   parseOrdering,
   parsePaging,
   parseQueryId,
   parseText,
   type RawQuery,
-} from '../shared.ts';
-import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, found, invalid, optionalText, orNull, taggedRoutes } from './records.ts';
+} from '../../../schemas/query.ts';
+import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, invalid, optionalText, orNull } from '../../../schemas/fields.ts';
+import { found, taggedRoutes } from '../shared.ts';
 
 const LIST_PATH = '/api/vulnerabilities/vulnerabilities/';
 const ITEM_PATH = `${LIST_PATH}:id/`;

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { SCANNERS, SCAN_STATUSES, type ScanStatus } from '../../../db/schema.ts';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError, FieldErrors } from '../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../domain/errors.ts';
 import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { presentScan, ScanSchema } from '../../../presenters/scan.ts';
 import { ScansRepository, type ScanRow, type ScanValues } from '../../../repositories/scans.ts';
@@ -24,22 +24,22 @@ import {
   type FormatChoice,
   type ParsedReport,
 } from '../../../scan-reports/index.ts';
-import { Choice, IdParams, ListQuery, NoContent, Paged, replies, Type, type Static } from '../../../schemas/common.ts';
+import {
+  Choice,
+  IdParams,
+  ListQuery,
+  NoContent,
+  Paged,
+  replies,
+  type Static,
+  Type,
+  WriteBody as writeBody,
+} from '../../../schemas/common.ts';
 import { reportPath, reportsDir } from '../../../services/scan-import.ts';
 import { PROCESS_SCAN_REPORT } from '../../../tasks/scan-tasks.ts';
-import { notFound, parseId, parsePaging } from '../shared.ts';
-import {
-  ASSET_UNKNOWN,
-  checkAsset,
-  csvOf,
-  found,
-  invalid,
-  optionalText,
-  orNull,
-  taggedRoutes,
-  trimmed,
-  writeBody,
-} from './records.ts';
+import { csvOf, parseId, parsePaging } from '../../../schemas/query.ts';
+import { ASSET_UNKNOWN, invalid, optionalText, orNull, trimmed } from '../../../schemas/fields.ts';
+import { checkAsset, found, taggedRoutes } from '../shared.ts';
 
 const LIST_PATH = '/api/vulnerabilities/scans/';
 const ITEM_PATH = `${LIST_PATH}:id/`;

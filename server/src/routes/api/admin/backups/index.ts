@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { users } from '../../../../db/schema.ts';
 import { attachmentDisposition } from '../../../../lib/file-type.ts';
-import { ApiError, FieldErrors } from '../../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../../domain/errors.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import { canManageBackups } from '../../../../policies/index.ts';
 import { BackupSchema, presentBackup, presentRestore, RestoreSchema } from '../../../../presenters/backup.ts';
@@ -26,7 +26,6 @@ import {
   startBackup,
   type RestoreSummary,
 } from '../../../../services/backups.ts';
-import { notFound } from '../../shared.ts';
 import { UUID_PATTERN } from '../shared.ts';
 
 const BASE = '/api/admin/backups/';

@@ -16,8 +16,8 @@ import { FilterQuery, ListQuery, replies, Type } from '../../../../schemas/commo
 import { levelsFrom, LOG_LEVELS, type LogLevel } from '../../../../services/server-logs.ts';
 import { parseDateRange } from '../../audit/date-range.ts';
 import { sendExport } from '../../export-stream.ts';
-import { parsePaging, parseQueryId, parseText, type RawQuery } from '../../shared.ts';
 import { UUID_PATTERN } from '../shared.ts';
+import { parsePaging, parseQueryId, parseText, type RawQuery } from '../../../../schemas/query.ts';
 
 const EXPORT_BATCH = 2000;
 /** The filters of the list and of the export. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../../../db/client.ts';
-import { ApiError } from '../../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../../domain/errors.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import {
   canAdministerModels,
@@ -27,7 +27,6 @@ import {
   type ModelField,
   type ModelOperation,
 } from '../../../../services/admin-models.ts';
-import { notFound, type RawQuery } from '../../shared.ts';
 import { refuse } from '../shared.ts';
 import {
   ModelListQuery,
@@ -38,6 +37,7 @@ import {
   RowParams,
   TenantQuery,
 } from './schemas.ts';
+import { type RawQuery } from '../../../../schemas/query.ts';
 
 const BASE = '/api/admin/models/';
 const MODEL_PATH = `${BASE}:model/`;

@@ -1,8 +1,8 @@
 import { isUuid } from '../../../../services/admin-model-values.ts';
 import type { AdminModel, ModelField } from '../../../../services/admin-models.ts';
-import { parseOrdering, parsePaging, parseText, type RawQuery } from '../../shared.ts';
 import { FilterQuery, ListQuery, Type } from '../../../../schemas/common.ts';
 import { FieldErrors } from '../../../../domain/errors.ts';
+import { parseOrdering, parsePaging, parseText, type RawQuery } from '../../../../schemas/query.ts';
 
 /** spec §9: model lists page by 10 by default. */
 export const DEFAULT_MODEL_PAGE_SIZE = 10;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../../domain/errors.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import { canAdministerTenants, canEditTenant, canGovernTenants, seesEveryTenant } from '../../../../policies/index.ts';
 import { presentTenant, TenantSchema } from '../../../../presenters/tenant.ts';
@@ -11,7 +11,6 @@ import {
   type TenantView,
 } from '../../../../repositories/tenants.ts';
 import { NoContent, replies, Type } from '../../../../schemas/common.ts';
-import { notFound } from '../../shared.ts';
 import { refuse, snakeCase } from '../shared.ts';
 import {
   ConfirmQuery,

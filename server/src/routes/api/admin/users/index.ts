@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { MembershipRole } from '../../../../db/schema.ts';
 import { hashPassword } from '../../../../lib/password.ts';
-import { ApiError } from '../../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../../domain/errors.ts';
 import { currentTenant, signedIn } from '../../../../plugins/app/authorization.ts';
 import {
   canAdministerAccount,
@@ -19,7 +19,6 @@ import {
   type TenantUserRow,
 } from '../../../../repositories/tenant-users.ts';
 import { IdParams, NoContent, Paged, replies, Type } from '../../../../schemas/common.ts';
-import { notFound } from '../../shared.ts';
 import { refuse, snakeCase } from '../shared.ts';
 import {
   createBody,

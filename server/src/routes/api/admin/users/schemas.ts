@@ -2,7 +2,7 @@ import { MEMBERSHIP_ROLES, type MembershipRole } from '../../../../db/schema.ts'
 import { FieldErrors } from '../../../../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../../../../services/security-policies.ts';
 import { ListQuery, Type, type Static } from '../../../../schemas/common.ts';
-import { parsePaging, parseText } from '../../shared.ts';
+import { parsePaging, parseText } from '../../../../schemas/query.ts';
 
 // The schemas fix the types and a generous size cap; requiredness and the real limits are checked in code so that
 // every message the form shows is French.

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
 import { SEVERITIES } from '../../../../../../contract/severity.ts';
 import type { TenantDb } from '../../../../db/tenant-scope.ts';
-import { ApiError, FieldErrors } from '../../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../../domain/errors.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import type { Actor } from '../../../../policies/index.ts';
 import type { ActivityEntry } from '../../../../repositories/project-access.ts';
@@ -24,23 +24,18 @@ import {
   IdParams,
   ListQuery,
   NoContent,
+  OrNull as orNull,
   Paged,
   replies,
-  Type,
   type Static,
   type TSchema,
+  Type,
+  WriteBody as writeBody,
 } from '../../../../schemas/common.ts';
-import {
-  accessGuards,
-  notFound,
-  pagedResponse,
-  parseId,
-  parsePaging,
-  parseQueryId,
-  type RawQuery,
-} from '../../shared.ts';
 import { auditProjectWrite, projectGate, quoted, type ProjectNeed } from '../access.ts';
-import { OrNull as orNull, WriteBody as writeBody } from '../../../../schemas/common.ts';
+import { accessGuards } from '../../shared.ts';
+import { pagedResponse } from '../../../../presenters/paged.ts';
+import { parseId, parsePaging, parseQueryId, type RawQuery } from '../../../../schemas/query.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 

@@ -3,11 +3,10 @@ import type { TenantDb } from '../../../../db/tenant-scope.ts';
 import { completedAt, todayUtc } from '../../../../domain/risk-scoring.ts';
 import { CorrectiveActionSchema, presentAction } from '../../../../presenters/project-work.ts';
 import type { ActionValues, PlanRow } from '../../../../repositories/project-work.ts';
-import { IdParams, ListQuery, replies, Type, type Static } from '../../../../schemas/common.ts';
-import { parseBoolean, parseQueryId } from '../../shared.ts';
+import { IdParams, ListQuery, replies, type Static, Type, WriteBody as writeBody } from '../../../../schemas/common.ts';
 import { PLANS } from './plans.ts';
-import { WriteBody as writeBody } from '../../../../schemas/common.ts';
 import { bodyReader, Field, fieldError, gatedLoader, workKit } from './shared.ts';
+import { parseBoolean, parseQueryId } from '../../../../schemas/query.ts';
 
 const M = {
   planRequired: 'Le plan de remédiation est requis.',

@@ -4,10 +4,9 @@ import { PLAN_STATUSES } from '../../../../domain/project-vocabulary.ts';
 import { presentPlan, RemediationPlanSchema } from '../../../../presenters/project-work.ts';
 import type { PlanValues } from '../../../../repositories/project-work.ts';
 import { uniqueViolation } from '../../../../repositories/tenant-users.ts';
-import { ListQuery, type Static } from '../../../../schemas/common.ts';
-import { parseQueryId } from '../../shared.ts';
-import { WriteBody as writeBody } from '../../../../schemas/common.ts';
+import { ListQuery, type Static, WriteBody as writeBody } from '../../../../schemas/common.ts';
 import { bodyReader, choices, Field, fieldError, workKit } from './shared.ts';
+import { parseQueryId } from '../../../../schemas/query.ts';
 
 export const PLANS = '/api/projects/remediation-plans/';
 

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TenantDb } from '../../../../db/tenant-scope.ts';
-import { FieldErrors } from '../../../../domain/errors.ts';
+import { FieldErrors, notFound } from '../../../../domain/errors.ts';
 import { RISK_STATUSES, RISK_TREATMENTS } from '../../../../domain/project-vocabulary.ts';
 import { RISK_LEVELS } from '../../../../domain/risk-scoring.ts';
 import { presentPlan, presentRisk, RemediationPlanSchema, RiskSchema } from '../../../../presenters/project-work.ts';
 import type { RiskValues } from '../../../../repositories/project-work.ts';
-import { IdParams, ListQuery, replies, type Static } from '../../../../schemas/common.ts';
-import { notFound, parseQueryId } from '../../shared.ts';
-import { WriteBody as writeBody } from '../../../../schemas/common.ts';
+import { IdParams, ListQuery, replies, type Static, WriteBody as writeBody } from '../../../../schemas/common.ts';
 import { bodyReader, choices, Field, MESSAGES, parseChoices, text, workKit } from './shared.ts';
+import { parseQueryId } from '../../../../schemas/query.ts';
 
 const RISKS = '/api/projects/risks/';
 

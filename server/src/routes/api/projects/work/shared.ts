@@ -7,16 +7,26 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SQL } from 'drizzle-orm';
 import type { TObject } from 'typebox';
 import type { TenantDb } from '../../../../db/tenant-scope.ts';
-import { ApiError, FieldErrors } from '../../../../domain/errors.ts';
+import { ApiError, FieldErrors, notFound } from '../../../../domain/errors.ts';
 import { PROGRESS_MESSAGE, todayUtc } from '../../../../domain/risk-scoring.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import { ProjectAccessRepository, type ActivityEntry } from '../../../../repositories/project-access.ts';
 import { ProjectWorkRepository, type Page } from '../../../../repositories/project-work.ts';
-import { IdParams, NoContent, Paged, replies, Type, type Static, type TSchema } from '../../../../schemas/common.ts';
+import {
+  IdParams,
+  NoContent,
+  OrNull as nullable,
+  Paged,
+  replies,
+  type Static,
+  type TSchema,
+  Type,
+} from '../../../../schemas/common.ts';
 import { displayName, notifierOf, type Created } from '../../../../services/notifier.ts';
-import { accessGuards, notFound, pagedResponse, parsePaging, type RawQuery } from '../../shared.ts';
 import { auditProjectWrite, projectGate, type ProjectNeed } from '../access.ts';
-import { OrNull as nullable } from '../../../../schemas/common.ts';
+import { accessGuards } from '../../shared.ts';
+import { pagedResponse } from '../../../../presenters/paged.ts';
+import { parsePaging, type RawQuery } from '../../../../schemas/query.ts';
 
 const MAX_TITLE = 300;
 const MAX_TEXT = 20_000;

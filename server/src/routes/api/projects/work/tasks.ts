@@ -7,10 +7,9 @@ import {
 import { completedAt, taskStatusFor } from '../../../../domain/risk-scoring.ts';
 import { presentTask, ProjectTaskSchema } from '../../../../presenters/project-work.ts';
 import type { TaskValues } from '../../../../repositories/project-work.ts';
-import { ListQuery, type Static } from '../../../../schemas/common.ts';
-import { parseBoolean, parseQueryId } from '../../shared.ts';
-import { WriteBody as writeBody } from '../../../../schemas/common.ts';
+import { ListQuery, type Static, WriteBody as writeBody } from '../../../../schemas/common.ts';
 import { bodyReader, choices, Field, fieldError, MESSAGES, parseChoices, workKit } from './shared.ts';
+import { parseBoolean, parseQueryId } from '../../../../schemas/query.ts';
 
 const DONE_CONTRADICTION =
   'Statut et progression se contredisent : une tâche terminée (DONE) est à 100 %, et inversement.';

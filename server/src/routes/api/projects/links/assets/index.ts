@@ -6,12 +6,11 @@ import type { TenantDb } from '../../../../../db/tenant-scope.ts';
 import { AssetsRepository } from '../../../../../repositories/assets.ts';
 import { ProjectLinksRepository } from '../../../../../repositories/project-links.ts';
 import { VulnerabilitiesRepository } from '../../../../../repositories/vulnerabilities.ts';
-import { IdParams, replies, Type } from '../../../../../schemas/common.ts';
+import { IdParams, replies, Type, WriteBody as writeBody } from '../../../../../schemas/common.ts';
 import { assetFields, unlessDuplicateAsset, validateAsset } from '../../../assets/asset-body.ts';
-import { notFound } from '../../../shared.ts';
 import { quoted } from '../../access.ts';
-import { WriteBody as writeBody } from '../../../../../schemas/common.ts';
 import { LIMITS, LinkQuery, linkBody, linkRoutes, MESSAGES } from '../loader.ts';
+import { notFound } from '../../../../../domain/errors.ts';
 
 /** PUT/PATCH change the asset itself; the link's own fields, sent back from a read, are ignored. */
 const AssetUpdateBody = writeBody(ProjectAssetSchema, assetFields);

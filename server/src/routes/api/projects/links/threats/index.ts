@@ -4,10 +4,10 @@ import { presentProjectThreat, ProjectThreatSchema } from '../../../../../presen
 import { ProjectLinksRepository } from '../../../../../repositories/project-links.ts';
 import { ThreatsRepository } from '../../../../../repositories/threats.ts';
 import { IdParams, replies } from '../../../../../schemas/common.ts';
-import { notFound } from '../../../shared.ts';
 import { quoted } from '../../access.ts';
 import { invalid, LinkQuery, linkRoutes, MESSAGES } from '../loader.ts';
 import { ThreatLinkBody, validateThreat } from './body.ts';
+import { notFound } from '../../../../../domain/errors.ts';
 
 /**
  * /api/projects/threats/ (docs/api-projects.md "Project threats"): a project's links to the tenant's threats; a

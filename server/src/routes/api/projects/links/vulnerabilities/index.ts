@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../../../../domain/errors.ts';
+import { ApiError, notFound } from '../../../../../domain/errors.ts';
 import { signedIn } from '../../../../../plugins/app/authorization.ts';
 import { presentProjectVulnerability, ProjectVulnerabilitySchema } from '../../../../../presenters/project-links.ts';
 import { AssetsRepository } from '../../../../../repositories/assets.ts';
@@ -7,11 +7,11 @@ import { ProjectLinksRepository } from '../../../../../repositories/project-link
 import { uniqueViolation } from '../../../../../repositories/tenant-users.ts';
 import { VulnerabilitiesRepository } from '../../../../../repositories/vulnerabilities.ts';
 import { IdParams, replies, Type } from '../../../../../schemas/common.ts';
-import { notFound, parseBoolean } from '../../../shared.ts';
 import { parseSeverities } from '../../../vulnerabilities/index.ts';
 import { quoted } from '../../access.ts';
 import { LinkQuery, linkRoutes } from '../loader.ts';
 import { FINDING_MESSAGES, FindingLinkBody, newFinding } from './body.ts';
+import { parseBoolean } from '../../../../../schemas/query.ts';
 
 /** mark_resolved: resolves the finding (the default), or reopens it with `is_resolved: false`. */
 const ResolveBody = Type.Unsafe<{ is_resolved?: boolean } | null>({

@@ -1,0 +1,28 @@
+import type { RawQuery } from '../schemas/query.ts';
+
+/** {count, next, previous, results} with relative links that keep the query's own parameters. */
+export function pagedResponse<T>(
+  path: string,
+  query: RawQuery,
+  keys: readonly string[],
+  paging: { page: number; pageSize: number },
+  count: number,
+  results: T[],
+) {
+  const link = (page: number) => {
+    const params = new URLSearchParams();
+    for (const k of keys) {
+      const v = query[k];
+      if (k !== 'page' && v !== undefined && v !== '') params.set(k, v);
+    }
+    params.set('page', String(page));
+    return `${path}?${params.toString()}`;
+  };
+  const lastPage = Math.max(1, Math.ceil(count / paging.pageSize));
+  return {
+    count,
+    next: paging.page < lastPage ? link(paging.page + 1) : null,
+    previous: paging.page > 1 ? link(Math.min(paging.page - 1, lastPage)) : null,
+    results,
+  };
+}
