@@ -14,3 +14,10 @@ export function fieldsOf(body: unknown): Record<string, string[]> {
   const fields = body && typeof body === 'object' ? (body as { fields?: unknown }).fields : undefined;
   return fields && typeof fields === 'object' && !Array.isArray(fields) ? (fields as Record<string, string[]>) : {};
 }
+
+/** Whether `body` is the error answer of `code`, with its French `detail`. */
+export function isErrorOf<C extends string>(body: unknown, code: C): body is { detail: string; code: C } {
+  if (!body || typeof body !== 'object') return false;
+  const { code: found, detail } = body as { code?: unknown; detail?: unknown };
+  return found === code && typeof detail === 'string';
+}

@@ -17,12 +17,10 @@ export const SEVERITY_FULL_LABELS: Record<Severity, string> = { ...SEVERITY_LABE
 export const CRITICALITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Criticality = (typeof CRITICALITIES)[number];
 
-export const CRITICALITY_LABELS: Record<Criticality, string> = {
-  critical: 'Critique',
-  high: 'Élevée',
-  medium: 'Moyenne',
-  low: 'Faible',
-};
+/** The severities' words, most serious first (the order of the pickers). */
+export const CRITICALITY_LABELS = Object.fromEntries(
+  [...CRITICALITIES].reverse().map((c) => [c, SEVERITY_LABELS[c]]),
+) as Record<Criticality, string>;
 
 export const isSeverity = (value: string): value is Severity => (SEVERITIES as readonly string[]).includes(value);
 export const isCriticality = (value: string): value is Criticality =>

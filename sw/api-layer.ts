@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { kvGet, kvSet } from '../src/lib/storage.ts';
+import { SOURCE_HEADER, STORED_AT_HEADER } from '../contract/sw-messages.ts';
 import {
   foreignPartitions,
   freshness,
@@ -9,8 +10,6 @@ import {
   isStreamPath,
   normalizePath,
   partitionName,
-  SOURCE_HEADER,
-  STORED_AT_HEADER,
   ttlSeconds,
   UNCACHEABLE_HEADERS,
   type Source,

@@ -10,7 +10,8 @@
  * - identity calls (sign-in, refresh, sign-out, 2FA, password) are not data: they go to the server as usual
  *   (`null`), so a sign-out in mock mode still ends the session on the server.
  */
-import { isAuthEndpoint, isDownloadPath, isStreamPath, normalizePath, SOURCE_HEADER } from './policy.ts';
+import { SOURCE_HEADER } from '../contract/sw-messages.ts';
+import { isAuthEndpoint, isDownloadPath, isStreamPath, normalizePath } from './policy.ts';
 import { sampleAreaOf, sampleBody } from './samples.ts';
 import celeryTasks from '../sample-data/celery-tasks.json';
 

@@ -2,6 +2,7 @@
  * The service worker's decisions as pure functions, so they are tested without a browser:
  * which /api requests may be cached, for how long, in which partition, and how answers are marked.
  */
+import type { DataSource } from '../contract/sw-messages.ts';
 
 /** Authentication endpoints always go to the network and are never cached. */
 const AUTH_PATTERNS = [
@@ -101,9 +102,8 @@ export function foreignPartitions(cacheNames: string[], userId: string | number 
   return cacheNames.filter((n) => n.startsWith(`${API_CACHE_PREFIX}:`) && (own === null || !n.startsWith(own)));
 }
 
-export type Source = 'network' | 'cache' | 'sample';
-export const SOURCE_HEADER = 'X-Vigie-Source';
-export const STORED_AT_HEADER = 'X-Vigie-Stored-At';
+/** The marks the read layer puts on its answers (`X-Vigie-Source`); 'queued' is the write queue's. */
+export type Source = Exclude<DataSource, 'queued'>;
 
 /** Headers that must never be kept in Cache Storage. */
 export const UNCACHEABLE_HEADERS = ['set-cookie', 'authorization'];

@@ -5,6 +5,7 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { handleApiGet, purgeApiCaches } from './api-layer.ts';
 import { clearWriteQueue, handleApiWrite, pendingWrites, replayNow } from './write-queue.ts';
 import { isApiPath } from './policy.ts';
+import { pageMessageOf, type QueueReport } from '../contract/sw-messages.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -41,10 +42,12 @@ for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
 void replayNow();
 
 self.addEventListener('message', (event) => {
-  const type = (event.data as { type?: string } | null)?.type;
+  const type = pageMessageOf(event.data)?.type;
   if (type === 'REPLAY') event.waitUntil(replayNow());
   if (type === 'QUEUE_STATUS') {
-    event.waitUntil(pendingWrites().then((pending) => event.source?.postMessage({ type: 'QUEUE', pending })));
+    event.waitUntil(
+      pendingWrites().then((pending) => event.source?.postMessage({ type: 'QUEUE', pending } satisfies QueueReport)),
+    );
   }
   // registerType 'prompt': the page asks before the new version takes over.
   if (type === 'SKIP_WAITING') void self.skipWaiting();

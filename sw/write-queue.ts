@@ -1,17 +1,15 @@
 /// <reference lib="webworker" />
 import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
-import { isAuthEndpoint, normalizePath, replayRequest, SOURCE_HEADER } from './policy.ts';
+import { QUEUEABLE_HEADER, QUEUED_MESSAGE, SOURCE_HEADER, type WorkerToPageMessage } from '../contract/sw-messages.ts';
+import { isAuthEndpoint, normalizePath, replayRequest } from './policy.ts';
 import { mockModeAnswer, noteWrite } from './api-layer.ts';
 import { areaSampleResponse } from './mock-api.ts';
 import { sampleAreaOf } from './samples.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
-/** Header the app sets on writes that may wait for the network (with an Idempotency-Key). */
-export const QUEUEABLE_HEADER = 'X-Vigie-Queueable';
-
-async function broadcast(message: Record<string, unknown>): Promise<void> {
+async function broadcast(message: WorkerToPageMessage): Promise<void> {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
@@ -151,12 +149,9 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
       metadata: { userId: (await currentSession()).userId },
     });
     await broadcast({ type: 'QUEUE', pending: await pendingWrites() });
-    return new Response(
-      JSON.stringify({
-        detail: 'Modification enregistrée hors ligne ; elle sera envoyée au retour du réseau.',
-        queued: true,
-      }),
-      { status: 202, headers: { 'Content-Type': 'application/json; charset=utf-8', [SOURCE_HEADER]: 'queued' } },
-    );
+    return new Response(JSON.stringify({ detail: QUEUED_MESSAGE, queued: true }), {
+      status: 202,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', [SOURCE_HEADER]: 'queued' },
+    });
   }
 }

@@ -7,8 +7,8 @@ import {
   isDownloadPath,
   isStreamPath,
   partitionName,
-  STORED_AT_HEADER,
 } from '../../sw/policy.ts';
+import { STORED_AT_HEADER } from '../../contract/sw-messages.ts';
 
 /**
  * The first seconds of a first visit, before the service worker controls the page, the API's answers pass it by:

@@ -10,6 +10,16 @@ export function errorAria(errorId: string, error: string | null | undefined) {
   } as const;
 }
 
+/** A field's error message (id `id`, the control's `aria-describedby`), when there is one. */
+export function FieldError({ id, error }: { id: string; error: string | null | undefined }) {
+  if (!error) return null;
+  return (
+    <span id={id} className="vm-field-error">
+      {error}
+    </span>
+  );
+}
+
 /** One row of a form: label, control, and the field's error (id `errorId`, by default `<id>-error`). */
 export function FormField({
   id,
@@ -31,11 +41,7 @@ export function FormField({
     <div className={`vm-field${wide ? ' vm-wide' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {children}
-      {error && (
-        <span id={errorId} className="vm-field-error">
-          {error}
-        </span>
-      )}
+      <FieldError id={errorId} error={error} />
     </div>
   );
 }

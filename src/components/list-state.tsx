@@ -43,6 +43,34 @@ export function LoadStatus({
   );
 }
 
+/**
+ * A read's state, the other way round: `loading` while `pending`, then the failure (prefixed by `failure`, followed by
+ * " : " and the error) whenever there is one.
+ */
+export function ReadStatus({
+  pending,
+  loading,
+  error,
+  failure,
+}: {
+  pending: boolean;
+  loading: string;
+  error: string | null | undefined;
+  /** e.g. "Impossible de charger les journaux". */
+  failure: string;
+}) {
+  return (
+    <>
+      {pending && <p role="status">{loading}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {failure} : {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 /** The card shown in place of an empty table. */
 export function EmptyState({ children }: { children: ReactNode }) {
   return <p className="vm-empty card">{children}</p>;

@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals-react';
+import { isErrorOf } from '../../contract/api-error.ts';
 
 /**
  * The server's maintenance notice (docs/api-admin.md "Maintenance mode"): set when an answer says so, cleared by
@@ -7,11 +8,5 @@ import { signal } from '@preact/signals-react';
 export const maintenanceNotice = signal<string | null>(null);
 
 export function isMaintenanceAnswer(status: number, data: unknown): data is { detail: string; code: 'maintenance' } {
-  return (
-    status === 503 &&
-    typeof data === 'object' &&
-    data !== null &&
-    (data as { code?: unknown }).code === 'maintenance' &&
-    typeof (data as { detail?: unknown }).detail === 'string'
-  );
+  return status === 503 && isErrorOf(data, 'maintenance');
 }

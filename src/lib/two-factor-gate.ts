@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals-react';
+import { isErrorOf } from '../../contract/api-error.ts';
 
 /**
  * The server's "set up two-factor authentication first" gate (docs/api-admin.md "Security policies"): set when an
@@ -11,13 +12,7 @@ export function isTwoFactorSetupAnswer(
   status: number,
   data: unknown,
 ): data is { detail: string; code: 'two_factor_setup_required' } {
-  return (
-    status === 403 &&
-    typeof data === 'object' &&
-    data !== null &&
-    (data as { code?: unknown }).code === 'two_factor_setup_required' &&
-    typeof (data as { detail?: unknown }).detail === 'string'
-  );
+  return status === 403 && isErrorOf(data, 'two_factor_setup_required');
 }
 
 /** The paths the server keeps open behind the gate (profile, 2FA, password, sign-in and out, audit buffer). */

@@ -27,6 +27,14 @@ export function fieldErrorsOf<K extends string = string>(
   return err instanceof ApiError ? fieldMessages(fieldsOf(err.data), options) : {};
 }
 
+/** A form's text for each of `keys` of `record`, the record being edited ('' without one, or for an empty field). */
+export function textsOf<const K extends string>(
+  record: Partial<Record<NoInfer<K>, string | null>> | undefined,
+  keys: readonly K[],
+): Record<K, string> {
+  return Object.fromEntries(keys.map((key) => [key, record?.[key] ?? ''])) as Record<K, string>;
+}
+
 export interface SubmitOptions<V> {
   /** The client's own checks, before anything is sent: any message stops the submit. */
   validate?: (values: V) => FieldErrors;

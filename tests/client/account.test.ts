@@ -1,24 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { securityPolicies } from '../../server/src/db/schema.ts';
-import { createTestApp, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
-import { listen, resetClientState, useClient, type Observed } from './harness.ts';
+import { TEST_PASSWORD } from '../server/helpers.ts';
+import { useVigieClient } from './harness.ts';
 import { login } from '../../src/features/auth/api/login.ts';
 import { createAdminAccount, FormError, register, updateMyProfile } from '../../src/lib/auth/account.ts';
 import { session } from '../../src/lib/auth/session.ts';
 
-let t: TestApp;
-let base: string;
-let seen: Observed;
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
-});
-afterAll(async () => t.close());
-beforeEach(async () => {
-  await resetClientState();
-  seen = useClient(base, '/settings');
-});
-afterEach(async () => resetClientState());
+const { t, seen } = useVigieClient('/settings');
 
 const failure = (p: Promise<unknown>) => p.then(() => undefined).catch((e: unknown) => e as FormError);
 

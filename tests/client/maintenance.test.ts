@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, signIn, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
-import { listen, resetClientState, useClient } from './harness.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signIn, TEST_PASSWORD } from '../server/helpers.ts';
+import { useVigieClient } from './harness.ts';
 import { apiRequest, ApiError, MESSAGES } from '../../src/lib/api-client.ts';
 import { login } from '../../src/features/auth/api/login.ts';
 import { maintenanceNotice } from '../../src/lib/maintenance.ts';
 
-let t: TestApp;
-let base: string;
-beforeAll(async () => {
-  t = await createTestApp({ runJobs: false });
-  base = await listen(t.app);
-});
-afterAll(async () => t.close());
-beforeEach(async () => {
-  await resetClientState();
-  useClient(base);
-});
-afterEach(async () => {
+const { t } = useVigieClient(undefined, { runJobs: false });
+afterEach(() => {
   maintenanceNotice.value = null;
-  await resetClientState();
 });
 
 async function setMaintenance(on: boolean) {

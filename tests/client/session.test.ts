@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, signIn, TEST_PASSWORD, type TestApp } from '../server/helpers.ts';
-import { listen, resetClientState, useClient, type Observed } from './harness.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signIn, TEST_PASSWORD } from '../server/helpers.ts';
+import { useVigieClient } from './harness.ts';
 import { apiRequest, ApiError } from '../../src/lib/api-client.ts';
 import { login, LoginError, loginErrorMessage } from '../../src/features/auth/api/login.ts';
 import {
@@ -20,23 +20,11 @@ import { startTokenRefresh, type TokenRefresh } from '../../src/lib/auth/token-r
 import { kvGet } from '../../src/lib/storage.ts';
 import type { UserProfile } from '../../src/lib/auth/types.ts';
 
-let t: TestApp;
-let base: string;
-let seen: Observed;
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
-});
-afterAll(async () => t.close());
-beforeEach(async () => {
-  await resetClientState();
-  seen = useClient(base);
-});
+const { t, seen, pointClient } = useVigieClient();
 let scheduler: TokenRefresh | undefined;
-afterEach(async () => {
+afterEach(() => {
   scheduler?.stop();
   scheduler = undefined;
-  await resetClientState();
 });
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -217,7 +205,7 @@ describe('sessions survive the night (issue 15)', () => {
     await login({ username: 'analyste', password: TEST_PASSWORD });
     const aged = await nextMorning();
     await restoreSession();
-    seen = useClient('http://127.0.0.1:1'); // nothing listens there
+    pointClient({ baseUrl: 'http://127.0.0.1:1' }); // nothing listens there
 
     const err = await refreshTokens().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -226,7 +214,7 @@ describe('sessions survive the night (issue 15)', () => {
     expect(sessionExpired.value).toBe(false);
     expect((await kvGet<Session>(SESSION_KEY))!.tokens.refresh_token).toBe(aged.tokens.refresh_token);
 
-    seen = useClient(base);
+    pointClient();
     const tokens = await refreshTokens();
     expect(tokens.refresh_token).not.toBe(aged.tokens.refresh_token);
     expect(tokens.expires_at).toBeGreaterThan(Date.now() + 3500_000);
@@ -258,7 +246,7 @@ describe('sessions survive the night (issue 15)', () => {
 describe('403 handling', () => {
   it('redirects to /login?session_expired=true outside the protected areas', async () => {
     await login({ username: 'analyste', password: TEST_PASSWORD });
-    seen = useClient(base, '/vulnerabilities');
+    pointClient({ pathname: '/vulnerabilities' });
     const horizonId = (await signIn(t.app, 'lecteur')).user.tenants as { id: string }[];
     await switchTenant(horizonId[0]!.id);
     await expect(apiRequest('/users/me/')).rejects.toMatchObject({ status: 403 });

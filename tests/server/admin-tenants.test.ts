@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { assets, auditEvents, memberships, tenants } from '../../server/src/db/schema.ts';
 import { signIn } from './helpers.ts';
-import { apiFor } from './support/api.ts';
+import { apiFor, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
 import { addUser, auditEventsOf, seededTenants } from './support/world.ts';
@@ -164,9 +164,7 @@ describe(`tenant administration (${backend})`, () => {
         logo_url: 'https://cdn.exemple.fr/logo.png',
       },
     });
-    expect(res.statusCode).toBe(201);
-    const created = res.json<TenantOut>();
-    expect(Object.keys(created).sort()).toEqual(TENANT_FIELDS);
+    const created = jsonWithFields<TenantOut>(res, 201, TENANT_FIELDS);
     expect(created).toMatchObject({
       name: 'Nouvelle Organisation',
       domain: 'nouvelle-org.fr',

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { assets, vulnerabilities } from '../../server/src/db/schema.ts';
-import { apiFor } from './support/api.ts';
+import { apiFor, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { ASSET_ATTRIBUTES } from './support/contract.ts';
 import { FORBIDDEN } from './support/http.ts';
@@ -89,9 +89,7 @@ describe(`assets API (${backend})`, () => {
         description: 'Serveur de test',
       },
     });
-    expect(created.statusCode, created.body).toBe(201);
-    const a = created.json();
-    expect(Object.keys(a).sort()).toEqual(FIELDS);
+    const a = jsonWithFields(created, 201, FIELDS);
     expect(a).toMatchObject({
       name: 'srv-test-01',
       asset_type: 'server',

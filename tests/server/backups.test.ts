@@ -11,7 +11,7 @@ import { ServerLogSink } from '../../server/src/services/server-logs.ts';
 import { CREATE_BACKUP_TASK } from '../../server/src/tasks/backup-tasks.ts';
 import { startFakeS3, type FakeS3 } from './fake-s3.ts';
 import { createTestApp, onPostgres, type TestApp } from './helpers.ts';
-import { apiFor, signedIn, type Method, type Session } from './support/api.ts';
+import { apiFor, jsonWithFields, signedIn, type Method, type Session } from './support/api.ts';
 import { useTestApp } from './support/app.ts';
 import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
 
@@ -244,9 +244,7 @@ describe(`Backups: who may (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 describe(`Backups: create and list (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('answers 202 with the RUNNING record, then completes with the size and checksum of the file', async () => {
     const res = await call('admin', 'POST', '/api/admin/backups/', { note: '  avant migration  ' });
-    expect(res.statusCode, res.body).toBe(202);
-    const started = res.json<BackupOut>();
-    expect(Object.keys(started).sort()).toEqual(FIELDS);
+    const started = jsonWithFields<BackupOut>(res, 202, FIELDS);
     expect(started).toMatchObject({
       status: 'RUNNING',
       engine: ENGINE,

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, blogPosts } from '../../server/src/db/schema.ts';
 import { seedBlogDemo } from '../../server/src/db/seed-blog.ts';
 import { slugify } from '../../server/src/repositories/blog.ts';
-import { apiFor, jsonOf, type Method } from './support/api.ts';
+import { apiFor, jsonOf, jsonWithFields, type Method } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
 import { auditEventsOf, seededTenants } from './support/world.ts';
@@ -146,9 +146,7 @@ describe(`blog (${backend})`, () => {
         tags: ['Windows', ' CVE ', 'windows', ''],
       },
     });
-    expect(res.statusCode, res.body).toBe(201);
-    const post = res.json();
-    expect(Object.keys(post).sort()).toEqual(POST_FIELDS);
+    const post = jsonWithFields(res, 201, POST_FIELDS);
     expect(post).toMatchObject({
       title: 'Élévation de privilèges : l’été des correctifs',
       slug: 'elevation-de-privileges-l-ete-des-correctifs',
@@ -449,9 +447,7 @@ describe(`blog (${backend})`, () => {
         [{ name: 'file', filename: 'schéma réseau.png', content: PNG, type: 'image/png' }],
         acme,
       );
-      expect(res.statusCode, res.body).toBe(201);
-      const image = res.json();
-      expect(Object.keys(image).sort()).toEqual(['content_type', 'id', 'size', 'url']);
+      const image = jsonWithFields(res, 201, ['content_type', 'id', 'size', 'url']);
       expect(image).toEqual({
         id: image.id,
         url: `/api/blog/images/${image.id}/`,

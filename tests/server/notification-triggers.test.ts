@@ -24,22 +24,22 @@ import { createTestApp, type TestApp } from './helpers.ts';
 import { apiFor, jsonOf } from './support/api.ts';
 import { backend } from './support/app.ts';
 import { multipart } from './support/http.ts';
+import { testTask } from './support/tasks.ts';
 import { addProject, addUser, seededTenants, userIdsOf } from './support/world.ts';
 
 const LIST = '/api/notifications/notifications/';
 const UPDATE_CVES = 'vulnerabilities.tasks.update_cve_database';
 
 /** Fails every time, with no retry: its single run ends in FAILURE. */
-const failingPlatform: TaskDefinition = {
-  name: 'tests.notifications.failing',
-  label: 'Synchronisation de test',
-  description: 'Échoue toujours.',
-  scope: 'platform',
-  retryLimit: 0,
-  async run() {
+const failingPlatform = testTask(
+  'tests.notifications.failing',
+  'Synchronisation de test',
+  'Échoue toujours.',
+  async () => {
     throw new Error('Source injoignable');
   },
-};
+  { retryLimit: 0 },
+);
 const failingTenant: TaskDefinition = {
   ...failingPlatform,
   name: 'tests.notifications.failing_tenant',

@@ -9,7 +9,7 @@ import { auditEvents, projectActivity, projectDocuments, projects } from '../../
 import { attachmentDisposition, downloadName, safeFileName } from '../../server/src/lib/file-type.ts';
 import { documentMaxBytes, formatLimit } from '../../server/src/routes/api/projects/documents.ts';
 import { createTestApp } from './helpers.ts';
-import { apiFor } from './support/api.ts';
+import { apiFor, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp, withEnv } from './support/app.ts';
 import { BOUNDARY, FORBIDDEN, multipart, multipartBody, NOT_FOUND, type FormPart } from './support/http.ts';
 import { addProject, addUser, auditEventsOf, seededTenants, userIdsOf } from './support/world.ts';
@@ -128,9 +128,7 @@ describe(`project documents (${backend})`, () => {
       { name: 'document_type', value: 'report' },
       { name: 'file', filename: 'rapport-audit.pdf', content: PDF },
     ]);
-    expect(res.statusCode, res.body).toBe(201);
-    const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(DOCUMENT_FIELDS);
+    const body = jsonWithFields(res, 201, DOCUMENT_FIELDS);
     expect(body).toMatchObject({
       name: 'rapport-audit.pdf',
       title: 'Rapport d’audit',

@@ -10,7 +10,7 @@ import {
   projectThreats,
   projectVulnerabilities,
 } from '../../server/src/db/schema.ts';
-import { apiFor, type Method } from './support/api.ts';
+import { apiFor, jsonWithFields, type Method } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { ASSET_ATTRIBUTES } from './support/contract.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
@@ -118,9 +118,7 @@ describe(`project links to assets, findings and threats (${backend})`, () => {
       const res = await call('membre', 'POST', '/api/projects/assets/', {
         payload: { project: p1, asset_id: assetA.id },
       });
-      expect(res.statusCode, res.body).toBe(201);
-      const body = res.json();
-      expect(Object.keys(body).sort()).toEqual(ASSET_FIELDS);
+      const body = jsonWithFields(res, 201, ASSET_FIELDS);
       expect(body).toMatchObject({
         project: p1,
         asset_id: assetA.id,

@@ -20,30 +20,13 @@ import {
 } from '../../server/src/db/schema.ts';
 import { apiFor, jsonOf } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
+import { PROJECT_SPEC_FIELDS, TEAM_MEMBER_FIELDS } from './support/contract.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
 import { addUser, auditEventsOf, seededTenants, userIdsOf, type TenantName } from './support/world.ts';
 
 const LIST = '/api/projects/';
-const PROJECT_FIELDS = [
-  'id',
-  'name',
-  'description',
-  'status',
-  'priority',
-  'completion_percentage',
-  'start_date',
-  'deadline',
-  'created_at',
-  'updated_at',
-  'assets',
-  'vulnerabilities',
-  'tasks',
-  'team_members',
-  'owner',
-  'is_active',
-  'access',
-].sort();
-const MEMBER_FIELDS = ['id', 'name', 'email', 'role', 'is_owner', 'last_active'].sort();
+const PROJECT_FIELDS = [...PROJECT_SPEC_FIELDS, 'access'].sort();
+const MEMBER_FIELDS = [...TEAM_MEMBER_FIELDS].sort();
 const DEMO_NAME = 'Audit de sécurité — Vernier Distribution (portail clients et accès distants)';
 
 interface TeamMember {

@@ -7,11 +7,12 @@ import { processScanReport } from '../../server/src/services/scan-import.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
 import { TASKS } from '../../server/src/tasks/index.ts';
 import { PROCESS_SCAN_REPORT, scanTasks } from '../../server/src/tasks/scan-tasks.ts';
-import type { TaskContext, TaskDefinition } from '../../server/src/tasks/types.ts';
-import { apiFor, jsonOf } from './support/api.ts';
+import type { TaskContext } from '../../server/src/tasks/types.ts';
+import { apiFor, jsonOf, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
 import { auditEventsOf, seededTenants, type TenantName } from './support/world.ts';
+import { testTask } from './support/tasks.ts';
 
 const SCANS_DIR = path.resolve(import.meta.dirname, '../../seed-data/scans');
 const report = (rel: string) => readFileSync(path.join(SCANS_DIR, rel));
@@ -37,17 +38,16 @@ const SCAN_FIELDS = [
 ].sort();
 
 /** Waits on its signal: a RUNNING scan's job that only a cancel ends. */
-const waiting: TaskDefinition = {
-  name: 'tests.scans.waiting',
-  label: 'Attente',
-  description: 'Attend son annulation.',
-  scope: 'tenant',
-  retryLimit: 0,
-  run: (ctx) =>
+const waiting = testTask(
+  'tests.scans.waiting',
+  'Attente',
+  'Attend son annulation.',
+  (ctx) =>
     new Promise((_, reject) =>
       ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
     ),
-};
+  { scope: 'tenant', retryLimit: 0 },
+);
 
 describe(`scans (${backend})`, () => {
   const t = useTestApp({ tasks: [...TASKS, waiting] });
@@ -81,9 +81,7 @@ describe(`scans (${backend})`, () => {
         { name: 'start', value: 'false' },
         { name: 'file', value: content, filename: '../../etc/passwd' },
       ]);
-      expect(res.statusCode, res.body).toBe(201);
-      const scan = res.json();
-      expect(Object.keys(scan).sort()).toEqual(SCAN_FIELDS);
+      const scan = jsonWithFields(res, 201, SCAN_FIELDS);
       expect(scan).toMatchObject({
         // Only the base name of the client's file name is kept, as a label.
         name: 'Import Trivy JSON — passwd',

@@ -9,26 +9,8 @@ import type { TaskContext } from '../../server/src/tasks/types.ts';
 import { signIn } from './helpers.ts';
 import { apiFor } from './support/api.ts';
 import { useTestApp } from './support/app.ts';
+import { SYSTEM_SETTINGS_DEFAULTS } from './support/contract.ts';
 import { auditEventsOf } from './support/world.ts';
-
-const DEFAULTS = {
-  theme: 'light',
-  notifications: true,
-  api_timeout: 10,
-  max_asset_scan_duration: 60,
-  log_retention_days: 30,
-  enable_two_factor_auth: false,
-  debug_mode: false,
-  maintenance_mode: false,
-  app_name: 'Vigie',
-  environment: 'development',
-  max_scan_duration: 3600,
-  default_scan_interval: 86400,
-  notification_email: '',
-  log_level: 'info',
-  timezone: 'UTC',
-  language: 'fr',
-};
 
 const t = useTestApp({ runJobs: false });
 const api = apiFor(t);
@@ -41,7 +23,7 @@ describe('GET and PATCH /api/system/settings/', () => {
   it('answers the spec §3 defaults to an administrator', async () => {
     const res = await call('admin', 'GET', '/api/system/settings/');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(DEFAULTS);
+    expect(res.json()).toEqual(SYSTEM_SETTINGS_DEFAULTS);
   });
 
   it('refuses managers, users and viewers (reading and changing), and records the refusal', async () => {
@@ -88,7 +70,7 @@ describe('GET and PATCH /api/system/settings/', () => {
     expect(fields.secret_key).toEqual(['Paramètre inconnu : « secret_key ».']);
     expect(fields.theme).toEqual(['« theme » doit valoir light, dark.']);
     expect((await t.database.db.select().from(systemSettings)).length).toBe(0);
-    expect((await call('admin', 'GET', '/api/system/settings/')).json()).toEqual(DEFAULTS);
+    expect((await call('admin', 'GET', '/api/system/settings/')).json()).toEqual(SYSTEM_SETTINGS_DEFAULTS);
     expect((await call('admin', 'PATCH', '/api/system/settings/', [1, 2])).statusCode).toBe(400);
   });
 
@@ -98,10 +80,10 @@ describe('GET and PATCH /api/system/settings/', () => {
       timezone: 'Europe/Paris',
     });
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ ...DEFAULTS, log_retention_days: 90, timezone: 'Europe/Paris' });
+    expect(first.json()).toEqual({ ...SYSTEM_SETTINGS_DEFAULTS, log_retention_days: 90, timezone: 'Europe/Paris' });
     const second = await call('admin', 'PATCH', '/api/system/settings/', { app_name: 'Vigie SOC', theme: 'dark' });
     expect(second.json()).toEqual({
-      ...DEFAULTS,
+      ...SYSTEM_SETTINGS_DEFAULTS,
       log_retention_days: 90,
       timezone: 'Europe/Paris',
       app_name: 'Vigie SOC',
@@ -128,7 +110,7 @@ describe('GET and PATCH /api/system/settings/', () => {
       app_name: 'Vigie',
       theme: 'light',
     });
-    expect(back.json()).toEqual(DEFAULTS);
+    expect(back.json()).toEqual(SYSTEM_SETTINGS_DEFAULTS);
   });
 });
 

@@ -8,36 +8,25 @@ import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
-import type { JobQueue, TaskContext, TaskDefinition } from '../../server/src/tasks/types.ts';
+import type { JobQueue, TaskContext } from '../../server/src/tasks/types.ts';
 import { createTestApp, onPostgres, TEST_SECRET, type TestApp } from './helpers.ts';
+import { testTask } from './support/tasks.ts';
 
 /** Which database (so which server process) ran each job. */
 let executions: { id: string; database: Database }[] = [];
 let running: ((ctx: TaskContext) => void) | undefined;
 
-const counted: TaskDefinition = {
-  name: 'tests.tasks.counted',
-  label: 'Tâche comptée',
-  description: 'Note qui la lance.',
-  scope: 'platform',
-  async run(ctx) {
-    executions.push({ id: ctx.taskId, database: ctx.database });
-    await new Promise((r) => setTimeout(r, 100));
-    return { result: 'ok' };
-  },
-};
+const counted = testTask('tests.tasks.counted', 'Tâche comptée', 'Note qui la lance.', async (ctx) => {
+  executions.push({ id: ctx.taskId, database: ctx.database });
+  await new Promise((r) => setTimeout(r, 100));
+  return { result: 'ok' };
+});
 
-const endless: TaskDefinition = {
-  name: 'tests.tasks.endless',
-  label: 'Tâche sans fin',
-  description: "Tourne jusqu'à l'annulation.",
-  scope: 'platform',
-  async run(ctx) {
-    running?.(ctx);
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-    throw new Error('interrompue');
-  },
-};
+const endless = testTask('tests.tasks.endless', 'Tâche sans fin', "Tourne jusqu'à l'annulation.", async (ctx) => {
+  running?.(ctx);
+  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+  throw new Error('interrompue');
+});
 
 const TASKS = [counted, endless];
 

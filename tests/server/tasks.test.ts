@@ -1,10 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
-import type { TaskContext, TaskDefinition } from '../../server/src/tasks/types.ts';
+import type { TaskContext } from '../../server/src/tasks/types.ts';
 import { FORBIDDEN_MESSAGE } from '../../server/src/policies/index.ts';
 import { createTestApp, freshDatabase, onPostgres, type TestApp } from './helpers.ts';
-import { signedIn } from './support/api.ts';
+import { jsonWithFields, signedIn } from './support/api.ts';
 import { backend } from './support/app.ts';
+import { TASK_META_KEYS } from './support/contract.ts';
+import { testTask } from './support/tasks.ts';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -18,81 +20,62 @@ let running = deferred<TaskContext>();
 let failingCalls = 0;
 let seenContexts: TaskContext[] = [];
 
-const quick: TaskDefinition = {
-  name: 'tests.tasks.quick',
-  label: 'Tâche rapide',
-  description: 'Termine tout de suite.',
-  scope: 'platform',
-  async run(ctx) {
-    seenContexts.push(ctx);
-    return { result: '3 CVE traitées : 2 nouvelles, 1 mise à jour', meta: { new_cves: 2, updated_cves: 1 } };
-  },
-};
+const quick = testTask('tests.tasks.quick', 'Tâche rapide', 'Termine tout de suite.', async (ctx) => {
+  seenContexts.push(ctx);
+  return { result: '3 CVE traitées : 2 nouvelles, 1 mise à jour', meta: { new_cves: 2, updated_cves: 1 } };
+});
 
 /** Reports progress, then waits for the test (or for its signal). */
-const gated: TaskDefinition = {
-  name: 'tests.tasks.gated',
-  label: 'Tâche contrôlée',
-  description: 'Attend le feu vert du test.',
-  scope: 'platform',
-  async run(ctx) {
-    await ctx.progress(10);
-    await ctx.progress(40, { new_cves: 5, phase: 'téléchargement' });
-    running.resolve(ctx);
-    await Promise.race([
-      gate.promise,
-      new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
-    ]);
-    return { result: 'Terminé', meta: { new_cves: 7 } };
-  },
-};
+const gated = testTask('tests.tasks.gated', 'Tâche contrôlée', 'Attend le feu vert du test.', async (ctx) => {
+  await ctx.progress(10);
+  await ctx.progress(40, { new_cves: 5, phase: 'téléchargement' });
+  running.resolve(ctx);
+  await Promise.race([
+    gate.promise,
+    new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+  ]);
+  return { result: 'Terminé', meta: { new_cves: 7 } };
+});
 
-const failing: TaskDefinition = {
-  name: 'tests.tasks.failing',
-  label: 'Tâche en échec',
-  description: 'Échoue toujours.',
-  scope: 'platform',
-  retryLimit: 1,
-  async run() {
+const failing = testTask(
+  'tests.tasks.failing',
+  'Tâche en échec',
+  'Échoue toujours.',
+  async () => {
     failingCalls++;
     const err = new Error('Source injoignable');
     err.stack = 'Error: Source injoignable\n    at secret (/srv/internal.ts:1:1)';
     throw err;
   },
-};
+  { retryLimit: 1 },
+);
 
-const tenantTask: TaskDefinition = {
-  name: 'tests.tasks.tenant_work',
-  label: 'Traitement du tenant',
-  description: "Travaille dans l'organisation de l'appelant.",
-  scope: 'tenant',
-  async run(ctx) {
+const tenantTask = testTask(
+  'tests.tasks.tenant_work',
+  'Traitement du tenant',
+  "Travaille dans l'organisation de l'appelant.",
+  async (ctx) => {
     seenContexts.push(ctx);
     return { result: 'ok' };
   },
-};
+  { scope: 'tenant' },
+);
 
-const daily: TaskDefinition = {
-  name: 'tests.tasks.daily',
-  label: 'Mise à jour quotidienne',
-  description: 'Tous les jours.',
-  scope: 'platform',
+const done = async () => ({ result: 'ok' });
+
+const daily = testTask('tests.tasks.daily', 'Mise à jour quotidienne', 'Tous les jours.', done, {
   schedule: { cron: '0 2 * * *', label: 'Tous les jours à 02:00 (UTC)' },
-  async run() {
-    return { result: 'ok' };
-  },
-};
+});
 
-const weekly: TaskDefinition = {
-  name: 'tests.tasks.weekly_index',
-  label: 'Indexation des CVE des 5 dernières années',
-  description: 'Chaque dimanche.',
-  scope: 'platform',
-  schedule: { cron: '0 3 * * 0', label: 'Tous les dimanches à 03:00 (UTC)' },
-  async run() {
-    return { result: 'ok' };
+const weekly = testTask(
+  'tests.tasks.weekly_index',
+  'Indexation des CVE des 5 dernières années',
+  'Chaque dimanche.',
+  done,
+  {
+    schedule: { cron: '0 3 * * 0', label: 'Tous les dimanches à 03:00 (UTC)' },
   },
-};
+);
 
 const TASKS = [quick, gated, failing, tenantTask, daily, weekly];
 
@@ -294,9 +277,13 @@ describe(`background tasks (${backend})`, () => {
 
       const admin = await signedIn(app, 'admin');
       const res = await admin.post(`${BASE}run/`, { task_name: 'tests.tasks.quick', args: { since: '2024-01-01' } });
-      expect(res.statusCode).toBe(202);
-      const launched = res.json<Record<string, unknown>>();
-      expect(Object.keys(launched).sort()).toEqual(['created_at', 'message', 'status', 'task_id', 'task_name']);
+      const launched = jsonWithFields<Record<string, unknown>>(res, 202, [
+        'created_at',
+        'message',
+        'status',
+        'task_id',
+        'task_name',
+      ]);
       expect(launched).toMatchObject({
         task_name: 'tests.tasks.quick',
         status: 'PENDING',
@@ -307,23 +294,9 @@ describe(`background tasks (${backend})`, () => {
       expect(seenContexts[0]!.args).toEqual({ since: '2024-01-01' });
 
       const one = await admin.get(`${BASE}${id}/`);
-      expect(one.statusCode).toBe(200);
-      const task = one.json<Record<string, unknown>>();
-      expect(Object.keys(task).sort()).toEqual(TASK_KEYS);
+      const task = jsonWithFields<Record<string, unknown>>(one, 200, TASK_KEYS);
       expect(task).toMatchObject({ id, name: 'Tâche rapide', full_name: 'tests.tasks.quick', status: 'SUCCESS' });
-      expect(Object.keys(task.meta as object)).toEqual(
-        expect.arrayContaining([
-          'duration',
-          'new_cves',
-          'updated_cves',
-          'error',
-          'attempts',
-          'start_time',
-          'progress',
-          'revoked_by',
-          'reason',
-        ]),
-      );
+      expect(Object.keys(task.meta as object)).toEqual(expect.arrayContaining([...TASK_META_KEYS]));
 
       const all = (await admin.get(BASE)).json<{ recent_tasks: { id: string }[]; scheduled_tasks: unknown[] }>();
       expect(all.recent_tasks.map((r) => r.id)).toEqual([id]);
@@ -433,9 +406,11 @@ describe(`background tasks (${backend})`, () => {
 
       expect((await admin.post(`${BASE}${id}/cancel/`, { reason: 1 })).statusCode).toBe(400);
       const res = await admin.post(`${BASE}${id}/cancel/`, { reason: 'Lancée par erreur' });
-      expect(res.statusCode).toBe(200);
-      const task = res.json<{ status: string; date_done: string | null; meta: Record<string, unknown> }>();
-      expect(Object.keys(task).sort()).toEqual(TASK_KEYS);
+      const task = jsonWithFields<{ status: string; date_done: string | null; meta: Record<string, unknown> }>(
+        res,
+        200,
+        TASK_KEYS,
+      );
       expect(task).toMatchObject({ status: 'REVOKED', meta: { revoked_by: 'admin', reason: 'Lancée par erreur' } });
       expect(task.date_done).toEqual(expect.any(String));
 

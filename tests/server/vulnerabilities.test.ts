@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { assets, cves, cwes, users, vulnerabilities } from '../../server/src/db/schema.ts';
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
-import { apiFor, jsonOf } from './support/api.ts';
+import { apiFor, jsonOf, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN } from './support/http.ts';
 import { auditEventsOf, seededTenants } from './support/world.ts';
@@ -286,9 +286,7 @@ describe(`vulnerabilities API (${backend})`, () => {
   it('creates a finding from a known CVE, copying its facts; same asset and CVE twice is a conflict', async () => {
     const assetId = await acmeAsset('srv-web-01');
     const res = await call('analyste', 'POST', LIST, { payload: { cve_id: 'cve-2099-0001', asset_id: assetId } });
-    expect(res.statusCode, res.body).toBe(201);
-    const created = res.json();
-    expect(Object.keys(created).sort()).toEqual(FIELDS);
+    const created = jsonWithFields(res, 201, FIELDS);
     expect(created).toMatchObject({
       cve_id: 'CVE-2099-0001',
       title: 'Produit de test : exécution de code à distance',

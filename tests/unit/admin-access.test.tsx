@@ -2,7 +2,7 @@ import { act } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { navigate } from 'wouter/use-browser-location';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
-import { Layout } from '../../src/app/layout.tsx';
+import { renderLayout } from './support/layout.tsx';
 import { App, installTwoFactorGate, TwoFactorNotice } from '../../src/app/app.tsx';
 import AdminLayout, { AdminHome } from '../../src/features/admin/admin-shell.tsx';
 import { session } from '../../src/lib/auth/session.ts';
@@ -10,10 +10,7 @@ import { apiRequest, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { twoFactorSetupNotice } from '../../src/lib/two-factor-gate.ts';
 
 // The layout's update prompt needs the PWA plugin's virtual module, absent here.
-vi.mock('../../src/app/update-prompt.ts', async () => {
-  const { signal } = await import('@preact/signals-react');
-  return { updateAvailable: signal(false), reloadToUpdate: () => {} };
-});
+vi.mock('../../src/app/update-prompt.ts', () => import('./support/update-prompt-stub.ts'));
 
 const screen = setupScreen();
 
@@ -36,17 +33,6 @@ async function until(ready: () => boolean) {
   expect(ready()).toBe(true);
 }
 
-async function renderLayout() {
-  act(() =>
-    screen.root.render(
-      <Layout>
-        <p>contenu</p>
-      </Layout>,
-    ),
-  );
-  await settle();
-}
-
 describe('the « Administration » entry', () => {
   it.each([
     ['user', {}],
@@ -56,14 +42,14 @@ describe('the « Administration » entry', () => {
   ])('is hidden from a %s %j', async (role, flags) => {
     signIn(role);
     withProfile(flags);
-    await renderLayout();
+    await renderLayout(screen);
     expect(navLabels()).not.toContain('Administration');
     expect(navLabels()).not.toContain('Utilisateurs');
   });
 
   it('shows to a tenant admin, a superuser, and an admin by membership of the current tenant', async () => {
     signIn('admin');
-    await renderLayout();
+    await renderLayout(screen);
     expect(navLabels()).toContain('Administration');
     expect(navLabels()).not.toContain('Utilisateurs');
     expect(screen.container.querySelector('nav.topnav a[href="/admin"]')).not.toBeNull();
@@ -72,7 +58,7 @@ describe('the « Administration » entry', () => {
       signIn('user');
       withProfile({ is_superuser: true });
     });
-    await renderLayout();
+    await renderLayout(screen);
     expect(navLabels()).toContain('Administration');
 
     act(() => {
@@ -82,7 +68,7 @@ describe('the « Administration » entry', () => {
         tenant_memberships: [{ tenant_id: 't1', role: 'admin' }],
       });
     });
-    await renderLayout();
+    await renderLayout(screen);
     expect(navLabels()).toContain('Administration');
   });
 });

@@ -1,9 +1,8 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, screenQueries, settle, setupScreen, setValue, signIn, withProfile } from './screen-helpers.tsx';
 import BackupsPage, { BACKUP_POLL_MS } from '../../src/features/admin/backups-page.tsx';
 import { fetchBackups, type Backup } from '../../src/features/admin/admin-api.ts';
-import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen({ fakeTimers: true });
 
@@ -32,21 +31,12 @@ const RUNNING: Backup = {
 };
 
 let list: Backup[] = [];
-const text = () => screen.container.textContent ?? '';
-const $ = <T extends Element = HTMLElement>(s: string) => screen.container.querySelector<T>(s)!;
-const button = (label: string) =>
-  [...screen.container.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label)!;
-const writes = () => screen.calls.filter((c) => c.method !== 'GET');
+const { text, $, button, writes } = screenQueries(screen);
 const reads = () => screen.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/admin/backups/').length;
-
-function setValue(el: HTMLInputElement, value: string) {
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-}
 
 beforeEach(() => {
   signIn('admin');
-  session.value = { ...session.value!, profile: { ...session.value!.profile, is_superuser: true } };
+  withProfile({ is_superuser: true });
   list = [DONE];
   screen.handler = (method, url) => {
     if (method === 'GET' && url.pathname === '/api/admin/backups/') return json({ backups: list });
@@ -64,10 +54,7 @@ beforeEach(() => {
   };
 });
 
-async function render() {
-  act(() => screen.root.render(<BackupsPage />));
-  await settle();
-}
+const render = () => screen.render(<BackupsPage />);
 
 describe('BackupsPage', () => {
   it('lists the backups with French statuses, sizes and engines', async () => {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, setupScreen, signIn } from './screen-helpers.tsx';
+import { TENANT } from './support/admin-fixtures.ts';
 import {
   fetchAdminPermissions,
   fetchConfig,
@@ -11,7 +12,6 @@ import {
   updateConfig,
   createTenant,
   type StoredTenants,
-  type Tenant,
 } from '../../src/features/admin/admin-api.ts';
 import { ADMIN_TENANTS_CACHE_KEY, clearAdminLocalData } from '../../src/features/admin/admin-local.ts';
 import { ADMIN_USERS_CACHE_KEY, clearUsersLocalData } from '../../src/features/users/users-local.ts';
@@ -29,25 +29,9 @@ import { ApiError } from '../../src/lib/api-client.ts';
 import { kvGet, kvSet } from '../../src/lib/storage.ts';
 
 // app.tsx reaches the PWA plugin's virtual module through the layout's update prompt, absent here.
-vi.mock('../../src/app/update-prompt.ts', async () => {
-  const { signal } = await import('@preact/signals-react');
-  return { updateAvailable: signal(false), reloadToUpdate: () => {} };
-});
+vi.mock('../../src/app/update-prompt.ts', () => import('./support/update-prompt-stub.ts'));
 
 const screen = setupScreen();
-
-const TENANT: Tenant = {
-  id: '0b5c6a7e-0000-4000-8000-000000000001',
-  name: 'Acme',
-  domain: 'acme.fr',
-  subscription_plan: 'Enterprise',
-  status: 'active',
-  created_at: '2025-05-01T10:00:00.000Z',
-  user_count: 7,
-  contact_email: null,
-  logo_url: null,
-  deleted_at: null,
-};
 
 const paths = () => screen.calls.map((c) => `${c.method} ${c.url.pathname}`);
 

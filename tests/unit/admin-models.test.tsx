@@ -1,6 +1,6 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, screenQueries, settle, setupScreen, setValue, signIn } from './screen-helpers.tsx';
 import ModelsPage from '../../src/features/admin/models-page.tsx';
 import type { AdminModel } from '../../src/features/admin/models-api.ts';
 import { modelBody, parseValue } from '../../src/features/admin/model-rules.ts';
@@ -40,28 +40,9 @@ const MEMBERSHIPS: AdminModel = {
 
 const ROW = { id: 12, name: 'srv-web-01', asset_type: 'server', tags: ['dmz'], criticality: 3, created_at: null };
 
-const text = () => screen.container.textContent ?? '';
-const $ = <T extends Element = HTMLElement>(s: string) => screen.container.querySelector<T>(s)!;
-const button = (label: string) =>
-  [...screen.container.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label)!;
-const writes = () => screen.calls.filter((c) => c.method !== 'GET');
+const { text, $, button, writes } = screenQueries(screen);
 
-function setValue(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, value: string) {
-  const proto =
-    el instanceof HTMLSelectElement
-      ? HTMLSelectElement.prototype
-      : el instanceof HTMLTextAreaElement
-        ? HTMLTextAreaElement.prototype
-        : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
-}
-
-async function render(url = '/admin/models') {
-  window.history.replaceState(null, '', url);
-  act(() => screen.root.render(<ModelsPage />));
-  await settle();
-}
+const render = (url = '/admin/models') => screen.render(<ModelsPage />, url);
 
 beforeEach(() => {
   signIn('admin');

@@ -1,74 +1,29 @@
 import { act, type ReactElement } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, screenQueries, settle, setupScreen, setValue, signIn, withProfile } from './screen-helpers.tsx';
+import { TENANT } from './support/admin-fixtures.ts';
 import SystemSettingsPage from '../../src/features/admin/system-settings-page.tsx';
 import SecurityPoliciesPage from '../../src/features/admin/security-page.tsx';
 import TenantsPage from '../../src/features/admin/tenants-page.tsx';
 import PermissionsPage from '../../src/features/admin/permissions-page.tsx';
 import ConfigPage from '../../src/features/admin/config-page.tsx';
 import LogsPage from '../../src/features/admin/logs-page.tsx';
-import { resetTenantMemory, type Tenant } from '../../src/features/admin/admin-api.ts';
+import { resetTenantMemory } from '../../src/features/admin/admin-api.ts';
 import { clearAdminLocalData } from '../../src/features/admin/admin-local.ts';
 import { UsersPage } from '../../src/features/users/users-page.tsx';
 import { clearUsersLocalData } from '../../src/features/users/users-local.ts';
-import { session } from '../../src/lib/auth/session.ts';
+import { SYSTEM_SETTINGS_DEFAULTS } from '../server/support/contract.ts';
 
 const screen = setupScreen();
 
-const SETTINGS = {
-  theme: 'light',
-  notifications: true,
-  api_timeout: 10,
-  max_asset_scan_duration: 60,
-  log_retention_days: 30,
-  enable_two_factor_auth: false,
-  debug_mode: false,
-  maintenance_mode: false,
-  app_name: 'Vigie',
-  environment: 'development',
-  max_scan_duration: 3600,
-  default_scan_interval: 86400,
-  notification_email: '',
-  log_level: 'info',
-  timezone: 'UTC',
-  language: 'fr',
-};
-
-const TENANT: Tenant = {
-  id: '0b5c6a7e-0000-4000-8000-000000000001',
-  name: 'Acme',
-  domain: 'acme.fr',
-  subscription_plan: 'Enterprise',
-  status: 'active',
-  created_at: '2025-05-01T10:00:00.000Z',
-  user_count: 7,
-  contact_email: null,
-  logo_url: null,
-  deleted_at: null,
-};
-
 function superuser() {
   signIn('admin');
-  session.value = { ...session.value!, profile: { ...session.value!.profile, is_superuser: true } };
+  withProfile({ is_superuser: true });
 }
 
-async function render(element: ReactElement, url = '/admin') {
-  window.history.replaceState(null, '', url);
-  act(() => screen.root.render(element));
-  await settle();
-}
+const render = (element: ReactElement, url = '/admin') => screen.render(element, url);
 
-const text = () => screen.container.textContent ?? '';
-const $ = <T extends Element = HTMLElement>(selector: string) => screen.container.querySelector<T>(selector)!;
-const button = (label: string) =>
-  [...screen.container.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label)!;
-const writes = () => screen.calls.filter((c) => c.method !== 'GET');
-
-function setValue(el: HTMLInputElement | HTMLSelectElement, value: string) {
-  const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
-}
+const { text, $, button, writes } = screenQueries(screen);
 
 async function submit(form: HTMLFormElement) {
   act(() => void form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
@@ -85,7 +40,7 @@ describe('system settings', () => {
   beforeEach(() => {
     superuser();
     screen.handler = (method, _url, body) =>
-      method === 'PATCH' ? json({ ...SETTINGS, ...(body as object) }) : json(SETTINGS);
+      method === 'PATCH' ? json({ ...SYSTEM_SETTINGS_DEFAULTS, ...(body as object) }) : json(SYSTEM_SETTINGS_DEFAULTS);
   });
 
   it('one typed control per spec §3 setting', async () => {
@@ -96,7 +51,7 @@ describe('system settings', () => {
     expect($<HTMLInputElement>('input[name="debug_mode"]').type).toBe('checkbox');
     expect($<HTMLSelectElement>('select[name="environment"]').value).toBe('development');
     expect($<HTMLSelectElement>('select[name="log_level"]').options).toHaveLength(5);
-    for (const key of Object.keys(SETTINGS)) expect($(`[name="${key}"]`), key).not.toBeNull();
+    for (const key of Object.keys(SYSTEM_SETTINGS_DEFAULTS)) expect($(`[name="${key}"]`), key).not.toBeNull();
   });
 
   it('shows a wrong value next to its field and sends nothing', async () => {

@@ -1,8 +1,7 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, screenQueries, settle, setupScreen, signIn, withProfile } from './screen-helpers.tsx';
 import StatusPage, { STATUS_REFRESH_MS } from '../../src/features/admin/status-page.tsx';
-import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen({ fakeTimers: true });
 
@@ -22,7 +21,7 @@ const STATUS = {
 };
 
 const reads = () => screen.calls.filter((c) => c.url.pathname === '/api/admin/status/').length;
-const text = () => screen.container.textContent ?? '';
+const { text } = screenQueries(screen);
 const part = (title: string) => screen.container.querySelector(`section[aria-label="${title}"]`)!;
 
 function setHidden(hidden: boolean) {
@@ -32,14 +31,11 @@ function setHidden(hidden: boolean) {
 
 beforeEach(() => {
   signIn('admin');
-  session.value = { ...session.value!, profile: { ...session.value!.profile, is_superuser: true } };
+  withProfile({ is_superuser: true });
   screen.handler = () => json(STATUS);
 });
 
-async function render() {
-  act(() => screen.root.render(<StatusPage />));
-  await settle();
-}
+const render = () => screen.render(<StatusPage />);
 
 describe('StatusPage', () => {
   it('shows every part with French labels and ok/down badges', async () => {

@@ -8,10 +8,7 @@ import { mayReadAudit } from '../../src/app/layout.tsx';
 import { session } from '../../src/lib/auth/session.ts';
 
 // The layout's update prompt needs the PWA plugin's virtual module, absent here.
-vi.mock('../../src/app/update-prompt.ts', async () => {
-  const { signal } = await import('@preact/signals-react');
-  return { updateAvailable: signal(false), reloadToUpdate: () => {} };
-});
+vi.mock('../../src/app/update-prompt.ts', () => import('./support/update-prompt-stub.ts'));
 
 const screen = setupScreen();
 

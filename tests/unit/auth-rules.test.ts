@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ADMIN_PERMISSION_CODENAMES } from '../server/support/contract.ts';
 import { decodeJwt, jwtExpiresAt, profileFromClaims } from '../../src/lib/auth/jwt.ts';
 import { isStrictProfile, isValidProfile, isValidUserData } from '../../src/lib/auth/profile-rules.ts';
 import {
@@ -103,16 +104,7 @@ describe('roles and permissions (spec §6)', () => {
     expect(FALLBACK_ADMIN_PERMISSIONS).toEqual({
       is_superuser: true,
       is_staff: true,
-      permissions: [
-        'add_user',
-        'change_user',
-        'delete_user',
-        'view_user',
-        'add_group',
-        'change_group',
-        'delete_group',
-        'view_group',
-      ],
+      permissions: ADMIN_PERMISSION_CODENAMES,
       groups: [],
     });
   });

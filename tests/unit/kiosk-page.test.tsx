@@ -1,5 +1,4 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { online } from '../../src/app/connectivity.ts';
@@ -7,11 +6,8 @@ import KioskPage from '../../src/app/kiosk/kiosk-page.tsx';
 import { nextRefreshDelay, parseKioskConfig } from '../../src/app/kiosk/kiosk-config.ts';
 import { dataAge } from '../../src/app/kiosk/kiosk-panels.tsx';
 import vulnerabilitySample from '../../sample-data/vulnerability-summary.json';
+import { mountEachTest } from './support/mount.tsx';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
 let calls: { url: URL }[];
 let down: boolean;
 
@@ -111,26 +107,23 @@ beforeEach(() => {
       return answer(url);
     },
   });
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
 });
 afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
   resetApiClient();
   vi.useRealTimers();
   online.value = true;
   Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
 });
 
+const view = mountEachTest();
+
 async function render(url: string) {
   window.history.replaceState(null, '', url);
-  act(() => root.render(<KioskPage />));
+  view.render(<KioskPage />);
   await settle();
 }
 
-const title = () => container.querySelector('.kiosk-title')!.textContent;
+const title = () => view.container.querySelector('.kiosk-title')!.textContent;
 
 describe('kiosk configuration', () => {
   it('reads panels and interval from the URL, with defaults', () => {
@@ -166,19 +159,19 @@ describe('kiosk configuration', () => {
 describe('KioskPage', () => {
   it('renders without the layout chrome, dark, and rotates panels on the interval', async () => {
     await render('/kiosk?panels=overview,tasks,vulnerabilities&interval=10');
-    const kiosk = container.querySelector('.kiosk')!;
+    const kiosk = view.container.querySelector('.kiosk')!;
     expect(kiosk.classList.contains('theme-dark')).toBe(true);
-    expect(container.querySelector('nav')).toBeNull();
+    expect(view.container.querySelector('nav')).toBeNull();
     expect(title()).toBe('Vue d’ensemble');
-    expect(container.querySelector('[data-panel="overview"]')!.textContent).toContain('248');
+    expect(view.container.querySelector('[data-panel="overview"]')!.textContent).toContain('248');
     await advance(10_000);
     expect(title()).toBe('Tâches de fond');
-    const tasks = container.querySelector('[data-panel="tasks"]')!;
+    const tasks = view.container.querySelector('[data-panel="tasks"]')!;
     expect(tasks.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('63');
     expect(tasks.textContent).toContain('Délai dépassé');
     await advance(10_000);
     expect(title()).toBe('Vulnérabilités');
-    const vulns = container.querySelector('[data-panel="vulnerabilities"]')!;
+    const vulns = view.container.querySelector('[data-panel="vulnerabilities"]')!;
     expect(vulns.querySelector('.data-origin')!.textContent).toBe('Données d’exemple');
     expect(vulns.querySelector('[data-severity="critical"]')!.textContent).toContain('14');
     // Sample figures never pass for live ones across a room: a large notice, each figure marked, no age.
@@ -190,11 +183,11 @@ describe('KioskPage', () => {
     for (const f of figures) expect(f.nextElementSibling?.textContent).toBe('exemple');
     expect(vulns.querySelector('.kiosk-age')).toBeNull();
     // A live panel carries neither.
-    const overview = () => container.querySelector('[data-panel="overview"]');
+    const overview = () => view.container.querySelector('[data-panel="overview"]');
     expect(overview()?.querySelector('.kiosk-sample') ?? null).toBeNull();
     await advance(10_000);
     expect(title()).toBe('Vue d’ensemble');
-    expect(container.querySelector('.kiosk-steps [aria-current="step"]')!.textContent).toBe('Vue d’ensemble');
+    expect(view.container.querySelector('.kiosk-steps [aria-current="step"]')!.textContent).toBe('Vue d’ensemble');
   });
 
   it('loads every panel once up front and shows the age of the last good data', async () => {
@@ -207,7 +200,7 @@ describe('KioskPage', () => {
       '/api/threats/summary/',
       '/api/vulnerabilities/summary/',
     ]);
-    const age = () => container.querySelector('.kiosk-age')!.textContent.replace(/\s/g, ' ');
+    const age = () => view.container.querySelector('.kiosk-age')!.textContent.replace(/\s/g, ' ');
     expect(age()).toMatch(/^Données de \d\d:\d\d, à l’instant$/);
     down = true;
     await advance(3 * 60_000);
@@ -216,11 +209,11 @@ describe('KioskPage', () => {
 
   it('keeps the last data and shows the offline banner when the backend fails, then recovers by itself', async () => {
     await render('/kiosk?panels=overview');
-    expect(container.querySelector('.kiosk-banner')).toBeNull();
+    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
     down = true;
     await advance(60_000);
-    expect(container.querySelector('.kiosk-banner')!.textContent).toContain('Serveur injoignable');
-    const panel = container.querySelector('[data-panel="overview"]')!;
+    expect(view.container.querySelector('.kiosk-banner')!.textContent).toContain('Serveur injoignable');
+    const panel = view.container.querySelector('[data-panel="overview"]')!;
     expect(panel.textContent).toContain('248');
     expect(panel.querySelector('.kiosk-stale')!.textContent).toContain('dernières données affichées');
     // Backoff: 5 s, then 10 s.
@@ -232,8 +225,8 @@ describe('KioskPage', () => {
     down = false;
     await advance(5_000);
     expect(calls.length).toBe(before + 2);
-    expect(container.querySelector('.kiosk-banner')).toBeNull();
-    expect(container.querySelector('.kiosk-stale')).toBeNull();
+    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
+    expect(view.container.querySelector('.kiosk-stale')).toBeNull();
   });
 
   it('shows the offline banner when the browser is offline, and refreshes when it comes back', async () => {
@@ -241,22 +234,22 @@ describe('KioskPage', () => {
     act(() => {
       online.value = false;
     });
-    expect(container.querySelector('.kiosk-banner')!.textContent).toContain('Hors ligne');
+    expect(view.container.querySelector('.kiosk-banner')!.textContent).toContain('Hors ligne');
     const before = calls.length;
     act(() => {
       online.value = true;
       window.dispatchEvent(new Event('online'));
     });
     await settle();
-    expect(container.querySelector('.kiosk-banner')).toBeNull();
+    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
     expect(calls.length).toBe(before + 1);
   });
 
   it('never shows a blank panel when the first load fails', async () => {
     down = true;
     await render('/kiosk?panels=threats');
-    expect(container.querySelector('.kiosk-unavailable')!.textContent).toContain('Données indisponibles');
-    expect(container.querySelector('.kiosk-banner')).not.toBeNull();
+    expect(view.container.querySelector('.kiosk-unavailable')!.textContent).toContain('Données indisponibles');
+    expect(view.container.querySelector('.kiosk-banner')).not.toBeNull();
   });
 
   it('slows its refresh while the page is hidden, and refreshes at once when visible again', async () => {
@@ -276,7 +269,7 @@ describe('KioskPage', () => {
 
   it('hides the cursor after inactivity and shows it again on movement', async () => {
     await render('/kiosk?panels=overview');
-    const kiosk = container.querySelector('.kiosk')!;
+    const kiosk = view.container.querySelector('.kiosk')!;
     expect(kiosk.classList.contains('kiosk-idle')).toBe(false);
     await advance(3_000);
     expect(kiosk.classList.contains('kiosk-idle')).toBe(true);
@@ -293,8 +286,7 @@ describe('KioskPage', () => {
     try {
       await render('/kiosk?panels=overview');
       expect(request).toHaveBeenCalledWith('screen');
-      act(() => root.unmount());
-      root = createRoot(container);
+      view.unmount();
       expect(release).toHaveBeenCalled();
     } finally {
       delete (navigator as { wakeLock?: unknown }).wakeLock;

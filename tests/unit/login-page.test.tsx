@@ -1,49 +1,36 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { mountEachTest } from './support/mount.tsx';
 import { LoginPage } from '../../src/features/auth/login-page.tsx';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
+const view = mountEachTest();
 
 function render(url: string) {
   window.history.replaceState(null, '', url);
-  act(() => root.render(<LoginPage />));
+  view.render(<LoginPage />);
 }
 
 describe('LoginPage', () => {
   it('has labelled username and password fields and a "Se connecter" button', () => {
     render('/login');
-    const user = container.querySelector<HTMLInputElement>('#username')!;
-    const pass = container.querySelector<HTMLInputElement>('#password')!;
-    expect(container.querySelector('label[for="username"]')!.textContent).toBe("Nom d'utilisateur");
-    expect(container.querySelector('label[for="password"]')!.textContent).toBe('Mot de passe');
+    const user = view.container.querySelector<HTMLInputElement>('#username')!;
+    const pass = view.container.querySelector<HTMLInputElement>('#password')!;
+    expect(view.container.querySelector('label[for="username"]')!.textContent).toBe("Nom d'utilisateur");
+    expect(view.container.querySelector('label[for="password"]')!.textContent).toBe('Mot de passe');
     expect(pass.type).toBe('password');
     expect(user.autocomplete).toBe('username');
-    expect(container.querySelector('button[type="submit"]')!.textContent).toBe('Se connecter');
+    expect(view.container.querySelector('button[type="submit"]')!.textContent).toBe('Se connecter');
   });
 
   it('shows the spec §5 messages for a missing username, then a missing password', () => {
     render('/login');
-    const form = container.querySelector('form')!;
+    const form = view.container.querySelector('form')!;
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe('Username is required');
+    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Username is required');
 
-    const user = container.querySelector<HTMLInputElement>('#username')!;
+    const user = view.container.querySelector<HTMLInputElement>('#username')!;
     act(() => {
       // React ignores a plain `.value =`; the prototype setter is how a real keystroke updates it.
       // eslint-disable-next-line @typescript-eslint/unbound-method
@@ -54,7 +41,7 @@ describe('LoginPage', () => {
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
-    expect(container.querySelector('[role="alert"]')!.textContent).toBe('Password is required');
+    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Password is required');
   });
 
   it.each([
@@ -62,6 +49,6 @@ describe('LoginPage', () => {
     ['/login?profile_error', 'Impossible de récupérer le profil utilisateur après connexion'],
   ])('explains the %s flag', (url, message) => {
     render(url);
-    expect(container.querySelector('[role="status"]')!.textContent).toBe(message);
+    expect(view.container.querySelector('[role="status"]')!.textContent).toBe(message);
   });
 });

@@ -13,13 +13,10 @@ import { clearLocalNotifications, markAsRead } from '../../src/features/notifica
 import { clearSession, session } from '../../src/lib/auth/session.ts';
 import { db } from '../../src/lib/storage.ts';
 import { setClientEnvironment } from '../../src/lib/api-client.ts';
-import { Layout } from '../../src/app/layout.tsx';
+import { renderLayout } from './support/layout.tsx';
 
 // The layout's update prompt needs the PWA plugin's virtual module, absent here.
-vi.mock('../../src/app/update-prompt.ts', async () => {
-  const { signal } = await import('@preact/signals-react');
-  return { updateAvailable: signal(false), reloadToUpdate: () => {} };
-});
+vi.mock('../../src/app/update-prompt.ts', () => import('./support/update-prompt-stub.ts'));
 
 const screen = setupScreen();
 
@@ -61,6 +58,12 @@ afterEach(() => {
   vi.useRealTimers();
   vi.restoreAllMocks();
 });
+
+/** Starts the unread count and the stream, and lets their first answers come. */
+async function start(opts?: Parameters<typeof startNotifications>[0]) {
+  stop = startNotifications(opts);
+  await settle();
+}
 
 /** Fake milliseconds until the stream is opened once more (105 ms steps, letting answers settle in between). */
 async function timeToNextOpen(limit = 120_000): Promise<number> {
@@ -111,14 +114,7 @@ describe('the bell', () => {
   it('in the layout for signed-in users: one link to the notifications, « Blog » in the menu', async () => {
     signIn('admin');
     count = 2;
-    act(() =>
-      screen.root.render(
-        <Layout>
-          <p>contenu</p>
-        </Layout>,
-      ),
-    );
-    await settle();
+    await renderLayout(screen);
     const links = [...screen.container.querySelectorAll('a')];
     const named = links.filter((a) => (a.getAttribute('aria-label') ?? a.textContent ?? '').includes('Notifications'));
     expect(named).toHaveLength(1);
@@ -132,14 +128,7 @@ describe('the bell', () => {
 
   it('not there when signed out', async () => {
     session.value = null;
-    act(() =>
-      screen.root.render(
-        <Layout>
-          <p>contenu</p>
-        </Layout>,
-      ),
-    );
-    await settle();
+    await renderLayout(screen);
     expect(screen.container.querySelector('a.nt-bell')).toBeNull();
     expect(countReads()).toBe(0);
     expect(streamOpens()).toBe(0);
@@ -148,8 +137,7 @@ describe('the bell', () => {
 
 describe('the unread count and the stream', () => {
   it('asks for the count at start, every 60 s, and on focus', async () => {
-    stop = startNotifications();
-    await settle();
+    await start();
     expect(unreadCount.value).toBe(3);
     expect(countReads()).toBe(1);
     count = 5;
@@ -172,8 +160,7 @@ describe('the unread count and the stream', () => {
     expect(marks()).toBe(1);
     screen.handler = (_m, url) =>
       url.pathname.endsWith('unread_count/') ? json({ count: 0 }) : json({ id: 7, read: true });
-    stop = startNotifications();
-    await settle();
+    await start();
     expect(marks()).toBe(2);
     // Sent: nothing left for the 'online' event.
     act(() => void window.dispatchEvent(new Event('online')));
@@ -184,8 +171,7 @@ describe('the unread count and the stream', () => {
   it('reconnects with backoff and the current token after the server closes the stream', async () => {
     let current = openStream();
     streamAnswer = () => current.response;
-    stop = startNotifications();
-    await settle();
+    await start();
     expect(streamOpens()).toBe(1);
     current.send('event: unread\ndata: {"count":9}\n\n');
     await settle();
@@ -205,8 +191,7 @@ describe('the unread count and the stream', () => {
 
   it('backs off more after each failed attempt', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.5); // no jitter
-    stop = startNotifications();
-    await settle();
+    await start();
     expect(streamOpens()).toBe(1);
     const first = await timeToNextOpen();
     const second = await timeToNextOpen();
@@ -222,8 +207,7 @@ describe('the unread count and the stream', () => {
   it('no stream while offline or paused (mock API mode); it opens when that ends', async () => {
     Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => false });
     const paused = signal(false);
-    stop = startNotifications({ paused });
-    await settle();
+    await start({ paused });
     expect(streamOpens()).toBe(0);
     Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => true });
     paused.value = true;
@@ -238,8 +222,7 @@ describe('the unread count and the stream', () => {
   it('sign-out stops the stream, resets the bell and drops the local copies', async () => {
     const live = openStream();
     streamAnswer = () => live.response;
-    stop = startNotifications();
-    await settle();
+    await start();
     screen.handler = (_m, url) => {
       if (url.pathname.endsWith('unread_count/')) return json({ count });
       if (url.pathname === '/api/notifications/stream/') return live.response;

@@ -1,34 +1,14 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { json, settle, setupScreen } from './screen-helpers.tsx';
+import { json, paged, settle, setupScreen, setValue } from './screen-helpers.tsx';
+import { DOC, MEMBERS, projectFixture, STAMPS, taskFixture } from './support/project-fixtures.ts';
 import { ProjectView } from '../../src/features/projects/project-page.tsx';
-import type { Project, ProjectAccess } from '../../src/features/projects/project-types.ts';
+import type { ProjectAccess } from '../../src/features/projects/project-types.ts';
 
 const screen = setupScreen();
 
-function project(access: ProjectAccess): Project {
-  return {
-    id: 7,
-    name: 'Audit du SI de production',
-    description: null,
-    status: 'IN_PROGRESS',
-    priority: 'HIGH',
-    completion_percentage: 45,
-    start_date: null,
-    deadline: null,
-    created_at: '2025-02-24T10:12:00Z',
-    updated_at: '2025-06-02T15:40:00Z',
-    assets: [],
-    vulnerabilities: [],
-    tasks: [201],
-    team_members: [],
-    owner: { id: 3, name: 'Claire Moreau', email: 'claire@example.fr' },
-    is_active: true,
-    access,
-  };
-}
-
-const STAMPS = { created_at: '2025-06-01T10:00:00Z', updated_at: '2025-06-01T10:00:00Z' };
+const project = (access: ProjectAccess) => projectFixture({ access });
+const TASK = taskFixture();
 
 const RISK = {
   id: 4,
@@ -84,41 +64,6 @@ const ACTION = {
   is_overdue: false,
   ...STAMPS,
 };
-
-const TASK = {
-  id: 201,
-  project: 7,
-  title: 'Revue des pare-feux',
-  description: '',
-  status: 'IN_PROGRESS',
-  priority: 'HIGH',
-  assignee: null,
-  due_date: null,
-  progress: 30,
-  completed_at: null,
-  is_overdue: false,
-  ...STAMPS,
-};
-
-const DOC = {
-  id: 31,
-  name: 'rapport.pdf',
-  title: 'Rapport d’audit',
-  file: '/api/projects/documents/31/download/',
-  project: 7,
-  description: '',
-  document_type: 'REPORT',
-  file_size: 204800,
-  file_type: 'application/pdf',
-  ...STAMPS,
-};
-
-const MEMBERS = [
-  { id: 3, name: 'Claire Moreau', email: 'claire@example.fr', role: 'ADMIN', is_owner: true, last_active: null },
-  { id: 9, name: 'Karim Benali', email: 'karim@example.fr', role: 'MEMBER', is_owner: false, last_active: null },
-];
-
-const paged = (results: unknown[]) => json({ count: results.length, next: null, previous: null, results });
 
 const OBJECTS: Record<string, object> = {
   '/api/projects/risks/4/': RISK,
@@ -178,12 +123,6 @@ function field<T extends HTMLElement = HTMLInputElement>(f: HTMLFormElement, lab
   return f.querySelector<T>(`#${CSS.escape(lab!.htmlFor)}`)!;
 }
 
-function change(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, value: string) {
-  const proto = Object.getPrototypeOf(el) as object;
-  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
-}
-
 async function submit(f: HTMLFormElement) {
   act(() => {
     f.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
@@ -198,12 +137,12 @@ describe('remediation plan edit', () => {
     await render('remediation');
     await click('[aria-label="Modifier le plan : Durcir le portail"]');
     const f = form('Modifier le plan');
-    act(() => change(field(f, 'Titre *'), 'Durcir le portail web'));
+    act(() => setValue(field(f, 'Titre *'), 'Durcir le portail web'));
     const status = field<HTMLSelectElement>(f, 'Statut');
     expect([...status.options].map((o) => o.textContent)).toEqual(['Brouillon', 'En cours', 'Terminé', 'Annulé']);
-    act(() => change(status, 'IN_PROGRESS'));
-    act(() => change(field<HTMLSelectElement>(f, 'Responsable'), '3'));
-    act(() => change(field(f, 'Échéance'), '2099-03-31'));
+    act(() => setValue(status, 'IN_PROGRESS'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Responsable'), '3'));
+    act(() => setValue(field(f, 'Échéance'), '2099-03-31'));
     await submit(f);
     const patch = writes()[0]!;
     expect(patch.method).toBe('PATCH');
@@ -229,7 +168,7 @@ describe('remediation plan edit', () => {
     await click('[aria-label="Modifier le plan : Durcir le portail"]');
     const f = form('Modifier le plan');
     const select = field<HTMLSelectElement>(f, labelText);
-    act(() => change(select, value));
+    act(() => setValue(select, value));
     await submit(f);
     expect(select.closest('.vm-field')!.querySelector('.vm-field-error')!.textContent).toBe(message);
     expect(select.getAttribute('aria-invalid')).toBe('true');
@@ -252,7 +191,7 @@ describe('remediation plan edit', () => {
     await click('[aria-label="Modifier le plan : Durcir le portail"]');
     const f = form('Modifier le plan');
     const due = field(f, 'Échéance');
-    act(() => change(due, '2099-03-01'));
+    act(() => setValue(due, '2099-03-01'));
     await submit(f);
     expect(due.closest('.vm-field')!.querySelector('.vm-field-error')!.textContent).toBe(
       'Date invalide : format AAAA-MM-JJ attendu.',
@@ -284,7 +223,7 @@ describe('corrective action edit', () => {
       'Karim Benali (karim@example.fr)',
     ]);
     expect(assignee.value).toBe('9');
-    act(() => change(assignee, ''));
+    act(() => setValue(assignee, ''));
     await submit(f);
     const patch = writes()[0]!;
     expect(patch.method).toBe('PATCH');
@@ -296,9 +235,9 @@ describe('corrective action edit', () => {
     await render('remediation');
     await click('[aria-label="Modifier : Activer le WAF"]');
     const f = form('Modifier l’action');
-    act(() => change(field(f, 'Titre *'), 'Activer le WAF en blocage'));
-    act(() => change(field<HTMLTextAreaElement>(f, 'Description'), 'Mode bloquant sur le portail.'));
-    act(() => change(field(f, 'Échéance'), ''));
+    act(() => setValue(field(f, 'Titre *'), 'Activer le WAF en blocage'));
+    act(() => setValue(field<HTMLTextAreaElement>(f, 'Description'), 'Mode bloquant sur le portail.'));
+    act(() => setValue(field(f, 'Échéance'), ''));
     await submit(f);
     expect(writes()[0]!.body).toEqual({
       title: 'Activer le WAF en blocage',
@@ -314,11 +253,11 @@ describe('task edit', () => {
     await render('tasks');
     await click('[aria-label="Modifier : Revue des pare-feux"]');
     const f = form('Modifier la tâche');
-    act(() => change(field(f, 'Titre *'), 'Revue des pare-feux périmétriques'));
-    act(() => change(field<HTMLSelectElement>(f, 'Statut'), 'BLOCKED'));
-    act(() => change(field<HTMLSelectElement>(f, 'Priorité'), 'CRITICAL'));
-    act(() => change(field<HTMLSelectElement>(f, 'Attribuée à'), '9'));
-    act(() => change(field(f, 'Échéance'), '2099-05-01'));
+    act(() => setValue(field(f, 'Titre *'), 'Revue des pare-feux périmétriques'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Statut'), 'BLOCKED'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Priorité'), 'CRITICAL'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Attribuée à'), '9'));
+    act(() => setValue(field(f, 'Échéance'), '2099-05-01'));
     await submit(f);
     const patch = writes()[0]!;
     expect(patch.method).toBe('PATCH');
@@ -337,7 +276,7 @@ describe('task edit', () => {
     await render('tasks');
     await click('.vm-head .btn.primary');
     const f = form('Nouvelle tâche');
-    act(() => change(field(f, 'Titre *'), 'Restitution'));
+    act(() => setValue(field(f, 'Titre *'), 'Restitution'));
     await submit(f);
     expect(writes()[0]!.body).toEqual({
       project: 7,
@@ -354,7 +293,7 @@ describe('risk owner', () => {
     await render('risks');
     await click('[aria-label="Modifier : Fuite de données du portail"]');
     const f = form('Modifier « Fuite de données du portail »');
-    act(() => change(field<HTMLSelectElement>(f, 'Propriétaire du risque'), '3'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Propriétaire du risque'), '3'));
     await submit(f);
     const patch = writes()[0]!;
     expect(patch.method).toBe('PATCH');
@@ -366,8 +305,8 @@ describe('risk owner', () => {
     await render('risks');
     await click('.vm-head .btn.primary');
     const f = form('Nouveau risque');
-    act(() => change(field(f, 'Titre *'), 'Rançongiciel'));
-    act(() => change(field<HTMLSelectElement>(f, 'Propriétaire du risque'), '9'));
+    act(() => setValue(field(f, 'Titre *'), 'Rançongiciel'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Propriétaire du risque'), '9'));
     await submit(f);
     const post = writes()[0]!;
     expect(post.method).toBe('POST');
@@ -380,10 +319,10 @@ describe('document edit', () => {
     await render('documents');
     await click('[data-action="edit"][aria-label="Modifier : Rapport d’audit"]');
     const f = form('Modifier le document');
-    act(() => change(field(f, 'Nom du fichier *'), 'rapport-final.pdf'));
-    act(() => change(field(f, 'Titre'), 'Rapport final'));
-    act(() => change(field<HTMLTextAreaElement>(f, 'Description'), 'Version signée.'));
-    act(() => change(field<HTMLSelectElement>(f, 'Type'), 'EVIDENCE'));
+    act(() => setValue(field(f, 'Nom du fichier *'), 'rapport-final.pdf'));
+    act(() => setValue(field(f, 'Titre'), 'Rapport final'));
+    act(() => setValue(field<HTMLTextAreaElement>(f, 'Description'), 'Version signée.'));
+    act(() => setValue(field<HTMLSelectElement>(f, 'Type'), 'EVIDENCE'));
     await submit(f);
     const patch = writes()[0]!;
     expect(patch.method).toBe('PATCH');
@@ -402,7 +341,7 @@ describe('document edit', () => {
     await click('[data-action="edit"][aria-label="Modifier : Rapport d’audit"]');
     const f = form('Modifier le document');
     const name = field(f, 'Nom du fichier *');
-    act(() => change(name, '  '));
+    act(() => setValue(name, '  '));
     await submit(f);
     expect(name.closest('.vm-field')!.querySelector('.vm-field-error')!.textContent).toBe(
       'Le nom du document est requis.',

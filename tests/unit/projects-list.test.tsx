@@ -1,6 +1,7 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, settle, setupScreen, setValue, signIn } from './screen-helpers.tsx';
+import { projectFixture } from './support/project-fixtures.ts';
 import ProjectsPage from '../../src/features/projects/projects-page.tsx';
 import { validateProject } from '../../src/features/projects/project-rules.ts';
 import type { Project } from '../../src/features/projects/project-types.ts';
@@ -8,26 +9,17 @@ import type { Project } from '../../src/features/projects/project-types.ts';
 const screen = setupScreen();
 
 function project(id: number, extra: Partial<Project> = {}): Project {
-  return {
+  return projectFixture({
     id,
     name: `Projet ${id}`,
     description: 'Audit du SI',
-    status: 'IN_PROGRESS',
-    priority: 'HIGH',
     completion_percentage: 40,
     start_date: '2025-03-01',
     deadline: '2099-07-31',
-    created_at: '2025-02-24T10:12:00Z',
-    updated_at: '2025-06-02T15:40:00Z',
-    assets: [],
-    vulnerabilities: [],
     tasks: [],
-    team_members: [],
-    owner: { id: 3, name: 'Claire Moreau', email: 'claire@example.fr' },
-    is_active: true,
     access: 'manage',
     ...extra,
-  };
+  });
 }
 
 const PAGE = {
@@ -54,12 +46,6 @@ async function render(url = '/projects') {
 const listCalls = () => screen.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/projects/');
 const alert = () => screen.container.querySelector('[role="alert"]')?.textContent;
 const button = (text: string) => [...screen.container.querySelectorAll('button')].find((b) => b.textContent === text)!;
-
-function change(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, value: string) {
-  const proto = Object.getPrototypeOf(el) as object;
-  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
-}
 
 describe('project list', () => {
   it('shows the projects with French status and priority labels', async () => {
@@ -98,7 +84,7 @@ describe('project list', () => {
   it('writes a changed filter into the URL, back at page 1, and reloads', async () => {
     await render('/projects?page=3&priority=LOW');
     const status = screen.container.querySelector<HTMLSelectElement>('.vm-toolbar select')!;
-    act(() => change(status, 'ON_HOLD'));
+    act(() => setValue(status, 'ON_HOLD'));
     await settle();
     const params = new URLSearchParams(window.location.search);
     expect(params.get('status')).toBe('ON_HOLD');
@@ -113,7 +99,7 @@ describe('project list', () => {
   it('sends the text search through the URL', async () => {
     await render();
     const input = screen.container.querySelector<HTMLInputElement>('input[type="search"]')!;
-    act(() => change(input, 'pentest'));
+    act(() => setValue(input, 'pentest'));
     act(() => {
       input.form!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
@@ -175,10 +161,10 @@ describe('project creation', () => {
     submit(form);
     expect(form.querySelector('.vm-field-error')!.textContent).toBe('Le nom du projet est requis.');
     const [name] = form.querySelectorAll<HTMLInputElement>('input:not([type])');
-    act(() => change(name!, 'x'.repeat(201)));
+    act(() => setValue(name!, 'x'.repeat(201)));
     const dates = form.querySelectorAll<HTMLInputElement>('input[type="date"]');
-    act(() => change(dates[0]!, '2025-06-10'));
-    act(() => change(dates[1]!, '2025-06-01'));
+    act(() => setValue(dates[0]!, '2025-06-10'));
+    act(() => setValue(dates[1]!, '2025-06-01'));
     submit(form);
     const errors = [...form.querySelectorAll('.vm-field-error')].map((e) => e.textContent);
     expect(errors).toEqual([
@@ -212,7 +198,7 @@ describe('project creation', () => {
     const form = await openForm();
     screen.handler = (method) => (method === 'POST' ? answer() : json(PAGE));
     const [name] = form.querySelectorAll<HTMLInputElement>('input:not([type])');
-    act(() => change(name!, '  Audit PCI DSS  '));
+    act(() => setValue(name!, '  Audit PCI DSS  '));
     submit(form);
     await settle();
     return form;

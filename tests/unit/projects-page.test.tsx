@@ -1,34 +1,22 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
+import { json, paged, settle, setupScreen, setValue, signIn } from './screen-helpers.tsx';
+import { DOC, MEMBERS, projectFixture, taskFixture } from './support/project-fixtures.ts';
 import { ProjectView } from '../../src/features/projects/project-page.tsx';
 import { parseProgress } from '../../src/features/projects/project-rules.ts';
-import type { Project, ProjectAccess } from '../../src/features/projects/project-types.ts';
+import type { ProjectAccess } from '../../src/features/projects/project-types.ts';
 import { session } from '../../src/lib/auth/session.ts';
 
 const screen = setupScreen();
 
-function project(access: ProjectAccess | undefined): Project {
-  return {
-    id: 7,
-    name: 'Audit du SI de production',
+const project = (access: ProjectAccess | undefined) =>
+  projectFixture({
     description: 'Revue des configurations.',
-    status: 'IN_PROGRESS',
-    priority: 'HIGH',
-    completion_percentage: 45,
     start_date: '2025-03-03',
     deadline: '2099-07-31',
-    created_at: '2025-02-24T10:12:00Z',
-    updated_at: '2025-06-02T15:40:00Z',
     assets: [101],
-    vulnerabilities: [],
-    tasks: [201],
-    team_members: [],
-    owner: { id: 3, name: 'Claire Moreau', email: 'claire@example.fr' },
-    is_active: true,
     ...(access ? { access } : {}),
-  };
-}
+  });
 
 const MATRIX = [
   [0, 0, 0, 2], // impact 1: likelihood 4 → 2
@@ -72,42 +60,7 @@ const DASHBOARD = {
   ],
 };
 
-const TASK = {
-  id: 201,
-  project: 7,
-  title: 'Revue des pare-feux',
-  description: '',
-  status: 'IN_PROGRESS',
-  priority: 'HIGH',
-  assignee: null,
-  due_date: '2099-01-01',
-  progress: 30,
-  completed_at: null,
-  is_overdue: false,
-  created_at: '2025-06-01T10:00:00Z',
-  updated_at: '2025-06-01T10:00:00Z',
-};
-
-const DOC = {
-  id: 31,
-  name: 'rapport.pdf',
-  title: 'Rapport d’audit',
-  file: '/api/projects/documents/31/download/',
-  project: 7,
-  description: '',
-  document_type: 'REPORT',
-  file_size: 204800,
-  file_type: 'application/pdf',
-  created_at: '2025-06-01T10:00:00Z',
-  updated_at: '2025-06-01T10:00:00Z',
-};
-
-const MEMBERS = [
-  { id: 3, name: 'Claire Moreau', email: 'claire@example.fr', role: 'ADMIN', is_owner: true, last_active: null },
-  { id: 9, name: 'Karim Benali', email: 'karim@example.fr', role: 'MEMBER', is_owner: false, last_active: null },
-];
-
-const paged = (results: unknown[]) => json({ count: results.length, next: null, previous: null, results });
+const TASK = taskFixture({ due_date: '2099-01-01' });
 
 function routes(access: ProjectAccess | undefined, headers: Record<string, string> = {}) {
   return (method: string, url: URL) => {
@@ -143,12 +96,6 @@ const tab = (id: string) => screen.container.querySelector<HTMLButtonElement>(`[
 async function openTab(id: string) {
   act(() => tab(id).click());
   await settle();
-}
-
-function change(el: HTMLInputElement | HTMLSelectElement, value: string) {
-  const proto = Object.getPrototypeOf(el) as object;
-  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
 }
 
 describe('project page', () => {
@@ -307,7 +254,7 @@ describe('access', () => {
     expect(text()).toContain('Propriétaire');
     expect(screen.calls.some((c) => c.url.pathname === '/api/admin/users/')).toBe(false);
     const input = screen.container.querySelector<HTMLInputElement>('.pj-inline-form input')!;
-    act(() => change(input, '12'));
+    act(() => setValue(input, '12'));
     act(() => {
       input.form!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
@@ -332,7 +279,7 @@ describe('progress updates', () => {
     await render('/projects/7?tab=tasks');
     const form = screen.container.querySelector<HTMLFormElement>('.pj-progress-form')!;
     const input = form.querySelector('input')!;
-    act(() => change(input, value));
+    act(() => setValue(input, value));
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
@@ -347,7 +294,7 @@ describe('progress updates', () => {
   it('sends a valid integer to update_progress', async () => {
     await render('/projects/7?tab=tasks');
     const form = screen.container.querySelector<HTMLFormElement>('.pj-progress-form')!;
-    act(() => change(form.querySelector('input')!, '75'));
+    act(() => setValue(form.querySelector('input')!, '75'));
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });

@@ -1,4 +1,4 @@
-import { act } from 'react';
+import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
@@ -22,6 +22,8 @@ export interface Screen {
   readonly root: Root;
   readonly calls: RecordedCall[];
   handler: ScreenHandler;
+  /** Renders `element` inside act (at `url` when one is given), then lets it settle. */
+  render: (element: ReactNode, url?: string) => Promise<void>;
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -32,6 +34,45 @@ export function signIn(role: string) {
   session.value = {
     tokens: { access_token: 'tok', refresh_token: 'ref', expires_at: Date.now() + 3_600_000 },
     profile: { id: 1, username: 'ana', email: 'ana@example.fr', role },
+  };
+}
+
+/** Changes the signed-in profile (its flags, say), keeping the rest of the session. */
+export function withProfile(changes: Record<string, unknown>) {
+  session.value = { ...session.value!, profile: { ...session.value!.profile, ...changes } };
+}
+
+/** A paged list answer holding `results`, all on one page. */
+export const paged = (results: unknown[]) => json({ count: results.length, next: null, previous: null, results });
+
+/**
+ * Sets a form field's value as typing or picking does, and fires the event React listens for: `change` on a
+ * select, `input` on the others. Not wrapped in act: see typeInto.
+ */
+export function setValue(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, value: string) {
+  const proto =
+    el instanceof HTMLSelectElement
+      ? HTMLSelectElement.prototype
+      : el instanceof HTMLTextAreaElement
+        ? HTMLTextAreaElement.prototype
+        : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
+  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+}
+
+/** setValue inside act. */
+export function typeInto(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, value: string) {
+  act(() => setValue(el, value));
+}
+
+/** What tests read on a screen: its text, an element, a button by its exact label, and the writes it sent. */
+export function screenQueries(screen: Screen) {
+  return {
+    text: () => screen.container.textContent ?? '',
+    $: <T extends Element = HTMLElement>(selector: string) => screen.container.querySelector<T>(selector)!,
+    button: (label: string) =>
+      [...screen.container.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label)!,
+    writes: () => screen.calls.filter((c) => c.method !== 'GET'),
   };
 }
 
@@ -50,11 +91,20 @@ export async function settle() {
  * `user`) and tear everything down again. Call once at the top of a test file.
  */
 export function setupScreen({ fakeTimers = false }: { fakeTimers?: boolean } = {}): Screen {
-  const screen = { calls: [], handler: () => json({}) } as unknown as {
+  const screen = {
+    calls: [],
+    handler: () => json({}),
+    async render(element: ReactNode, url?: string) {
+      if (url !== undefined) window.history.replaceState(null, '', url);
+      act(() => screen.root.render(element));
+      await settle();
+    },
+  } as unknown as {
     container: HTMLDivElement;
     root: Root;
     calls: RecordedCall[];
     handler: ScreenHandler;
+    render: (element: ReactNode, url?: string) => Promise<void>;
   };
 
   beforeEach(() => {

@@ -7,6 +7,12 @@ import notificationsEmpty from '../../sample-data/notifications-empty.json';
 import projects from '../../sample-data/projects.json';
 import taskLaunch from '../../sample-data/task-launch.json';
 import vulnerabilitySummary from '../../sample-data/vulnerability-summary.json';
+import {
+  PROJECT_SPEC_FIELDS,
+  TASK_META_KEYS,
+  TEAM_MEMBER_FIELDS,
+  VULNERABILITY_SUMMARY_SPEC_FIELDS,
+} from '../server/support/contract.ts';
 
 const NOW = new Date('2025-06-02T10:30:00Z');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,7 +28,7 @@ function serve(method: string, pathname: string, extra: Partial<SampleContext> =
   return sampleBody(area, ctx(pathname, { method, ...extra }));
 }
 
-function expectKeys(value: unknown, keys: string[]) {
+function expectKeys(value: unknown, keys: readonly string[]) {
   expect(value).toBeTypeOf('object');
   expect(value).not.toBeNull();
   for (const key of keys) expect(value, key).toHaveProperty([key]);
@@ -130,25 +136,6 @@ describe('sampleAreaOf: which spec §8 area a URL belongs to', () => {
 });
 
 describe('projects sample (spec §3 Project)', () => {
-  const fields = [
-    'id',
-    'name',
-    'description',
-    'status',
-    'priority',
-    'completion_percentage',
-    'start_date',
-    'deadline',
-    'created_at',
-    'updated_at',
-    'assets',
-    'vulnerabilities',
-    'tasks',
-    'team_members',
-    'owner',
-    'is_active',
-  ];
-
   it('is a paged list of 2 to 3 projects with every spec §3 field and the seen status and priority values', () => {
     const list = serve('GET', '/api/projects/') as typeof projects;
     expectKeys(list, ['count', 'next', 'previous', 'results']);
@@ -158,14 +145,14 @@ describe('projects sample (spec §3 Project)', () => {
     expect(list.results.length).toBeLessThanOrEqual(3);
     expect(list.count).toBe(list.results.length);
     for (const project of list.results) {
-      expectKeys(project, fields);
+      expectKeys(project, PROJECT_SPEC_FIELDS);
       expect(['PLANNED', 'IN_PROGRESS', 'COMPLETED']).toContain(project.status);
       expect(['MEDIUM', 'HIGH', 'CRITICAL']).toContain(project.priority);
       // The owner as the API presents it (docs/api-projects.md), and only read access: sample data is never edited.
       expectKeys(project.owner, ['id', 'name', 'email']);
       expect(project.access).toBe('read');
       for (const member of project.team_members) {
-        expectKeys(member, ['id', 'name', 'email', 'role', 'is_owner', 'last_active']);
+        expectKeys(member, TEAM_MEMBER_FIELDS);
         expect(['ADMIN', 'MEMBER', 'VIEWER']).toContain(member.role);
       }
     }
@@ -193,17 +180,7 @@ describe('celery sample (spec §3 Background task, Scheduled task; spec §9)', (
     );
     for (const task of all.recent_tasks) {
       expectKeys(task, ['id', 'name', 'full_name', 'status', 'date_done', 'result', 'meta']);
-      expectKeys(task.meta, [
-        'duration',
-        'new_cves',
-        'updated_cves',
-        'error',
-        'attempts',
-        'start_time',
-        'progress',
-        'revoked_by',
-        'reason',
-      ]);
+      expectKeys(task.meta, TASK_META_KEYS);
       if (task.date_done !== null) expect(Number.isNaN(Date.parse(task.date_done))).toBe(false);
     }
     const failure = all.recent_tasks.find((t) => t.status === 'FAILURE')!;
@@ -240,14 +217,7 @@ describe('celery sample (spec §3 Background task, Scheduled task; spec §9)', (
 describe('vulnerability dashboard summary sample (spec §3, §8)', () => {
   it('has every spec §3 field and a severity distribution summing to the total', () => {
     const summary = serve('GET', '/api/vulnerabilities/summary/') as typeof vulnerabilitySummary;
-    expectKeys(summary, [
-      'total_vulnerabilities',
-      'severity_distribution',
-      'recently_added',
-      'top_affected_assets',
-      'top_cwe_categories',
-      'vulnerability_trends',
-    ]);
+    expectKeys(summary, VULNERABILITY_SUMMARY_SPEC_FIELDS);
     const d = summary.severity_distribution;
     expectKeys(d, ['critical', 'high', 'medium', 'low', 'info']);
     expect(Object.keys(d).sort()).toEqual(['critical', 'high', 'info', 'low', 'medium']);

@@ -1,5 +1,4 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useSignals } from '@preact/signals-react/runtime';
 import { useCanWrite } from '../../src/lib/auth/can-write.ts';
@@ -8,8 +7,7 @@ import { session, switchTenant } from '../../src/lib/auth/session.ts';
 import type { UserProfile } from '../../src/lib/auth/types.ts';
 import { canWriteVulnerabilities } from '../../src/features/vulnerabilities/permissions.ts';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { mountEachTest } from './support/mount.tsx';
 
 const ACME = '11111111-1111-4111-8111-111111111111';
 const HORIZON = '22222222-2222-4222-8222-222222222222';
@@ -39,9 +37,6 @@ function Gate() {
   return <p>{useCanWrite() ? 'écriture' : 'lecture seule'}</p>;
 }
 
-let container: HTMLDivElement;
-let root: Root;
-
 beforeEach(() => {
   resetApiClient();
   // The profile reload after a switch answers with the same profile, current tenant moved.
@@ -59,16 +54,13 @@ beforeEach(() => {
     tokens: { access_token: 'a.b.c', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
     profile,
   };
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
 });
 
 afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
   session.value = undefined;
 });
+
+const view = mountEachTest();
 
 describe('write rights follow the current tenant, not the sign-in', () => {
   it('reads the role held in the tenant chosen in the switcher', () => {
@@ -81,19 +73,19 @@ describe('write rights follow the current tenant, not the sign-in', () => {
   });
 
   it('hides write actions at once after switching to a tenant where the user only reads, and shows them back', async () => {
-    act(() => root.render(<Gate />));
-    expect(container.textContent).toBe('écriture');
+    view.render(<Gate />);
+    expect(view.container.textContent).toBe('écriture');
     await act(async () => {
       await switchTenant(HORIZON);
     });
-    expect(container.textContent).toBe('lecture seule');
+    expect(view.container.textContent).toBe('lecture seule');
     expect(canWriteVulnerabilities()).toBe(false);
     // The profile was read again as seen in the new tenant.
     expect(session.value?.profile.current_tenant?.id).toBe(HORIZON);
     await act(async () => {
       await switchTenant(ACME);
     });
-    expect(container.textContent).toBe('écriture');
+    expect(view.container.textContent).toBe('écriture');
     expect(canWriteVulnerabilities()).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import {
   RISK_STATUSES,
   RISK_TREATMENTS,
 } from '../domain/project-vocabulary.ts';
+import type { TProperties } from 'typebox';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 
 // docs/api-projects.md ("Risks", "Remediation plans and corrective actions", "Tasks"): exactly these fields leave
@@ -21,12 +22,29 @@ const progress = Type.Integer({ minimum: 0, maximum: 100 });
 const instant = Type.String({ format: 'date-time' });
 const level = Choice(RISK_LEVELS);
 
-export const RiskSchema = Type.Object(
+/**
+ * A work object's reply: its id, its parent (a plan's risk, an action's plan) and project, its title and
+ * description, its own fields, then its dates — the order the fields leave the server in.
+ */
+const WorkObject = <P extends TProperties, O extends TProperties>(title: string, parent: P, own: O) =>
+  Type.Object(
+    {
+      id,
+      ...parent,
+      project: id,
+      title: Type.String(),
+      description: Type.String(),
+      ...own,
+      created_at: instant,
+      updated_at: instant,
+    },
+    { title },
+  );
+
+export const RiskSchema = WorkObject(
+  'Risk',
+  {},
   {
-    id,
-    project: id,
-    title: Type.String(),
-    description: Type.String(),
     scenario: Type.String(),
     asset: ref,
     threat: ref,
@@ -43,20 +61,14 @@ export const RiskSchema = Type.Object(
     status: Choice(RISK_STATUSES),
     owner: ref,
     remediation_plan: ref,
-    created_at: instant,
-    updated_at: instant,
   },
-  { title: 'Risk' },
 );
 export type Risk = Static<typeof RiskSchema>;
 
-export const RemediationPlanSchema = Type.Object(
+export const RemediationPlanSchema = WorkObject(
+  'RemediationPlan',
+  { risk: id },
   {
-    id,
-    risk: id,
-    project: id,
-    title: Type.String(),
-    description: Type.String(),
     status: Choice(PLAN_STATUSES),
     target_likelihood: score,
     target_impact: score,
@@ -64,39 +76,28 @@ export const RemediationPlanSchema = Type.Object(
     due_date: day,
     progress,
     actions_count: Type.Integer({ minimum: 0 }),
-    created_at: instant,
-    updated_at: instant,
   },
-  { title: 'RemediationPlan' },
 );
 export type RemediationPlan = Static<typeof RemediationPlanSchema>;
 
-export const CorrectiveActionSchema = Type.Object(
+export const CorrectiveActionSchema = WorkObject(
+  'CorrectiveAction',
+  { remediation_plan: id },
   {
-    id,
-    remediation_plan: id,
-    project: id,
-    title: Type.String(),
-    description: Type.String(),
     assignee: ref,
     due_date: day,
     progress,
     status: Choice(['TODO', 'IN_PROGRESS', 'DONE'] as const, { description: 'Déduit de la progression' }),
     completed_at: Nullable(instant),
     is_overdue: Type.Boolean(),
-    created_at: instant,
-    updated_at: instant,
   },
-  { title: 'CorrectiveAction' },
 );
 export type CorrectiveAction = Static<typeof CorrectiveActionSchema>;
 
-export const ProjectTaskSchema = Type.Object(
+export const ProjectTaskSchema = WorkObject(
+  'ProjectTask',
+  {},
   {
-    id,
-    project: id,
-    title: Type.String(),
-    description: Type.String(),
     status: Choice(PROJECT_TASK_STATUSES),
     priority: Choice(PROJECT_PRIORITIES),
     assignee: ref,
@@ -104,12 +105,15 @@ export const ProjectTaskSchema = Type.Object(
     progress,
     completed_at: Nullable(instant),
     is_overdue: Type.Boolean(),
-    created_at: instant,
-    updated_at: instant,
   },
-  { title: 'ProjectTask' },
 );
 export type ProjectTask = Static<typeof ProjectTaskSchema>;
+
+/** The dates every work object ends with. */
+const stamps = (row: { createdAt: Date; updatedAt: Date }) => ({
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
 
 export function presentRisk(r: RiskRow): Risk {
   const initial = r.likelihood * r.impact;
@@ -135,8 +139,7 @@ export function presentRisk(r: RiskRow): Risk {
     status: r.status,
     owner: r.ownerId,
     remediation_plan: r.planId,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
+    ...stamps(r),
   };
 }
 
@@ -154,8 +157,7 @@ export function presentPlan(p: PlanRow): RemediationPlan {
     due_date: p.dueDate,
     progress: p.progress,
     actions_count: p.actionsCount,
-    created_at: p.createdAt.toISOString(),
-    updated_at: p.updatedAt.toISOString(),
+    ...stamps(p),
   };
 }
 
@@ -172,8 +174,7 @@ export function presentAction(a: ActionRow, today: string): CorrectiveAction {
     status: actionStatus(a.progress),
     completed_at: a.completedAt?.toISOString() ?? null,
     is_overdue: isOverdue(a.dueDate, a.progress, today),
-    created_at: a.createdAt.toISOString(),
-    updated_at: a.updatedAt.toISOString(),
+    ...stamps(a),
   };
 }
 
@@ -190,7 +191,6 @@ export function presentTask(t: TaskRow, today: string): ProjectTask {
     progress: t.progress,
     completed_at: t.completedAt?.toISOString() ?? null,
     is_overdue: isOverdue(t.dueDate, t.progress, today),
-    created_at: t.createdAt.toISOString(),
-    updated_at: t.updatedAt.toISOString(),
+    ...stamps(t),
   };
 }

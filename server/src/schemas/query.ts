@@ -2,7 +2,7 @@
  * Querystring readers shared by the list routes: paging, booleans, ids, free text, ordering and comma-separated
  * enum filters, each with its French message on the field (collected in FieldErrors, answered as one 400).
  */
-import type { FieldErrors } from '../domain/errors.ts';
+import { FieldErrors } from '../domain/errors.ts';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 25;
@@ -103,4 +103,63 @@ export function csvOf<T extends string>(
   if (values.every((v) => (allowed as readonly string[]).includes(v))) return values as T[];
   errors.add(field, message);
   return undefined;
+}
+
+/** Forwards to `errors`, under the older lists' name for the page size: `size`, not `page_size`. */
+class SizeErrors extends FieldErrors {
+  constructor(private readonly errors: FieldErrors) {
+    super();
+  }
+  override add(field: string, message: string): void {
+    this.errors.add(field === 'page_size' ? 'size' : field, message);
+  }
+}
+
+/** `?page=&size=` (notifications, audit trail): parsePaging's rules and messages, `defaultSize` when absent. */
+export function parseSizePaging(
+  errors: FieldErrors,
+  query: RawQuery,
+  defaultSize: number,
+  maxSize: number,
+): { page: number; size: number } {
+  const size = query.size?.trim() ? query.size : String(defaultSize);
+  const { page, pageSize } = parsePaging(new SizeErrors(errors), { page: query.page, page_size: size }, maxSize);
+  return { page, size: pageSize };
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_INVALID = 'Date invalide : une date (AAAA-MM-JJ) ou une date et heure ISO 8601 est attendue.';
+const DATE_ORDER = 'La date de fin précède la date de début.';
+
+/** An ISO date or time; a date alone is a whole UTC day, a time without an offset is UTC. */
+function parseMoment(errors: FieldErrors, query: RawQuery, key: string): { at: Date; dateOnly: boolean } | undefined {
+  const raw = query[key]?.trim();
+  if (!raw) return undefined;
+  const dateOnly = DATE_RE.test(raw);
+  let at: Date | undefined;
+  if (dateOnly) at = new Date(`${raw}T00:00:00Z`);
+  else if (DATE_TIME_RE.test(raw)) at = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(raw) ? raw : `${raw}Z`);
+  // new Date() rolls 2026-02-31 over to March: the date part must read back unchanged.
+  if (!at || Number.isNaN(at.getTime()) || (dateOnly && at.toISOString().slice(0, 10) !== raw)) {
+    errors.add(key, DATE_INVALID);
+    return undefined;
+  }
+  return { at, dateOnly };
+}
+
+/**
+ * `?date_from=&date_to=` of the trails (audit, server logs): ISO dates or times, both bounds inclusive, a date alone
+ * covering its whole UTC day. As the repositories take it: `to` is exclusive when `date_to` was a date alone (next
+ * UTC midnight).
+ */
+export function parseDateRange(
+  errors: FieldErrors,
+  query: RawQuery,
+): { from: Date | undefined; to: Date | undefined; toExclusive: boolean | undefined } {
+  const from = parseMoment(errors, query, 'date_from');
+  const to = parseMoment(errors, query, 'date_to');
+  const end = to && (to.dateOnly ? new Date(to.at.getTime() + 86_400_000) : to.at);
+  if (from && end && (to.dateOnly ? end <= from.at : end < from.at)) errors.add('date_to', DATE_ORDER);
+  return { from: from?.at, to: end, toExclusive: to?.dateOnly };
 }

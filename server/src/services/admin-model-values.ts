@@ -1,5 +1,6 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { FieldErrors } from '../domain/errors.ts';
+import { isUuid } from '../schemas/admin/common.ts';
 import type { AdminModel, ModelField } from './admin-models.ts';
 
 /** French messages of the model administration (docs/api-admin.md "Models"). */
@@ -41,15 +42,10 @@ export const MODEL_MESSAGES = {
   invalidValue: 'Valeur invalide.',
 } as const;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // An offset is required: a time without one would be read in the server's zone.
 const DATETIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const MAX_JSON = 100_000;
-
-export function isUuid(raw: string): boolean {
-  return UUID_RE.test(raw);
-}
 
 function isCalendarDate(raw: string): boolean {
   const m = DATE_RE.exec(raw);
@@ -120,9 +116,7 @@ function convert(field: ModelField, raw: unknown, errors: FieldErrors): unknown 
     case 'date':
       return typeof raw === 'string' && isCalendarDate(raw.trim()) ? raw.trim() : fail(MODEL_MESSAGES.date(name));
     case 'uuid':
-      return typeof raw === 'string' && UUID_RE.test(raw.trim())
-        ? raw.trim().toLowerCase()
-        : fail(MODEL_MESSAGES.uuid(name));
+      return typeof raw === 'string' && isUuid(raw.trim()) ? raw.trim().toLowerCase() : fail(MODEL_MESSAGES.uuid(name));
     case 'array': {
       const items = isTextList(raw) ? raw : undefined;
       const values = items ? [...new Set(items.map((v) => v.trim()).filter((v) => v !== ''))] : undefined;

@@ -49,7 +49,6 @@ export class BackupConflictError extends Error {}
 export class BackupFileMissingError extends Error {}
 
 const FILENAME_RE = /^vigie-backup-\d{8}-\d{6}-[0-9a-f]{8}\.tar\.gz$/;
-export const MAX_NOTE = 500;
 
 /** `vigie-backup-YYYYMMDD-HHMMSS-<id8>.tar.gz` (UTC). */
 export function backupFilename(at: Date, id: string): string {

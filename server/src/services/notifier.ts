@@ -16,6 +16,7 @@ import {
   type OverdueItem,
   type Recipient,
 } from '../repositories/notifications.ts';
+import { BODY_MAX, TITLE_MAX } from '../schemas/notifications.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { SystemSettingsStore } from './system-settings.ts';
 
@@ -54,8 +55,8 @@ export interface NoticeActor {
 
 export type NotifyEmail = 'off' | 'critical' | 'all';
 
-export const TITLE_MAX = 200;
-export const BODY_MAX = 2000;
+// The API's limits on a manager's message; the product's longer texts are clipped to them.
+export { BODY_MAX, TITLE_MAX };
 const ERROR_MAX = 500;
 
 const TEAM_ROLE_LABELS: Record<TeamRole, string> = {

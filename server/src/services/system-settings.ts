@@ -114,6 +114,12 @@ export function validateSettingsPatch(body: unknown): Partial<SystemSettings> {
   return patch;
 }
 
+/** What a PATCH really changed, by key (in the patch's order), for its audit line. */
+export function settingChanges(patch: Partial<SystemSettings>, before: SystemSettings, after: SystemSettings) {
+  const changed = (Object.keys(patch) as SettingKey[]).filter((k) => before[k] !== after[k]);
+  return Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }]));
+}
+
 /**
  * Reads and writes the settings, with a short in-process cache: the maintenance check runs on every request,
  * and another process's change is seen within CACHE_MS.

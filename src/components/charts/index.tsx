@@ -12,11 +12,11 @@
  * - `size="large"` is for wall screens: taller canvas, bigger fonts, thicker lines.
  * - prefers-reduced-motion: reduce → no animation. Instances are destroyed on unmount and updated in place.
  */
-import type { ReactNode, RefObject } from 'react';
+import type { ReactNode } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import { SEVERITIES, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
 import { NUMBER, type ChartPalette, type ChartTheme } from './palette.ts';
-import { useChart } from './use-chart.ts';
+import { useChart, type BuildConfig } from './use-chart.ts';
 import './charts.css';
 
 export { PALETTES, type ChartTheme } from './palette.ts';
@@ -88,23 +88,37 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** Axis labels: the ink colour at the chart's font size. */
+function tickStyle(palette: ChartPalette, m: Metrics) {
+  return { color: palette.ink, font: { size: m.font } };
+}
+
+/** The axis of counts: from zero, whole numbers, with grid lines. */
+function countAxis(palette: ChartPalette, m: Metrics) {
+  return { beginAtZero: true, ticks: { ...tickStyle(palette, m), precision: 0 }, grid: { color: palette.grid } };
+}
+
 interface FrameProps {
   className: string;
   size: ChartSize;
   theme: ChartTheme | undefined;
   title: string | undefined;
-  figureRef: RefObject<HTMLElement | null>;
-  canvasRef: RefObject<HTMLCanvasElement | null>;
-  supported: boolean;
+  /** The chart.js configuration, and its serialised inputs: the chart is updated when they change. */
+  build: BuildConfig;
+  chartKey: string;
   overlay?: ReactNode;
   /** Canvas height in px when it depends on the data (bars); else set by CSS from the size. */
   height?: number;
-  /** The accessible table: caption, head and body. */
-  table: ReactNode;
+  /** The accessible table: its caption, the head of its first column (the second one is « Nombre »), its rows. */
+  caption: string;
+  column: string;
+  rows: ReactNode;
+  foot?: ReactNode;
 }
 
 function ChartFrame(props: FrameProps) {
-  const { className, size, theme, title, figureRef, canvasRef, supported, overlay, height, table } = props;
+  const { className, size, theme, title, build, chartKey, overlay, height, caption, column, rows, foot } = props;
+  const { figureRef, canvasRef, supported } = useChart(build, chartKey, theme ?? 'light');
   return (
     <figure
       ref={figureRef}
@@ -119,7 +133,17 @@ function ChartFrame(props: FrameProps) {
         </div>
       )}
       <div className={supported ? 'visually-hidden' : 'chart-fallback'}>
-        <table className="chart-table">{table}</table>
+        <table className="chart-table">
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{column}</th>
+              <th scope="col">Nombre</th>
+            </tr>
+          </thead>
+          <tbody>{rows}</tbody>
+          {foot && <tfoot>{foot}</tfoot>}
+        </table>
       </div>
     </figure>
   );
@@ -155,65 +179,54 @@ export function SeverityDonut({ distribution, size = 'normal', title, theme }: S
     };
     return config;
   };
-  const { figureRef, canvasRef, supported } = useChart(build, `${size}|${values.join(',')}`, theme ?? 'light');
-  const caption = title ?? 'Répartition par gravité';
   return (
     <ChartFrame
       className="chart-donut"
       size={size}
       theme={theme}
       title={title}
-      figureRef={figureRef}
-      canvasRef={canvasRef}
-      supported={supported}
+      build={build}
+      chartKey={`${size}|${values.join(',')}`}
       overlay={
         <p className="chart-center" aria-hidden="true">
           <strong>{NUMBER.format(total)}</strong>
           <span>{total === 0 ? 'aucune' : 'au total'}</span>
         </p>
       }
-      table={
-        <>
-          <caption>{caption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Gravité</th>
-              <th scope="col">Nombre</th>
-            </tr>
-          </thead>
-          <tbody>
-            {SEVERITIES.map((s, i) => (
-              <tr key={s} data-severity={s}>
-                <th scope="row">
-                  <span className={`sev-dot sev-${s}`} aria-hidden="true" />
-                  {SEVERITY_LABELS[s]}
-                </th>
-                <td>{NUMBER.format(values[i] ?? 0)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row">Total</th>
-              <td>{NUMBER.format(total)}</td>
-            </tr>
-          </tfoot>
-        </>
+      caption={title ?? 'Répartition par gravité'}
+      column="Gravité"
+      rows={SEVERITIES.map((s, i) => (
+        <tr key={s} data-severity={s}>
+          <th scope="row">
+            <span className={`sev-dot sev-${s}`} aria-hidden="true" />
+            {SEVERITY_LABELS[s]}
+          </th>
+          <td>{NUMBER.format(values[i] ?? 0)}</td>
+        </tr>
+      ))}
+      foot={
+        <tr>
+          <th scope="row">Total</th>
+          <td>{NUMBER.format(total)}</td>
+        </tr>
       }
     />
   );
 }
 
-export interface TrendLineProps {
-  points: { date: string; count: number }[];
+/** A chart of one series, named by `label` (its title and its table's caption). */
+interface SeriesProps {
   label: string;
   size?: ChartSize;
   theme?: ChartTheme;
 }
 
+export interface TrendLineProps extends SeriesProps {
+  points: { date: string; count: number }[];
+}
+
 /** A count per day ('YYYY-MM-DD'), oldest first. */
 export function TrendLine({ points, label, size = 'normal', theme }: TrendLineProps) {
-  const key = `${size}|${label}|${points.map((p) => `${p.date}:${p.count}`).join(',')}`;
   const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
     const m = metricsOf(size);
     return {
@@ -236,64 +249,40 @@ export function TrendLine({ points, label, size = 'normal', theme }: TrendLinePr
       options: {
         ...commonOptions(palette, reducedMotion, m),
         scales: {
-          x: {
-            ticks: { color: palette.ink, font: { size: m.font }, maxRotation: 0, autoSkip: true },
-            grid: { display: false },
-          },
-          y: {
-            beginAtZero: true,
-            ticks: { color: palette.ink, font: { size: m.font }, precision: 0 },
-            grid: { color: palette.grid },
-          },
+          x: { ticks: { ...tickStyle(palette, m), maxRotation: 0, autoSkip: true }, grid: { display: false } },
+          y: countAxis(palette, m),
         },
       },
     };
   };
-  const { figureRef, canvasRef, supported } = useChart(build, key, theme ?? 'light');
   return (
     <ChartFrame
       className="chart-line"
       size={size}
       theme={theme}
       title={label}
-      figureRef={figureRef}
-      canvasRef={canvasRef}
-      supported={supported}
-      table={
-        <>
-          <caption>{label}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col">Nombre</th>
-            </tr>
-          </thead>
-          <tbody>
-            {points.map((p) => (
-              <tr key={p.date}>
-                <th scope="row">
-                  <time dateTime={p.date}>{formatDayLong(p.date)}</time>
-                </th>
-                <td>{NUMBER.format(p.count)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </>
-      }
+      build={build}
+      chartKey={`${size}|${label}|${points.map((p) => `${p.date}:${p.count}`).join(',')}`}
+      caption={label}
+      column="Date"
+      rows={points.map((p) => (
+        <tr key={p.date}>
+          <th scope="row">
+            <time dateTime={p.date}>{formatDayLong(p.date)}</time>
+          </th>
+          <td>{NUMBER.format(p.count)}</td>
+        </tr>
+      ))}
     />
   );
 }
 
-export interface HorizontalBarsProps {
+export interface HorizontalBarsProps extends SeriesProps {
   items: { label: string; value: number }[];
-  label: string;
-  size?: ChartSize;
-  theme?: ChartTheme;
 }
 
 /** Ranked values (top assets, top CWE…), largest first as given. */
 export function HorizontalBars({ items, label, size = 'normal', theme }: HorizontalBarsProps) {
-  const key = `${size}|${label}|${items.map((i) => `${i.label}:${i.value}`).join('\u0000')}`;
   const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
     const m = metricsOf(size);
     const labels = items.map((i) => i.label);
@@ -315,15 +304,10 @@ export function HorizontalBars({ items, label, size = 'normal', theme }: Horizon
         ...commonOptions(palette, reducedMotion, m),
         indexAxis: 'y',
         scales: {
-          x: {
-            beginAtZero: true,
-            ticks: { color: palette.ink, font: { size: m.font }, precision: 0 },
-            grid: { color: palette.grid },
-          },
+          x: countAxis(palette, m),
           y: {
             ticks: {
-              color: palette.ink,
-              font: { size: m.font },
+              ...tickStyle(palette, m),
               callback: (value) => truncate(labels[Number(value)] ?? String(value), size === 'large' ? 32 : 24),
             },
             grid: { display: false },
@@ -332,7 +316,6 @@ export function HorizontalBars({ items, label, size = 'normal', theme }: Horizon
       },
     };
   };
-  const { figureRef, canvasRef, supported } = useChart(build, key, theme ?? 'light');
   return (
     <ChartFrame
       className="chart-bars"
@@ -340,28 +323,16 @@ export function HorizontalBars({ items, label, size = 'normal', theme }: Horizon
       height={Math.max(items.length, 3) * (size === 'large' ? 52 : 32) + 40}
       theme={theme}
       title={label}
-      figureRef={figureRef}
-      canvasRef={canvasRef}
-      supported={supported}
-      table={
-        <>
-          <caption>{label}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Libellé</th>
-              <th scope="col">Nombre</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((i, n) => (
-              <tr key={`${n}-${i.label}`}>
-                <th scope="row">{i.label}</th>
-                <td>{NUMBER.format(i.value)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </>
-      }
+      build={build}
+      chartKey={`${size}|${label}|${items.map((i) => `${i.label}:${i.value}`).join('\u0000')}`}
+      caption={label}
+      column="Libellé"
+      rows={items.map((i, n) => (
+        <tr key={`${n}-${i.label}`}>
+          <th scope="row">{i.label}</th>
+          <td>{NUMBER.format(i.value)}</td>
+        </tr>
+      ))}
     />
   );
 }

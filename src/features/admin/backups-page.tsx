@@ -7,7 +7,7 @@ import { TypedConfirm } from '../../components/typed-confirm.tsx';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
-import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
+import { ActionMessages, EmptyState, ReadStatus } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
@@ -182,12 +182,12 @@ export default function BackupsPage() {
         </p>
       )}
 
-      {read.loading && <p role="status">Chargement des sauvegardes…</p>}
-      {read.error && (
-        <p className="error" role="alert">
-          Impossible de charger les sauvegardes : {read.error}
-        </p>
-      )}
+      <ReadStatus
+        pending={read.loading}
+        loading="Chargement des sauvegardes…"
+        error={read.error}
+        failure="Impossible de charger les sauvegardes"
+      />
       {read.data && (
         <>
           <DataOriginNote origin={read.origin} />

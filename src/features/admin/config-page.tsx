@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { FormError, TextField } from '../../components/form-field.tsx';
+import { ReadStatus } from '../../components/list-state.tsx';
 import { useForm } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { fetchConfig, updateConfig, type AdminConfig } from './admin-api.ts';
@@ -187,12 +188,12 @@ export default function ConfigPage() {
           Actualiser
         </button>
       </div>
-      {read.loading && <p role="status">Chargement de la configuration…</p>}
-      {read.error && (
-        <p className="error" role="alert">
-          Impossible de charger la configuration : {read.error}
-        </p>
-      )}
+      <ReadStatus
+        pending={read.loading}
+        loading="Chargement de la configuration…"
+        error={read.error}
+        failure="Impossible de charger la configuration"
+      />
       {read.data && <DataOriginNote origin={read.origin} />}
       {config && empty && <p className="vm-empty card">Aucune configuration à afficher.</p>}
       {config && !empty && (

@@ -3,7 +3,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { ExportControls, type ExportFormat } from '../../components/export-controls.tsx';
 import { FilterBar } from '../../components/filter-bar.tsx';
-import { EmptyState } from '../../components/list-state.tsx';
+import { EmptyState, ReadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { optionsOf } from '../../components/select.tsx';
 import { SearchFilters, type SearchFilterField } from '../../components/search-filters.tsx';
@@ -150,12 +150,12 @@ export default function LogsPage() {
         errorMessage={(format) => `Impossible d’exporter les journaux en ${format.toUpperCase()}.`}
       />
 
-      {!read && <p role="status">Chargement des journaux…</p>}
-      {list.error && (
-        <p className="error" role="alert">
-          Impossible de charger les journaux : {list.error}
-        </p>
-      )}
+      <ReadStatus
+        pending={!read}
+        loading="Chargement des journaux…"
+        error={list.error}
+        failure="Impossible de charger les journaux"
+      />
       {read && (
         <>
           <DataOriginNote origin={list.origin} />

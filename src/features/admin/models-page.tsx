@@ -4,7 +4,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
-import { errorAria, FormActions, FormError, FormField } from '../../components/form-field.tsx';
+import { errorAria, FieldError, FormActions, FormError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
@@ -67,11 +67,7 @@ function FieldControl({
           />
           {field.name}
         </label>
-        {error && (
-          <span id={`${id}-error`} className="vm-field-error">
-            {error}
-          </span>
-        )}
+        <FieldError id={`${id}-error`} error={error} />
       </div>
     );
   const text = String(value);

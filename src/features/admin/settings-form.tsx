@@ -1,6 +1,6 @@
 import { useId, useMemo, useState, type ReactNode } from 'react';
 import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
-import { errorAria, FormField } from '../../components/form-field.tsx';
+import { errorAria, FieldError, FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { Select } from '../../components/select.tsx';
 import {
@@ -57,11 +57,7 @@ function Control({
             {spec.label}
           </label>
           {help}
-          {error && (
-            <span id={`${id}-error`} className="vm-field-error">
-              {error}
-            </span>
-          )}
+          <FieldError id={`${id}-error`} error={error} />
         </div>
       );
     case 'roles': {
@@ -88,11 +84,7 @@ function Control({
             </label>
           ))}
           {help}
-          {error && (
-            <span id={`${id}-error`} className="vm-field-error">
-              {error}
-            </span>
-          )}
+          <FieldError id={`${id}-error`} error={error} />
         </fieldset>
       );
     }

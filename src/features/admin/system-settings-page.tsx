@@ -1,37 +1,16 @@
-import { useSignals } from '@preact/signals-react/runtime';
-import { session } from '../../lib/auth/session.ts';
-import { isSuperuser } from './admin-access.ts';
 import { fetchSystemSettings, updateSystemSettings, type SystemSettings } from './admin-api.ts';
-import { useResource } from '../../lib/use-resource.ts';
-import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { PlatformSettingsPage } from './platform-settings-page.tsx';
 import { SettingsForm } from './settings-form.tsx';
 import { SYSTEM_SETTING_GROUPS } from './setting-specs.ts';
 
 /** Paramètres système: every spec §3 setting with its type; superusers edit (platform-wide), tenant admins read. */
 export default function SystemSettingsPage() {
-  useSignals();
-  const superuser = isSuperuser(session.value?.profile);
-  const settings = useResource(fetchSystemSettings, []);
-
   return (
-    <section className="admin-page">
-      <h1>Paramètres système</h1>
-      {!superuser && (
-        <p className="muted">
-          Lecture seule : ces paramètres valent pour toute la plateforme et relèvent des superutilisateurs.
-        </p>
-      )}
-      {settings.loading && <p role="status">Chargement des paramètres…</p>}
-      {settings.error && (
-        <p className="error" role="alert">
-          Impossible de charger les paramètres système : {settings.error}
-        </p>
-      )}
-      {settings.data && <DataOriginNote origin={settings.origin} />}
-      {settings.data && (
+    <PlatformSettingsPage title="Paramètres système" noun="paramètres" load={fetchSystemSettings}>
+      {(settings, superuser) => (
         <SettingsForm
           groups={SYSTEM_SETTING_GROUPS}
-          values={settings.data}
+          values={settings}
           readOnly={!superuser}
           onSave={(changes) => updateSystemSettings(changes as SystemSettings)}
           warning={(draft, saved) =>
@@ -47,6 +26,6 @@ export default function SystemSettingsPage() {
           }
         />
       )}
-    </section>
+    </PlatformSettingsPage>
   );
 }

@@ -1,3 +1,4 @@
+import { textsOf } from '../../lib/use-form.ts';
 import type { Tenant, TenantInput } from './admin-api.ts';
 
 export const PLAN_LABELS: Record<string, string> = { Free: 'Gratuite', Business: 'Business', Enterprise: 'Entreprise' };
@@ -16,12 +17,9 @@ export type TenantFieldErrors = Partial<Record<keyof TenantDraft, string>>;
 
 export function draftOf(tenant?: Tenant): TenantDraft {
   return {
-    name: tenant?.name ?? '',
-    domain: tenant?.domain ?? '',
+    ...textsOf(tenant, ['name', 'domain', 'contact_email', 'logo_url']),
     subscription_plan: tenant?.subscription_plan ?? 'Business',
     status: tenant?.status ?? 'active',
-    contact_email: tenant?.contact_email ?? '',
-    logo_url: tenant?.logo_url ?? '',
   };
 }
 

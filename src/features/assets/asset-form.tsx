@@ -1,20 +1,15 @@
 import { ApiError } from '../../lib/api-client.ts';
 import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
-import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
+import { fieldErrorsOf, textsOf, useForm } from '../../lib/use-form.ts';
 import { createAsset, updateAsset, type Asset } from './assets-api.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, toInput, validateAsset, type AssetDraft } from './asset-rules.ts';
 
 function draftOf(asset: Asset | undefined): AssetDraft {
   return {
-    name: asset?.name ?? '',
+    ...textsOf(asset, ['name', 'hostname', 'ip_address', 'operating_system', 'owner', 'description']),
     asset_type: asset?.asset_type ?? 'server',
-    hostname: asset?.hostname ?? '',
-    ip_address: asset?.ip_address ?? '',
-    operating_system: asset?.operating_system ?? '',
     criticality: asset?.criticality ?? 'medium',
-    owner: asset?.owner ?? '',
-    description: asset?.description ?? '',
     tags: (asset?.tags ?? []).join(', '),
   };
 }

@@ -344,7 +344,7 @@ export default function AuditPage() {
                       'Description',
                       'Adresse IP',
                       allTenants && 'Tenant',
-                      <span key="detail" className="audit-sr">
+                      <span key="detail" className="sr-only">
                         Détail
                       </span>,
                     ]}

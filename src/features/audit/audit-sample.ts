@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditPage } from './audit-api.ts';
+import type { AuditEvent, AuditEventSeverity, AuditPage } from './audit-api.ts';
 
 /** spec §8: what a failed read of the trail shows instead — 10 generated events, total 42, 5 pages. */
 export const SAMPLE_TOTAL = 42;
@@ -19,107 +19,92 @@ const CLIENTS = [
   { browser: 'Chrome 137', os: 'Ubuntu 24.04' },
 ] as const;
 
+/** The address each sample user works from. */
+const ADDRESSES = {
+  'marie.dupont': '192.0.2.14',
+  'admin.secu': '192.0.2.3',
+  'luc.moreau': '198.51.100.21',
+  'sophie.leroy': '192.0.2.27',
+  'j.martin': '203.0.113.45',
+  'paul.bernard': '192.0.2.88',
+  'camille.roux': '203.0.113.9',
+} as const;
+
+/** A sample event of `user`, from their address: a success the server recorded unless said otherwise. */
+function template(
+  event_type: string,
+  user: keyof typeof ADDRESSES,
+  severity: AuditEventSeverity,
+  description: string,
+  extra: Record<string, unknown> | null,
+  { success = true, source = 'server' }: { success?: boolean; source?: AuditEvent['source'] } = {},
+): Template {
+  return { event_type, user, ip_address: ADDRESSES[user], description, severity, details: { success }, source, extra };
+}
+
 const TEMPLATES: Template[] = [
-  {
-    event_type: 'user_login',
-    user: 'marie.dupont',
-    ip_address: '192.0.2.14',
-    description: 'Connexion réussie de l’utilisateur marie.dupont',
-    severity: 'INFO',
-    details: { success: true },
-    source: 'server',
-    extra: { method: 'mot de passe + TOTP' },
-  },
-  {
-    event_type: 'configuration_change',
-    user: 'admin.secu',
-    ip_address: '192.0.2.3',
-    description: 'Modification de la politique de mots de passe : longueur minimale portée de 12 à 14 caractères',
-    severity: 'WARNING',
-    details: { success: true },
-    source: 'server',
-    extra: { setting: 'password_min_length', old_value: 12, new_value: 14 },
-  },
-  {
-    event_type: 'vulnerability_scan',
-    user: 'luc.moreau',
-    ip_address: '198.51.100.21',
-    description: 'Scan de vulnérabilités Nmap lancé sur le périmètre « Réseau interne Lyon » (254 hôtes)',
-    severity: 'INFO',
-    details: { success: true },
-    source: 'server',
-    extra: { scanner: 'nmap', target: '10.20.0.0/24' },
-  },
-  {
-    event_type: 'sensitive_data_access',
-    user: 'sophie.leroy',
-    ip_address: '192.0.2.27',
-    description: 'Consultation de la liste des comptes à privilèges du tenant',
-    severity: 'WARNING',
-    details: { success: true },
-    source: 'server',
-    extra: { resource: '/api/admin/users/' },
-  },
-  {
-    event_type: 'login_failed',
-    user: 'j.martin',
-    ip_address: '203.0.113.45',
-    description: 'Échec de connexion pour le compte j.martin : mot de passe incorrect (3ᵉ tentative)',
-    severity: 'WARNING',
-    details: { success: false },
-    source: 'server',
-    extra: { attempts: 3 },
-  },
-  {
-    event_type: 'vulnerability_scan',
-    user: 'luc.moreau',
-    ip_address: '198.51.100.21',
-    description: 'Échec de l’import du rapport OpenVAS pour srv-db-02 : fichier illisible',
-    severity: 'ERROR',
-    details: { success: false },
-    source: 'server',
-    extra: { scanner: 'openvas', asset: 'srv-db-02' },
-  },
-  {
-    event_type: 'user_logout',
-    user: 'paul.bernard',
-    ip_address: '192.0.2.88',
-    description: 'Déconnexion de l’utilisateur paul.bernard',
-    severity: 'INFO',
-    details: { success: true },
+  template('user_login', 'marie.dupont', 'INFO', 'Connexion réussie de l’utilisateur marie.dupont', {
+    method: 'mot de passe + TOTP',
+  }),
+  template(
+    'configuration_change',
+    'admin.secu',
+    'WARNING',
+    'Modification de la politique de mots de passe : longueur minimale portée de 12 à 14 caractères',
+    { setting: 'password_min_length', old_value: 12, new_value: 14 },
+  ),
+  template(
+    'vulnerability_scan',
+    'luc.moreau',
+    'INFO',
+    'Scan de vulnérabilités Nmap lancé sur le périmètre « Réseau interne Lyon » (254 hôtes)',
+    { scanner: 'nmap', target: '10.20.0.0/24' },
+  ),
+  template(
+    'sensitive_data_access',
+    'sophie.leroy',
+    'WARNING',
+    'Consultation de la liste des comptes à privilèges du tenant',
+    { resource: '/api/admin/users/' },
+  ),
+  template(
+    'login_failed',
+    'j.martin',
+    'WARNING',
+    'Échec de connexion pour le compte j.martin : mot de passe incorrect (3ᵉ tentative)',
+    { attempts: 3 },
+    { success: false },
+  ),
+  template(
+    'vulnerability_scan',
+    'luc.moreau',
+    'ERROR',
+    'Échec de l’import du rapport OpenVAS pour srv-db-02 : fichier illisible',
+    { scanner: 'openvas', asset: 'srv-db-02' },
+    { success: false },
+  ),
+  template('user_logout', 'paul.bernard', 'INFO', 'Déconnexion de l’utilisateur paul.bernard', null, {
     source: 'frontend',
-    extra: null,
-  },
-  {
-    event_type: 'configuration_change',
-    user: 'admin.secu',
-    ip_address: '192.0.2.3',
-    description: 'Désactivation de l’authentification à deux facteurs obligatoire pour le tenant',
-    severity: 'CRITICAL',
-    details: { success: true },
-    source: 'server',
-    extra: { setting: 'require_two_factor', old_value: true, new_value: false },
-  },
-  {
-    event_type: 'sensitive_data_access',
-    user: 'sophie.leroy',
-    ip_address: '192.0.2.27',
-    description: 'Export CSV du journal d’audit (128 lignes)',
-    severity: 'INFO',
-    details: { success: true },
-    source: 'server',
-    extra: { format: 'csv', rows: 128 },
-  },
-  {
-    event_type: 'permission_denied',
-    user: 'camille.roux',
-    ip_address: '203.0.113.9',
-    description: 'Accès refusé à la ressource : tentative de suppression d’un actif sans les droits d’écriture',
-    severity: 'ERROR',
-    details: { success: false },
-    source: 'server',
-    extra: { resource: '/api/assets/17/', method: 'DELETE' },
-  },
+  }),
+  template(
+    'configuration_change',
+    'admin.secu',
+    'CRITICAL',
+    'Désactivation de l’authentification à deux facteurs obligatoire pour le tenant',
+    { setting: 'require_two_factor', old_value: true, new_value: false },
+  ),
+  template('sensitive_data_access', 'sophie.leroy', 'INFO', 'Export CSV du journal d’audit (128 lignes)', {
+    format: 'csv',
+    rows: 128,
+  }),
+  template(
+    'permission_denied',
+    'camille.roux',
+    'ERROR',
+    'Accès refusé à la ressource : tentative de suppression d’un actif sans les droits d’écriture',
+    { resource: '/api/assets/17/', method: 'DELETE' },
+    { success: false },
+  ),
 ];
 
 /** Minutes between two sample events, varied but fixed. */

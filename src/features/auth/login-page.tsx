@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
 import { ProfileError } from '../../lib/auth/profile.ts';
+import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
 
 /** spec §2 query flags of /login and what each one tells the user. */
 const FLAG_MESSAGES: [string, string][] = [
@@ -77,17 +78,7 @@ export function LoginPage() {
         {needsOtp && (
           <>
             <label htmlFor="otp">Code de double authentification</label>
-            <input
-              id="otp"
-              name="otp"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]*"
-              maxLength={6}
-              value={otp}
-              onChange={(e) => setOtp(e.target.value.replace(/\D/g, ''))}
-              required
-            />
+            <OneTimeCodeInput id="otp" name="otp" pattern="[0-9]*" value={otp} onChange={setOtp} required />
           </>
         )}
         {error && (

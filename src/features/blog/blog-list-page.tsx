@@ -4,7 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
-import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
+import { ActionMessages, EmptyState, ReadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { SearchForm } from '../../components/search-form.tsx';
 import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
@@ -103,12 +103,12 @@ export default function BlogListPage() {
       )}
 
       <ActionMessages notice={notice} />
-      {!data && list.loading && <p role="status">Chargement des articles…</p>}
-      {list.error && (
-        <p className="error" role="alert">
-          Impossible de charger les articles : {list.error}
-        </p>
-      )}
+      <ReadStatus
+        pending={!data && list.loading}
+        loading="Chargement des articles…"
+        error={list.error}
+        failure="Impossible de charger les articles"
+      />
       {data && !list.error && (
         <>
           <DataOriginNote origin={origin} />

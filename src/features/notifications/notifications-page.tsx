@@ -6,7 +6,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { FormError, SelectField, TextField } from '../../components/form-field.tsx';
-import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
+import { ActionMessages, EmptyState, ReadStatus } from '../../components/list-state.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
 import { useForm } from '../../lib/use-form.ts';
@@ -200,12 +200,12 @@ export default function NotificationsPage() {
       </div>
 
       <ActionMessages notice={notice} />
-      {!data && list.loading && <p role="status">Chargement des notifications…</p>}
-      {list.error && (
-        <p className="error" role="alert">
-          Impossible de charger les notifications : {list.error}
-        </p>
-      )}
+      <ReadStatus
+        pending={!data && list.loading}
+        loading="Chargement des notifications…"
+        error={list.error}
+        failure="Impossible de charger les notifications"
+      />
       {data && !list.error && (
         <>
           <DataOriginNote origin={list.origin} />
@@ -238,7 +238,7 @@ function NotificationItem({ item, onRead }: { item: AppNotification; onRead: () 
       <div className="nt-item-head">
         <span className={`vm-badge ${LEVEL_BADGES[item.level]}`}>{LEVEL_LABELS[item.level]}</span>
         {item.read ? <strong>{item.title}</strong> : <strong className="nt-title">{item.title}</strong>}
-        {!item.read && <span className="nt-sr">(non lue)</span>}
+        {!item.read && <span className="sr-only">(non lue)</span>}
       </div>
       {item.body && <p className="nt-body">{item.body}</p>}
       <div className="nt-meta">

@@ -6,9 +6,15 @@ import { ActionMessages } from '../../components/list-state.tsx';
 import { Select } from '../../components/select.tsx';
 import { messageOf } from '../../lib/error-message.ts';
 import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset } from './projects-api.ts';
-import type { Id } from './project-types.ts';
+import type { Id, ProjectAsset } from './project-types.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
-import { RemovableRow, TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
+import { RemovableRow, TabBody, TabMessages, useTabList, type Removal, type TabProps } from './project-tab.tsx';
+
+const REMOVAL: Removal<ProjectAsset> = {
+  question: 'Retirer cet actif du projet (il reste dans l’inventaire) ?',
+  remove: (a) => unlinkAsset(a.id),
+  removed: (a) => `Actif « ${a.name} » retiré du projet.`,
+};
 
 /** Actifs: the tenant's assets linked to the project; editors link one from the inventory or remove the link. */
 export function AssetsTab(props: TabProps) {
@@ -54,14 +60,7 @@ export function AssetsTab(props: TabProps) {
                 </td>
                 {canEdit && (
                   <td>
-                    <RemovableRow
-                      tab={tab}
-                      id={a.id}
-                      name={a.name}
-                      question="Retirer cet actif du projet (il reste dans l’inventaire) ?"
-                      remove={() => unlinkAsset(a.id)}
-                      removed={`Actif « ${a.name} » retiré du projet.`}
-                    />
+                    <RemovableRow tab={tab} row={a} name={a.name} removal={REMOVAL} />
                   </td>
                 )}
               </tr>

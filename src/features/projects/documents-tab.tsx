@@ -23,9 +23,16 @@ import {
   TITLE_MAX,
   TITLE_TOO_LONG,
 } from './project-rules.ts';
-import { RemovableRow, saveChanges, TabBody, TabHead, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
+import { RemovableRow, saveChanges, TabBody, TabHead, TabMessages, useTabList } from './project-tab.tsx';
+import type { Removal, TabProps } from './project-tab.tsx';
 
 const TYPE_OPTIONS = optionsOf(DOCUMENT_TYPE_LABELS, DOCUMENT_TYPES);
+
+const REMOVAL: Removal<ProjectDocument> = {
+  question: 'Supprimer ce document ?',
+  remove: (d) => deleteDocument(d.id),
+  removed: (d) => `Document « ${d.title || d.name} » supprimé.`,
+};
 
 /** Documents: list, download for everyone; upload (with progress and cancel) and delete for editors. */
 export function DocumentsTab(props: TabProps) {
@@ -127,14 +134,7 @@ export function DocumentsTab(props: TabProps) {
                   <td>{formatDateTime(d.created_at)}</td>
                   <td>
                     {canEdit ? (
-                      <RemovableRow
-                        tab={tab}
-                        id={d.id}
-                        name={name}
-                        question="Supprimer ce document ?"
-                        remove={() => deleteDocument(d.id)}
-                        removed={`Document « ${name} » supprimé.`}
-                      >
+                      <RemovableRow tab={tab} row={d} name={name} removal={REMOVAL}>
                         {downloadButton}
                         <RowAction
                           action="edit"

@@ -132,39 +132,48 @@ export function TabMessages({
   return <ActionMessages notice={tab.notice} error={tab.actionError ?? error} />;
 }
 
+/** How the rows of a tab are removed: the question asked in place, the write, and the notice once it is done. */
+export interface Removal<T> {
+  question: string;
+  remove: (row: T) => Promise<Written<unknown>>;
+  removed: (row: T) => string;
+}
+
 /**
- * The actions cell of a row that can be removed: its own actions, then « Supprimer » asking `question` in place;
- * a confirmed removal runs `remove`, says `removed` and reads the list again.
+ * The actions cell of a row that can be removed: its own actions, then « Supprimer » asking the removal's question
+ * in place; a confirmed removal runs it, says so and reads the list again. `name` is the row's name for the buttons.
  */
-export function RemovableRow<T>({
+export function RemovableRow<T extends { id: Id }>({
   tab,
-  id,
+  row,
   name,
-  question,
-  remove,
-  removed,
+  removal,
   children,
 }: {
   tab: TabList<T>;
-  id: Id;
+  row: T;
   name: string;
-  question: string;
-  remove: () => Promise<Written<unknown>>;
-  removed: string;
+  removal: Removal<T>;
   children?: ReactNode;
 }) {
+  const { id } = row;
   return (
     <DeletableRowActions
       name={name}
-      question={question}
+      question={removal.question}
       confirming={tab.confirming === id}
       busy={tab.busy === `delete-${id}`}
       onAsk={() => tab.setConfirming(id)}
       onConfirm={() =>
-        void tab.act(`delete-${id}`, remove, removed, () => {
-          tab.setConfirming(null);
-          tab.changed();
-        })
+        void tab.act(
+          `delete-${id}`,
+          () => removal.remove(row),
+          removal.removed(row),
+          () => {
+            tab.setConfirming(null);
+            tab.changed();
+          },
+        )
       }
       onCancel={() => tab.setConfirming(null)}
     >

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { FormField } from '../../components/form-field.tsx';
+import type { Form } from '../../lib/use-form.ts';
 import { listTeam } from './projects-api.ts';
 import type { Id, TeamMember } from './project-types.ts';
 import { useProjectResource } from './project-tab.tsx';
@@ -255,27 +256,26 @@ export function MemberSelect({
   );
 }
 
-/** A form's assignee or owner field: one of the project's team members, or nobody. */
-export function MemberField({
-  field,
+/** A form's assignee or owner field (`name`): one of the project's team members, or nobody. */
+export function MemberField<K extends string>({
+  form,
+  name,
   label: text,
   projectId,
-  value,
-  onChange,
 }: {
-  field: { id: string; errorId: string; error: string | undefined };
+  form: Pick<Form<Record<K, Id | null>>, 'field' | 'values' | 'set'>;
+  name: K;
   label: string;
   projectId: Id;
-  value: Id | null;
-  onChange: (value: Id | null) => void;
 }) {
+  const field = form.field(name);
   return (
     <FormField {...field} label={text}>
       <MemberSelect
         id={field.id}
         projectId={projectId}
-        value={value}
-        onChange={onChange}
+        value={form.values[name]}
+        onChange={(value) => form.set(name, value)}
         invalid={!!field.error}
         describedBy={field.error ? field.errorId : undefined}
       />

@@ -175,13 +175,7 @@ export function PlanEditForm({
       <SelectField form={form} name="status" label="Statut" options={optionsOf(PLAN_STATUS_LABELS, PLAN_STATUSES)} />
       <SelectField form={form} name="target_likelihood" label="Vraisemblance cible" options={LIKELIHOODS} />
       <SelectField form={form} name="target_impact" label="Gravité cible" options={IMPACTS} />
-      <MemberField
-        field={form.field('owner')}
-        label="Responsable"
-        projectId={projectId}
-        value={values.owner}
-        onChange={(v) => form.set('owner', v)}
-      />
+      <MemberField form={form} name="owner" label="Responsable" projectId={projectId} />
       <TextField form={form} name="due_date" label="Échéance" type="date" />
       <TextField form={form} name="description" label="Description" multiline wide />
     </FormCard>
@@ -232,13 +226,7 @@ export function ActionEditForm({
       onClose={onClose}
     >
       <TextField form={form} name="title" label="Titre *" wide />
-      <MemberField
-        field={form.field('assignee')}
-        label="Attribuée à"
-        projectId={projectId}
-        value={values.assignee}
-        onChange={(v) => form.set('assignee', v)}
-      />
+      <MemberField form={form} name="assignee" label="Attribuée à" projectId={projectId} />
       <TextField form={form} name="due_date" label="Échéance" type="date" />
       <TextField form={form} name="description" label="Description" multiline wide />
     </FormCard>

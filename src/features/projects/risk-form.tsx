@@ -88,13 +88,7 @@ export function RiskForm({
       </div>
       <SelectField form={form} name="treatment" label="Traitement" options={optionsOf(TREATMENT_LABELS, TREATMENTS)} />
       <SelectField form={form} name="status" label="Statut" options={optionsOf(RISK_STATUS_LABELS, RISK_STATUSES)} />
-      <MemberField
-        field={form.field('owner')}
-        label="Propriétaire du risque"
-        projectId={projectId}
-        value={values.owner}
-        onChange={(v) => form.set('owner', v)}
-      />
+      <MemberField form={form} name="owner" label="Propriétaire du risque" projectId={projectId} />
       <TextField form={form} name="scenario" label="Scénario" multiline wide />
       <TextField form={form} name="description" label="Description" multiline wide />
     </FormCard>

@@ -18,8 +18,15 @@ import {
   TREATMENT_LABELS,
 } from './project-rules.ts';
 import { LevelBadge, RiskMatrix } from './project-widgets.tsx';
-import { RemovableRow, TabBody, TabHead, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
+import { RemovableRow, TabBody, TabHead, TabMessages, useTabList } from './project-tab.tsx';
+import type { Removal, TabProps } from './project-tab.tsx';
 import { RiskForm } from './risk-form.tsx';
+
+const REMOVAL: Removal<Risk> = {
+  question: 'Supprimer ce risque et son plan de remédiation ?',
+  remove: (r) => deleteRisk(r.id),
+  removed: (r) => `Risque « ${r.title} » supprimé.`,
+};
 
 /** Risques: the register (ordered by residual score), its heat map, and create / edit / delete for editors. */
 export function RisksTab(props: TabProps) {
@@ -123,14 +130,7 @@ export function RisksTab(props: TabProps) {
                     <td>{label(RISK_STATUS_LABELS, r.status)}</td>
                     {canEdit && (
                       <td>
-                        <RemovableRow
-                          tab={tab}
-                          id={r.id}
-                          name={r.title}
-                          question="Supprimer ce risque et son plan de remédiation ?"
-                          remove={() => deleteRisk(r.id)}
-                          removed={`Risque « ${r.title} » supprimé.`}
-                        >
+                        <RemovableRow tab={tab} row={r} name={r.title} removal={REMOVAL}>
                           <RowAction action="edit" text="Modifier" name={r.title} onClick={() => setEditing(r)} />
                         </RemovableRow>
                       </td>

@@ -20,16 +20,8 @@ import {
   WORK_STATUS_TONE,
 } from './project-rules.ts';
 import { MemberField, PriorityBadge, ProgressEditor } from './project-widgets.tsx';
-import {
-  RemovableRow,
-  saveChanges,
-  TabBody,
-  TabHead,
-  TabMessages,
-  useTabList,
-  type TabList,
-  type TabProps,
-} from './project-tab.tsx';
+import { RemovableRow, saveChanges, TabBody, TabHead, TabMessages, useTabList } from './project-tab.tsx';
+import type { Removal, TabList, TabProps } from './project-tab.tsx';
 
 /** Tâches: the project's tasks with status and progress; editors create, update and delete them. */
 export function TasksTab(props: TabProps) {
@@ -111,6 +103,12 @@ export function TasksTab(props: TabProps) {
   );
 }
 
+const REMOVAL: Removal<ProjectTask> = {
+  question: 'Supprimer cette tâche ?',
+  remove: (t) => deleteTask(t.id),
+  removed: (t) => `Tâche « ${t.title} » supprimée.`,
+};
+
 function TaskRow({
   tab,
   task: t,
@@ -180,14 +178,7 @@ function TaskRow({
                 )
               }
             />
-            <RemovableRow
-              tab={tab}
-              id={t.id}
-              name={t.title}
-              question="Supprimer cette tâche ?"
-              remove={() => deleteTask(t.id)}
-              removed={`Tâche « ${t.title} » supprimée.`}
-            >
+            <RemovableRow tab={tab} row={t} name={t.title} removal={REMOVAL}>
               <RowAction action="edit" text="Modifier" name={t.title} onClick={onEdit} />
             </RemovableRow>
           </div>
@@ -257,13 +248,7 @@ function TaskForm({
         <SelectField form={form} name="status" label="Statut" options={optionsOf(WORK_STATUS_LABELS, WORK_STATUSES)} />
       )}
       <SelectField form={form} name="priority" label="Priorité" options={optionsOf(PRIORITY_LABELS, PRIORITIES)} />
-      <MemberField
-        field={form.field('assignee')}
-        label="Attribuée à"
-        projectId={projectId}
-        value={values.assignee}
-        onChange={(v) => form.set('assignee', v)}
-      />
+      <MemberField form={form} name="assignee" label="Attribuée à" projectId={projectId} />
       <TextField form={form} name="due_date" label="Échéance" type="date" />
       <TextField form={form} name="description" label="Description" multiline wide />
     </FormCard>

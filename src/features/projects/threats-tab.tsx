@@ -4,7 +4,13 @@ import { linkThreat, listProjectThreats, markThreatMitigated, unlinkThreat } fro
 import type { ProjectThreat } from './project-types.ts';
 import { formatDay, label, SEVERITY_LABELS, THREAT_STATUS_LABELS } from './project-rules.ts';
 import { LinkById } from './link-by-id.tsx';
-import { RemovableRow, TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
+import { RemovableRow, TabBody, TabMessages, useTabList, type Removal, type TabProps } from './project-tab.tsx';
+
+const REMOVAL: Removal<ProjectThreat> = {
+  question: 'Retirer cette menace du projet ?',
+  remove: (t) => unlinkThreat(t.id),
+  removed: (t) => `Menace « ${t.title} » retirée du projet.`,
+};
 
 /** Menaces: the threats linked to the project; editors mark them mitigated and manage the links. */
 export function ThreatsTab(props: TabProps) {
@@ -59,14 +65,7 @@ export function ThreatsTab(props: TabProps) {
                 <td>{formatDay(t.created_at)}</td>
                 {canEdit && (
                   <td>
-                    <RemovableRow
-                      tab={tab}
-                      id={t.id}
-                      name={t.title}
-                      question="Retirer cette menace du projet ?"
-                      remove={() => unlinkThreat(t.id)}
-                      removed={`Menace « ${t.title} » retirée du projet.`}
-                    >
+                    <RemovableRow tab={tab} row={t} name={t.title} removal={REMOVAL}>
                       {!t.is_mitigated && (
                         <RowAction
                           action="mitigate"

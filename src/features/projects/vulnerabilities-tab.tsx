@@ -13,9 +13,15 @@ import {
 import type { ProjectVulnerability } from './project-types.ts';
 import { formatDay, label, SEVERITY_LABELS, SEVERITY_VALUES } from './project-rules.ts';
 import { LinkById } from './link-by-id.tsx';
-import { RemovableRow, TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
+import { RemovableRow, TabBody, TabMessages, useTabList, type Removal, type TabProps } from './project-tab.tsx';
 
 const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+const REMOVAL: Removal<ProjectVulnerability> = {
+  question: 'Retirer cette vulnérabilité du projet ?',
+  remove: (v) => unlinkVulnerability(v.id),
+  removed: (v) => `« ${v.title} » retirée du projet.`,
+};
 
 /** Vulnérabilités: the findings linked to the project; editors resolve or reopen them and manage the links. */
 export function VulnerabilitiesTab(props: TabProps) {
@@ -115,14 +121,7 @@ export function VulnerabilitiesTab(props: TabProps) {
                 </td>
                 {canEdit && (
                   <td>
-                    <RemovableRow
-                      tab={tab}
-                      id={v.id}
-                      name={v.title}
-                      question="Retirer cette vulnérabilité du projet ?"
-                      remove={() => unlinkVulnerability(v.id)}
-                      removed={`« ${v.title} » retirée du projet.`}
-                    >
+                    <RemovableRow tab={tab} row={v} name={v.title} removal={REMOVAL}>
                       <RowAction
                         action={v.is_resolved ? 'reopen' : 'resolve'}
                         text={v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}

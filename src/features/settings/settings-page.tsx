@@ -6,6 +6,7 @@ import { messageOf } from '../../lib/error-message.ts';
 import { useForm } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
 
 /** What the last submit of a card said: its success, or its error. */
 function Outcome({ notice, error }: { notice: string | null; error: string | null }) {
@@ -125,14 +126,7 @@ function TwoFactorCard() {
       {(setup || enabled) && (
         <form onSubmit={(e) => void confirm(e)} className="form">
           <label htmlFor="tfa-code">Code à 6 chiffres</label>
-          <input
-            id="tfa-code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            value={code}
-            onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
-          />
+          <OneTimeCodeInput id="tfa-code" value={code} onChange={setCode} />
           <button className="btn primary" type="submit">
             {setup ? 'Confirmer l’activation' : 'Désactiver'}
           </button>

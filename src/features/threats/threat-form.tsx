@@ -1,7 +1,7 @@
 import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
 import { UserMessageError } from '../../lib/error-message.ts';
-import { fieldErrorsOf, fieldMessages, useForm, type FieldErrors } from '../../lib/use-form.ts';
+import { fieldErrorsOf, fieldMessages, textsOf, useForm, type FieldErrors } from '../../lib/use-form.ts';
 import { createThreat, updateThreat, type Threat } from './threats-api.ts';
 import {
   failureReason,
@@ -41,14 +41,11 @@ export function ThreatForm({
   onClose: () => void;
 }) {
   const form = useForm({
-    title: threat?.title ?? '',
+    ...textsOf(threat, ['title', 'source', 'cve_id', 'description']),
     threat_type: threat?.threat_type ?? 'other',
     severity: threat?.severity ?? 'medium',
     status: threat?.status ?? 'ACTIVE',
-    source: threat?.source ?? '',
-    cve_id: threat?.cve_id ?? '',
     asset_id: threat?.asset_id === null || threat?.asset_id === undefined ? '' : String(threat.asset_id),
-    description: threat?.description ?? '',
   });
   const { values } = form;
 

@@ -11,6 +11,7 @@ import { formatDateTime, NUMBER, plural } from './format.ts';
 import { tenantKey } from './permissions.ts';
 import { RetryError } from '../../components/list-state.tsx';
 import { useResource } from '../../lib/use-resource.ts';
+import { CVE_SEARCH_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
 
 export const PERIODS = [7, 30, 90] as const;
@@ -42,17 +43,7 @@ export default function VulnerabilityDashboardPage() {
 
   return (
     <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
-      <div className="vuln-head">
-        <h1>Vulnérabilités</h1>
-        <nav className="vuln-actions" aria-label="Écrans des vulnérabilités">
-          <Link href={LIST} className="btn secondary">
-            Toutes les vulnérabilités
-          </Link>
-          <Link href="/cve" className="btn secondary">
-            Rechercher une CVE
-          </Link>
-        </nav>
-      </div>
+      <ScreenHead title="Vulnérabilités" links={[[LIST, 'Toutes les vulnérabilités'], CVE_SEARCH_LINK]} />
 
       <nav className="segmented" aria-label="Période">
         {PERIODS.map((p) => (

@@ -21,6 +21,7 @@ import { tenantKey } from './permissions.ts';
 import { usePagedWindow } from '../../lib/use-paged-list.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { RetryError } from '../../components/list-state.tsx';
+import { CVE_SEARCH_LINK, DASHBOARD_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
 
 export const ROW_HEIGHT = 44;
@@ -61,17 +62,7 @@ export default function VulnerabilityListPage() {
 
   return (
     <section className="page page-wide vuln-page">
-      <div className="vuln-head">
-        <h1>Liste des vulnérabilités</h1>
-        <nav className="vuln-actions" aria-label="Écrans des vulnérabilités">
-          <Link href="/vulnerabilities" className="btn secondary">
-            Tableau de bord
-          </Link>
-          <Link href="/cve" className="btn secondary">
-            Rechercher une CVE
-          </Link>
-        </nav>
-      </div>
+      <ScreenHead title="Liste des vulnérabilités" links={[DASHBOARD_LINK, CVE_SEARCH_LINK]} />
 
       <FilterForm filters={filters} onChange={setFilters} />
 

@@ -143,3 +143,14 @@ export function jsonOf<T = ReturnType<Reply['json']>>(res: Reply, status: number
   expect(res.statusCode, res.body).toBe(status);
   return res.json<T>();
 }
+
+/**
+ * The JSON body of an answer that must have this status and exactly these fields, in any order (the body is shown
+ * when the status is not the one expected). Untyped unless T is given, as res.json() is.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function jsonWithFields<T = any>(res: Reply, status: number, fields: readonly string[]): T {
+  const body = jsonOf<Record<string, unknown>>(res, status);
+  expect(Object.keys(body).sort()).toEqual([...fields].sort());
+  return body as T;
+}

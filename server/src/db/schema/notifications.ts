@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { NotificationLevel } from '../../../../contract/levels.ts';
 import { bigId, createdAt, tenantRef, userOwner, userRef } from './columns.ts';
 
 // Notifications (issue 8, docs/api-notifications.md).
 
-export const NOTIFICATION_LEVELS = ['info', 'warning', 'critical'] as const;
-export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+// The levels are the client's vocabulary too (contract/levels.ts); re-exported for the server's imports.
+export { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../../contract/levels.ts';
 
 /** What made a notification: a product event, or a manager's message (manual). */
 export const NOTIFICATION_KINDS = [

@@ -1,32 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
-import { ApiError, notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
-import { FORBIDDEN_MESSAGE, hasProjectAccess, type ProjectAccess } from '../../../policies/index.ts';
-import {
-  ProjectAccessRepository,
-  type ActivityEntry,
-  type ProjectRecord,
-} from '../../../repositories/project-access.ts';
-
-export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
-
-/** A title quoted in an activity summary, kept short. */
-export const quoted = (text: string) => `« ${text.length > 120 ? `${text.slice(0, 119)}…` : text} »`;
-
-/**
- * A refusal on a project the caller can read. Thrown inside the tenant transaction; the projects area audits it
- * once the transaction is over (PGlite has a single connection: writing the audit row from inside would wait on
- * the very transaction that waits for it).
- */
-export class ProjectAccessDenied extends ApiError {
-  constructor(
-    readonly projectId: number,
-    readonly need: ProjectNeed,
-  ) {
-    super(403, 'permission_denied', FORBIDDEN_MESSAGE);
-  }
-}
+import type { ActivityEntry } from '../../../repositories/project-access.ts';
+import { displayName, notifierOf } from '../../../services/notifier.ts';
+import { ProjectAccessDenied, ProjectJournal, type ProjectGate } from '../../../services/projects/access.ts';
 
 /** onError hook of the projects area: the audit trail records every refused project action. */
 export function auditProjectRefusals(app: FastifyInstance) {
@@ -42,28 +19,6 @@ export function auditProjectRefusals(app: FastifyInstance) {
   });
 }
 
-/**
- * The gate every project route goes through: a project of another tenant, or one the caller cannot read, is 404
- * (its existence is not revealed); a readable one the caller may not change is 403 (ProjectAccessDenied).
- */
-export function projectGate() {
-  const repo = new ProjectAccessRepository();
-  return {
-    repo,
-    async require(
-      request: FastifyRequest,
-      tx: TenantDb,
-      projectId: number,
-      need: ProjectNeed,
-    ): Promise<{ project: ProjectRecord; access: ProjectAccess }> {
-      const found = await repo.load(tx, projectId, signedIn(request).actor);
-      if (!found || found.access === 'none') throw notFound();
-      if (!hasProjectAccess(found.access, need)) throw new ProjectAccessDenied(projectId, need);
-      return found;
-    },
-  };
-}
-
 /** A project write worth auditing: the activity line's wording, audited after the transaction committed. */
 export async function auditProjectWrite(app: FastifyInstance, request: FastifyRequest, entry: ActivityEntry) {
   await app.audit.record(request, {
@@ -76,4 +31,20 @@ export async function auditProjectWrite(app: FastifyInstance, request: FastifyRe
       object_id: entry.objectId,
     },
   });
+}
+
+/**
+ * `write(request, fn)`: runs a project write in one tenant transaction with its journal; the activity lines it
+ * recorded are audited, and the notifications it wrote published, once the transaction committed.
+ */
+export function journaledWrites(app: FastifyInstance, gate: ProjectGate) {
+  const notifier = notifierOf(app.database);
+  return async <T>(request: FastifyRequest, fn: (tx: TenantDb, journal: ProjectJournal) => Promise<T>) => {
+    const { actor, user } = signedIn(request);
+    const journal = new ProjectJournal(gate, notifier, actor, displayName(user));
+    const result = await request.tenantDb((tx) => fn(tx, journal));
+    for (const entry of journal.entries) await auditProjectWrite(app, request, entry);
+    notifier.publish(journal.notices);
+    return result;
+  };
 }

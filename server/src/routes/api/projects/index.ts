@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import projectRoutes from './projects.ts';
-import workRoutes from './work/index.ts';
+import workRoutes from './work.ts';
 import linkRoutes from './links.ts';
 import documentRoutes from './documents.ts';
 import { auditProjectRefusals } from './access.ts';

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { canChangeSecurityPolicies, canReadSecurityPolicies } from '../../../policies/index.ts';
 import { SecurityPolicySchema } from '../../../presenters/security-policy.ts';
+import { keyedBody } from '../../../schemas/admin/common.ts';
 import { replies } from '../../../schemas/common.ts';
 import { policyChanges, presentSecurityPolicy, validatePolicyPatch } from '../../../services/security-policies.ts';
-import { guardWith, keyedBody } from '../admin/shared.ts';
+import { guardWith } from '../admin/shared.ts';
 
 const PATH = '/api/security/policies';
 const REFUSAL = 'Accès refusé aux politiques de sécurité';

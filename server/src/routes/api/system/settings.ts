@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canChangeSystemSettings, canReadSystemSettings } from '../../../policies/index.ts';
 import { SystemSettingsSchema } from '../../../presenters/system-settings.ts';
+import { keyedBody } from '../../../schemas/admin/common.ts';
 import { replies } from '../../../schemas/common.ts';
-import { validateSettingsPatch } from '../../../services/system-settings.ts';
-import { guardWith, keyedBody } from '../admin/shared.ts';
+import { settingChanges, validateSettingsPatch } from '../../../services/system-settings.ts';
+import { guardWith } from '../admin/shared.ts';
 
 const PATH = '/api/system/settings/';
 const REFUSAL = 'Accès refusé aux paramètres système';
@@ -36,14 +37,15 @@ const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const patch = validateSettingsPatch(request.body);
       const { before, after } = await app.systemSettings.update(patch, signedIn(request).user.id);
-      const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter((k) => before[k] !== after[k]);
+      const changes = settingChanges(patch, before, after);
+      const changed = Object.keys(changes);
       if (changed.length > 0) {
         await app.audit.record(request, {
           eventType: 'configuration_change',
           description: `Paramètres système modifiés : ${changed.join(', ')}`,
           severity: changed.includes('maintenance_mode') ? 'WARNING' : 'INFO',
           tenantId: null,
-          extra: { changes: Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }])) },
+          extra: { changes },
         });
       }
       return after;

@@ -9,7 +9,7 @@ import {
   describeRuntime,
   validateConfigPatch,
 } from '../../../../services/admin-config.ts';
-import { keyedBody } from '../shared.ts';
+import { keyedBody } from '../../../../schemas/admin/common.ts';
 
 const PATH = '/api/admin/config/';
 

@@ -1,53 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, notFound } from '../../../../domain/errors.ts';
+import { notFound } from '../../../../domain/errors.ts';
 import { signedIn } from '../../../../plugins/app/authorization.ts';
 import { canAdministerTenants, canEditTenant, canGovernTenants, seesEveryTenant } from '../../../../policies/index.ts';
 import { presentTenant, TenantSchema } from '../../../../presenters/tenant.ts';
+import { TenantsRepository, type TenantView } from '../../../../repositories/tenants.ts';
 import {
-  TenantsRepository,
-  tenantUniqueViolation,
-  type TenantChanges,
-  type TenantView,
-} from '../../../../repositories/tenants.ts';
-import { NoContent, replies, Type } from '../../../../schemas/common.ts';
-import { refuse, snakeCase } from '../shared.ts';
-import {
+  checkConfirmation,
   ConfirmQuery,
-  confirmationOf,
   ListTenantsQuery,
-  TENANT_MESSAGES,
   TenantBody,
   TenantParams,
   validateTenant,
-} from './schemas.ts';
+} from '../../../../schemas/admin/tenants.ts';
+import { NoContent, replies, Type } from '../../../../schemas/common.ts';
+import { createTenant, updateTenant } from '../../../../services/admin-tenants.ts';
+import { refuse } from '../shared.ts';
 
 const LIST_PATH = '/api/admin/tenants/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
-
-const duplicateDomain = () =>
-  new ApiError(409, 'duplicate_domain', TENANT_MESSAGES.domainTaken, {
-    fields: { domain: [TENANT_MESSAGES.domainTaken] },
-  });
-
-/** A write that hits the unique domain index (a concurrent creation or edit won the race) is a 409. */
-async function unlessDuplicate<T>(write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (err) {
-    if (tenantUniqueViolation(err)) throw duplicateDomain();
-    throw err;
-  }
-}
-
-/** Only the fields whose value really changes, for the update and its audit line. */
-function diff(row: TenantView, input: TenantChanges): TenantChanges {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(input) as (keyof TenantChanges)[]) {
-    if (input[key] !== row[key]) out[key] = input[key];
-  }
-  return out;
-}
 
 /**
  * Tenant administration (docs/api-admin.md "Tenants"): superusers manage every tenant; a tenant's admins see
@@ -112,9 +83,7 @@ const adminTenants: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, body: TenantBody, response: replies.signedIn({ 201: TenantSchema }, 400, 409) },
     },
     async (request, reply) => {
-      const input = validateTenant(request.body, 'create');
-      if (await repo.domainTaken(input.domain)) throw duplicateDomain();
-      const created = await unlessDuplicate(repo.create(input));
+      const created = await createTenant(repo, validateTenant(request.body, 'create'));
       await record(request, created, 'tenant_created', `Organisation créée : ${created.name}`);
       return reply.code(201).send(presentTenant(created));
     },
@@ -139,26 +108,15 @@ const adminTenants: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const target = await loadEditable(request, request.params.id);
-      const changes = diff(target, validateTenant(request.body, 'patch'));
-      if (
-        !canGovernTenants(signedIn(request).actor) &&
-        (changes.status !== undefined || changes.subscriptionPlan !== undefined)
-      ) {
-        await refuse(app, request, `Modification du statut ou de l’offre refusée : ${target.name}`);
-      }
-      if (changes.domain !== undefined && (await repo.domainTaken(changes.domain, target.id))) throw duplicateDomain();
-      const updated = await unlessDuplicate(repo.update(target.id, changes));
-      if (!updated) throw notFound();
-      const changed = Object.fromEntries(
-        (Object.keys(changes) as (keyof TenantChanges)[]).map((k) => [
-          snakeCase(k),
-          { from: target[k], to: updated[k] },
-        ]),
+      const { updated, changes } = await updateTenant(
+        repo,
+        target,
+        validateTenant(request.body, 'patch'),
+        signedIn(request).actor,
+        (description) => refuse(app, request, description),
       );
-      if (Object.keys(changed).length > 0) {
-        await record(request, updated, 'tenant_updated', `Organisation modifiée : ${updated.name}`, {
-          changes: changed,
-        });
+      if (Object.keys(changes).length > 0) {
+        await record(request, updated, 'tenant_updated', `Organisation modifiée : ${updated.name}`, { changes });
       }
       return presentTenant(updated);
     },
@@ -179,11 +137,7 @@ const adminTenants: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const target = await loadEditable(request, request.params.id);
       // A typed confirmation, as for backups: deleting closes the tenant to every member at once.
-      if (confirmationOf(request.body, request.query) !== target.domain) {
-        throw new ApiError(400, 'confirmation_required', TENANT_MESSAGES.confirm(target.domain), {
-          fields: { confirm: [TENANT_MESSAGES.confirm(target.domain)] },
-        });
-      }
+      checkConfirmation(request.body, request.query, target.domain);
       if (!(await repo.softDelete(target.id, signedIn(request).user.id))) throw notFound();
       await record(request, target, 'tenant_deleted', `Organisation supprimée (récupérable) : ${target.name}`);
       return reply.code(204).send();

@@ -1,36 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { MembershipRole } from '../../../../db/schema.ts';
-import { hashPassword } from '../../../../lib/password.ts';
 import { ApiError, notFound } from '../../../../domain/errors.ts';
 import { currentTenant, signedIn } from '../../../../plugins/app/authorization.ts';
-import {
-  canAdministerAccount,
-  canChangePlatformFlags,
-  canEditAccountFields,
-  canManageUsers,
-} from '../../../../policies/index.ts';
+import { canManageUsers } from '../../../../policies/index.ts';
 import { AdminUserSchema, presentAdminUser } from '../../../../presenters/admin-user.ts';
-import {
-  PlatformAccounts,
-  TenantUsersRepository,
-  uniqueViolation,
-  type AccountChanges,
-  type TenantUserRow,
-} from '../../../../repositories/tenant-users.ts';
-import { IdParams, NoContent, Paged, replies, Type } from '../../../../schemas/common.ts';
-import { refuse, snakeCase } from '../shared.ts';
+import { PlatformAccounts, TenantUsersRepository, type TenantUserRow } from '../../../../repositories/tenant-users.ts';
 import {
   createBody,
   listQuery,
   MESSAGES,
   parseUserId,
   patchBody,
+  usersPage,
   validateCreate,
   validateListQuery,
   validatePatch,
-  type UsersQuery,
-} from './schemas.ts';
+} from '../../../../schemas/admin/users.ts';
+import { IdParams, NoContent, Paged, replies, Type } from '../../../../schemas/common.ts';
+import { createMember, removeMember, updateMember, type MemberAdmin } from '../../../../services/admin-users.ts';
+import { found } from '../../shared.ts';
+import { refuse } from '../shared.ts';
 
 const LIST_PATH = '/api/admin/users/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
@@ -39,21 +28,6 @@ const ITEM_PATH = `${LIST_PATH}:id/`;
 const ADMIN_PERMISSIONS = ['user', 'group'].flatMap((what) =>
   ['add', 'change', 'delete', 'view'].map((verb) => `${verb}_${what}`),
 );
-const FLAGS_REFUSED = 'Attribution des droits superutilisateur ou staff refusée';
-
-const duplicateEmail = () => new ApiError(409, 'duplicate_email', MESSAGES.emailTaken);
-const duplicateUsername = () =>
-  new ApiError(400, 'duplicate_username', MESSAGES.usernameTaken, { fields: { username: [MESSAGES.usernameTaken] } });
-const selfChange = () =>
-  new ApiError(400, 'self_change', 'Vous ne pouvez pas modifier votre propre rôle ou désactiver votre propre compte.');
-
-/** Same path with another page number; relative, so it stays right behind any proxy. */
-function pageLink(page: number, query: UsersQuery, search: string): string {
-  const params = new URLSearchParams({ page: String(page) });
-  if (query.page_size !== undefined) params.set('page_size', query.page_size.trim());
-  if (search !== '') params.set('search', search);
-  return `${LIST_PATH}?${params.toString()}`;
-}
 
 /**
  * spec §6 user administration for the current tenant: superusers and the tenant's own admins.
@@ -66,12 +40,20 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
   const guarded = app.guard((auth) => canManageUsers(auth.actor), { refusal: 'administration des utilisateurs' });
   const tags = ['Utilisateurs (administration)'];
 
+  const adminOf = (request: FastifyRequest): MemberAdmin => ({
+    actor: signedIn(request).actor,
+    tenantId: currentTenant(request),
+    accounts,
+    members,
+    tenantDb: (fn) => request.tenantDb(fn),
+    deny: (description) => refuse(app, request, description),
+  });
+
   /** The member with this id in the current tenant; 404 for anyone else, so existence is not revealed. */
-  const loadMember = async (request: FastifyRequest, rawId: string): Promise<TenantUserRow> => {
+  const loadMember = (request: FastifyRequest, rawId: string): Promise<TenantUserRow> => {
     const id = parseUserId(rawId);
-    const row = id === undefined ? undefined : await request.tenantDb((tx) => members.findMember(tx, id));
-    if (!row) throw notFound();
-    return row;
+    if (id === undefined) throw notFound();
+    return found(request, (tx) => members.findMember(tx, id));
   };
 
   /** A change to an account, in the actor's tenant trail: the target named by id and username. */
@@ -95,17 +77,11 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, querystring: listQuery, response: replies.signedIn({ 200: Paged(AdminUserSchema) }, 400) },
     },
     async (request) => {
-      const { page, pageSize, search } = validateListQuery(request.query);
+      const list = validateListQuery(request.query);
       const { count, rows } = await request.tenantDb((tx) =>
-        members.page(tx, { search, limit: pageSize, offset: (page - 1) * pageSize }),
+        members.page(tx, { search: list.search, limit: list.pageSize, offset: (list.page - 1) * list.pageSize }),
       );
-      const lastPage = Math.max(1, Math.ceil(count / pageSize));
-      return {
-        count,
-        next: page < lastPage ? pageLink(page + 1, request.query, search) : null,
-        previous: page > 1 ? pageLink(Math.min(page - 1, lastPage), request.query, search) : null,
-        results: rows.map(presentAdminUser),
-      };
+      return usersPage(LIST_PATH, request.query, list, count, rows.map(presentAdminUser));
     },
   );
 
@@ -113,36 +89,8 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
     LIST_PATH,
     { ...guarded, schema: { tags, body: createBody, response: replies.signedIn({ 201: AdminUserSchema }, 400, 409) } },
     async (request, reply) => {
-      const { actor } = signedIn(request);
       const input = validateCreate(request.body, await accounts.passwordRules());
-
-      // spec §6: role admin (or superuser) means both flags; only a superuser hands out platform flags.
-      let isSuperuser = false;
-      let isStaff = false;
-      if (canChangePlatformFlags(actor)) {
-        isSuperuser = input.isSuperuser ?? input.role === 'admin';
-        isStaff = isSuperuser || (input.isStaff ?? input.role === 'admin');
-      } else if (input.isSuperuser || input.isStaff) {
-        await refuse(app, request, FLAGS_REFUSED);
-      }
-
-      // Answers only "taken" whichever tenant holds the account, never where.
-      const taken = await accounts.taken({ username: input.username, email: input.email });
-      if (taken.username) throw duplicateUsername();
-      if (taken.email) throw duplicateEmail();
-
-      const { username, email, firstName, lastName, isActive } = input;
-      const account = { username, email, firstName, lastName, isActive, isStaff, isSuperuser };
-      let created: TenantUserRow;
-      try {
-        const passwordHash = await hashPassword(input.password);
-        created = await accounts.createMember(currentTenant(request), { ...account, passwordHash }, input.role);
-      } catch (err) {
-        // A concurrent creation won the race between the check and the insert.
-        const constraint = uniqueViolation(err);
-        if (constraint === undefined) throw err;
-        throw constraint.includes('email') ? duplicateEmail() : duplicateUsername();
-      }
+      const created = await createMember(adminOf(request), input);
       await recordChange(request, 'user_created', 'Utilisateur créé', created, { role: input.role });
       return reply.code(201).send(presentAdminUser(created));
     },
@@ -166,74 +114,8 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { actor } = signedIn(request);
       const target = await loadMember(request, request.params.id);
-      const input = validatePatch(request.body);
-      const self = target.id === actor.userId;
-
-      if (!canAdministerAccount(actor, target)) {
-        await refuse(app, request, `Modification refusée : ${target.username} est superutilisateur`);
-      }
-
-      let isSuperuser = target.isSuperuser;
-      let isStaff = target.isStaff;
-      if (canChangePlatformFlags(actor)) {
-        // spec §6: a role update sets both flags, true for admin and false otherwise, unless given explicitly.
-        if (input.role !== undefined) isSuperuser = isStaff = input.role === 'admin';
-        if (input.isSuperuser !== undefined) isSuperuser = input.isSuperuser;
-        if (input.isStaff !== undefined) isStaff = input.isStaff;
-        if (isSuperuser) isStaff = true;
-      } else if (
-        (input.isSuperuser !== undefined && input.isSuperuser !== target.isSuperuser) ||
-        (input.isStaff !== undefined && input.isStaff !== target.isStaff)
-      ) {
-        await refuse(app, request, FLAGS_REFUSED);
-      }
-
-      // The actor is an admin here (the guard said so): any other role would be a demotion.
-      const demotion = (input.role !== undefined && input.role !== 'admin') || input.isActive === false;
-      if (self && (demotion || (target.isSuperuser && !isSuperuser) || (target.isStaff && !isStaff))) {
-        throw selfChange();
-      }
-
-      const changes: AccountChanges = {};
-      for (const key of ['firstName', 'lastName', 'email', 'isActive'] as const) {
-        if (input[key] !== undefined && input[key] !== target[key]) Object.assign(changes, { [key]: input[key] });
-      }
-
-      if (
-        !self &&
-        Object.keys(changes).length > 0 &&
-        !canEditAccountFields(
-          actor,
-          target,
-          !actor.isSuperuser && (await accounts.belongsElsewhere(target.id, currentTenant(request))),
-        )
-      ) {
-        await refuse(app, request, `Modification refusée : le compte ${target.username} dépasse l'organisation`);
-      }
-      if (changes.email !== undefined && (await accounts.taken({ email: changes.email }, target.id)).email) {
-        throw duplicateEmail();
-      }
-
-      if (isSuperuser !== target.isSuperuser) changes.isSuperuser = isSuperuser;
-      if (isStaff !== target.isStaff) changes.isStaff = isStaff;
-      const newRole: MembershipRole | undefined = input.role !== target.role ? input.role : undefined;
-
-      let updated: TenantUserRow | undefined;
-      try {
-        updated = await request.tenantDb(async (tx) => {
-          await members.updateAccount(tx, target.id, changes);
-          if (newRole) await members.setRole(tx, target.id, newRole);
-          return members.findMember(tx, target.id);
-        });
-      } catch (err) {
-        if (uniqueViolation(err) !== undefined) throw duplicateEmail();
-        throw err;
-      }
-      if (!updated) throw notFound();
-
-      const changed = [...Object.keys(changes).map(snakeCase), ...(newRole ? ['role'] : [])];
+      const { updated, changed } = await updateMember(adminOf(request), target, validatePatch(request.body));
       if (changed.length > 0) await recordChange(request, 'user_updated', 'Utilisateur modifié', updated, { changed });
       return presentAdminUser(updated);
     },
@@ -243,18 +125,11 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
     ITEM_PATH,
     { ...guarded, schema: { tags, params: IdParams, response: replies.signedIn({ 204: NoContent }, 400, 404) } },
     async (request, reply) => {
-      const { actor } = signedIn(request);
-      if (parseUserId(request.params.id) === actor.userId) {
-        throw new ApiError(400, 'self_delete', 'Vous ne pouvez pas supprimer votre propre compte.');
+      if (parseUserId(request.params.id) === signedIn(request).actor.userId) {
+        throw new ApiError(400, 'self_delete', MESSAGES.selfDelete);
       }
       const target = await loadMember(request, request.params.id);
-      if (!canAdministerAccount(actor, target)) {
-        await refuse(app, request, `Suppression refusée : ${target.username} est superutilisateur`);
-      }
-      const removed = await request.tenantDb((tx) => members.removeMembership(tx, target.id));
-      if (!removed) throw notFound();
-      // Only a superuser may delete the account itself, and only once no tenant holds it.
-      const accountDeleted = actor.isSuperuser ? await accounts.deleteIfOrphan(target.id) : false;
+      const accountDeleted = await removeMember(adminOf(request), target);
       await recordChange(request, 'user_deleted', "Utilisateur retiré de l'organisation", target, {
         account_deleted: accountDeleted,
       });

@@ -1,0 +1,188 @@
+/**
+ * Findings (/api/vulnerabilities/): the list, export and summary querystrings, the write bodies, and their checks
+ * with the French messages.
+ */
+import { SEVERITIES, type Severity } from '../db/schema.ts';
+import { FieldErrors } from '../domain/errors.ts';
+import type { SummaryFilters } from '../repositories/dashboard.ts';
+import {
+  VULNERABILITY_ORDERINGS,
+  type VulnerabilityFilters,
+  type VulnerabilityValues,
+} from '../repositories/vulnerabilities.ts';
+import { FilterQuery, ListQuery, Nullable, Type, type Static } from './common.ts';
+import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, optionalText, orNull } from './fields.ts';
+import { parseBoolean, parseOrdering, parsePaging, parseQueryId, parseText, type RawQuery } from './query.ts';
+
+export const MESSAGES = {
+  severity: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
+  titleRequired: 'Le titre est requis (ou un identifiant CVE connu).',
+  titleTooLong: 'Le titre ne doit pas dépasser 500 caractères.',
+  cvss: 'Le score CVSS doit être compris entre 0 et 10.',
+  port: 'Le port doit être un entier entre 0 et 65535.',
+  duplicate: 'Cette vulnérabilité est déjà enregistrée pour cet actif (même CVE).',
+  format: 'Format d’export invalide : csv ou json attendu.',
+  days: 'Nombre de jours invalide : un entier entre 1 et 366 est attendu.',
+} as const;
+
+/** `high,critical`: known severities, lower-cased and without repeats; undefined when absent. */
+export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const list = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (list.length === 0 || !list.every((s): s is Severity => (SEVERITIES as readonly string[]).includes(s))) {
+    errors.add('severity', MESSAGES.severity);
+    return undefined;
+  }
+  return [...new Set(list)];
+}
+
+const FILTERS = {
+  severity: `Sévérités séparées par des virgules : ${SEVERITIES.join(', ')}`,
+  is_resolved: 'true ou false',
+  asset: 'Identifiant d’actif',
+  cve: 'Identifiant CVE',
+  kev: 'true ou false : au catalogue KEV de la CISA',
+  text: 'Recherche dans la CVE, le titre et la description',
+  scan: 'Identifiant du scan',
+};
+const FILTER_KEYS = Object.keys(FILTERS) as (keyof typeof FILTERS)[];
+
+export const ListVulnerabilitiesQuery = ListQuery({
+  ordering: `Tri : ${VULNERABILITY_ORDERINGS.join(', ')} (préfixe - pour décroissant)`,
+  ...FILTERS,
+});
+export const ExportQuery = FilterQuery({ format: 'csv (défaut) ou json', ...FILTERS });
+/** A stream, so the serializer (and the reply check) never sees it. */
+export const ExportReply = Type.String({
+  description:
+    'Pièce jointe vulnerabilites-AAAA-MM-JJ.csv (text/csv, UTF-8 avec BOM) ou .json (tableau de Vulnerability)',
+});
+export const SummaryQuery = FilterQuery({
+  days: 'Fenêtre de la tendance en jours (1 à 366, défaut 30)',
+  asset: FILTERS.asset,
+  severity: FILTERS.severity,
+  is_resolved: 'true ou false (défaut : les vulnérabilités ouvertes)',
+  kev: FILTERS.kev,
+});
+
+function parseFilters(errors: FieldErrors, query: RawQuery): VulnerabilityFilters {
+  const cve = query.cve?.trim().toUpperCase();
+  return {
+    severities: parseSeverities(errors, query.severity),
+    isResolved: parseBoolean(errors, query, 'is_resolved'),
+    assetId: parseQueryId(errors, query, 'asset'),
+    cveId: cve ? cve.slice(0, 64) : undefined,
+    kev: parseBoolean(errors, query, 'kev'),
+    text: parseText(errors, query, 'text'),
+    scanId: parseQueryId(errors, query, 'scan'),
+  };
+}
+
+/** The list's paging, filters and ordering (newest first by default). */
+export function readListQuery(query: RawQuery) {
+  const errors = new FieldErrors();
+  const paging = parsePaging(errors, query);
+  const filters = parseFilters(errors, query);
+  const ordering = parseOrdering(errors, query.ordering, VULNERABILITY_ORDERINGS, { field: 'created_at', desc: true });
+  errors.throwIfAny();
+  return { paging, filters, ordering };
+}
+
+/** The export's format (csv by default) and filters, with the filters as given (for the audit line). */
+export function readExportQuery(query: RawQuery) {
+  const errors = new FieldErrors();
+  const format = query.format?.trim().toLowerCase() || 'csv';
+  if (format !== 'csv' && format !== 'json') errors.add('format', MESSAGES.format);
+  const filters = parseFilters(errors, query);
+  errors.throwIfAny();
+  const given = Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, query[k]]));
+  return { format: format as 'csv' | 'json', filters, given };
+}
+
+/** The summary's window (30 days by default) and filters. */
+export function readSummaryQuery(query: RawQuery): SummaryFilters {
+  const errors = new FieldErrors();
+  const daysRaw = query.days?.trim();
+  const days = daysRaw ? (/^\d{1,4}$/.test(daysRaw) ? Number(daysRaw) : 0) : 30;
+  if (days < 1 || days > 366) errors.add('days', MESSAGES.days);
+  const filters = {
+    days,
+    assetId: parseQueryId(errors, query, 'asset'),
+    severities: parseSeverities(errors, query.severity),
+    isResolved: parseBoolean(errors, query, 'is_resolved'),
+    kev: parseBoolean(errors, query, 'kev'),
+  };
+  errors.throwIfAny();
+  return filters;
+}
+
+/** Types, sizes and ranges by the schema; trimming, case and CVE facts by `validateWrite` and the service. */
+const writeFields = {
+  title: optionalText(4096, MESSAGES.titleTooLong),
+  cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
+  asset_id: orNull('integer', { minimum: 1, errorMessage: { minimum: ASSET_UNKNOWN } }),
+  severity: Type.Optional(Type.String({ maxLength: 32, errorMessage: MESSAGES.severity })),
+  cvss_score: orNull('number', {
+    minimum: 0,
+    maximum: 10,
+    errorMessage: { minimum: MESSAGES.cvss, maximum: MESSAGES.cvss },
+  }),
+  description: optionalText(100_000),
+  solution: optionalText(100_000),
+  port: orNull('integer', {
+    minimum: 0,
+    maximum: 65535,
+    errorMessage: { minimum: MESSAGES.port, maximum: MESSAGES.port },
+  }),
+  protocol: orNull('string', { maxLength: 32 }),
+  service: orNull('string', { maxLength: 200 }),
+};
+export const CreateBody = Type.Object(writeFields, { additionalProperties: false });
+export const UpdateBody = Type.Object(
+  { ...writeFields, is_resolved: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export type FindingBody = Static<typeof UpdateBody>;
+export const ResolveBody = Nullable(
+  Type.Object({ is_resolved: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+);
+
+/** A checked write: the columns the body sets (CVE facts are merged by the service), and is_resolved if given. */
+export interface FindingWrite {
+  values: VulnerabilityValues;
+  resolved?: boolean | undefined;
+}
+
+/** Checks a write body: every field's message at once. */
+export function validateWrite(body: FindingBody): FindingWrite {
+  const errors = new FieldErrors();
+  const out: VulnerabilityValues = {};
+  if (body.title !== undefined) {
+    const title = body.title.trim();
+    if (title.length > 500) errors.add('title', MESSAGES.titleTooLong);
+    else if (title !== '') out.title = title;
+  }
+  if (body.cve_id !== undefined) {
+    const cve = body.cve_id?.trim().toUpperCase() ?? '';
+    if (cve === '') out.cveId = null;
+    else if (!CVE_RE.test(cve)) errors.add('cve_id', CVE_INVALID);
+    else out.cveId = cve;
+  }
+  if (body.asset_id !== undefined) out.assetId = body.asset_id;
+  if (body.severity !== undefined) {
+    const s = body.severity.trim().toLowerCase();
+    if ((SEVERITIES as readonly string[]).includes(s)) out.severity = s as Severity;
+    else errors.add('severity', MESSAGES.severity);
+  }
+  if (body.cvss_score !== undefined) out.cvssScore = body.cvss_score;
+  if (body.port !== undefined) out.port = body.port;
+  if (body.description !== undefined) out.description = body.description;
+  if (body.solution !== undefined) out.solution = body.solution;
+  if (body.protocol !== undefined) out.protocol = body.protocol?.trim() || null;
+  if (body.service !== undefined) out.service = body.service?.trim() || null;
+  errors.throwIfAny();
+  return { values: out, resolved: body.is_resolved };
+}

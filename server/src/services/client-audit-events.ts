@@ -1,0 +1,67 @@
+/**
+ * The client's audit events (docs/api-audit.md): what a browser buffered, stored as `frontend` events of the
+ * trail. Identity comes from the credentials, never from what the client wrote into an event.
+ */
+import type { Db } from '../db/client.ts';
+import { auditEvents, type AuditSeverity } from '../db/schema.ts';
+import type { ClientEvent } from '../schemas/audit.ts';
+
+// The client's levels (lower case, with debug) onto the trail's severities.
+const SEVERITY: Record<string, AuditSeverity> = {
+  debug: 'INFO',
+  info: 'INFO',
+  warning: 'WARNING',
+  error: 'ERROR',
+  critical: 'CRITICAL',
+};
+
+/** Who sent the batch, as the server knows it. */
+export interface EventSender {
+  tenantId: string | null;
+  userId: number | null;
+  username: string | null;
+  ip: string;
+  userAgent: { browser: string; os: string };
+  authenticated: boolean;
+}
+
+const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
+
+function rowsOf(events: readonly ClientEvent[], sender: EventSender) {
+  return events.map((e) => {
+    const eventType = (text(e.event_type, 64) ?? 'ui_event').replace(/[^\w.:-]/g, '_');
+    const details =
+      e.details && typeof e.details === 'object' && !Array.isArray(e.details)
+        ? (e.details as Record<string, unknown>)
+        : {};
+    return {
+      tenantId: sender.tenantId,
+      eventType,
+      userId: sender.userId,
+      username: sender.username,
+      ipAddress: sender.ip,
+      description: text(details.description, 500) ?? eventType,
+      severity: SEVERITY[String(e.severity)] ?? 'INFO',
+      source: 'frontend',
+      clientEventId: text(e.event_id, 64) ?? null,
+      details: {
+        ...sender.userAgent,
+        success: details.success !== false,
+        client_timestamp: text(e.timestamp, 40),
+        url: text(e.url, 2000),
+        client: JSON.stringify(details).length > 8192 ? { truncated: true } : details,
+        ...(sender.authenticated ? {} : { unauthenticated: true }),
+      },
+    } satisfies typeof auditEvents.$inferInsert;
+  });
+}
+
+/** Stores a (non-empty) batch; an event already received (same event_id) is skipped. Answers how many were new. */
+export async function storeClientEvents(db: Db, events: readonly ClientEvent[], sender: EventSender): Promise<number> {
+  const inserted = await db
+    .insert(auditEvents)
+    .values(rowsOf(events, sender))
+    .onConflictDoNothing()
+    .returning({ id: auditEvents.id });
+  return inserted.length;
+}

@@ -1,0 +1,99 @@
+/** Findings' writes and reads that take several steps: CVE facts, finding keys, resolution. */
+import { randomUUID } from 'node:crypto';
+import type { TenantDb } from '../db/tenant-scope.ts';
+import { notFound } from '../domain/errors.ts';
+import { resolution } from '../domain/finding-resolution.ts';
+import { AssetsRepository } from '../repositories/assets.ts';
+import {
+  VulnerabilitiesRepository,
+  type VulnerabilityRow,
+  type VulnerabilityValues,
+} from '../repositories/vulnerabilities.ts';
+import { ASSET_UNKNOWN, invalid } from '../schemas/fields.ts';
+import { MESSAGES, type FindingWrite } from '../schemas/vulnerabilities.ts';
+
+const repo = new VulnerabilitiesRepository();
+const assets = new AssetsRepository();
+
+/** The finding just written, read back. */
+async function reread(tx: TenantDb, id: number): Promise<VulnerabilityRow> {
+  const row = await repo.find(tx, id);
+  if (!row) throw notFound();
+  return row;
+}
+
+/**
+ * Writes one finding (a new one when `existing` is undefined): CVE facts fill what the body leaves out (severity,
+ * score, vector, KEV, CWE, title), the asset must be one of the tenant's (the foreign key alone would accept
+ * another tenant's id), and the finding key follows the CVE. A second finding of the same asset and CVE hits the
+ * unique index (services/unique-writes.ts).
+ */
+export async function saveFinding(
+  tx: TenantDb,
+  input: FindingWrite,
+  existing: VulnerabilityRow | undefined,
+  options: { requireTitle: boolean; userId: number },
+): Promise<VulnerabilityRow> {
+  const values: VulnerabilityValues = { ...input.values };
+  if (values.assetId !== undefined && values.assetId !== null) {
+    if (!(await assets.names(tx, [values.assetId])).has(values.assetId)) throw invalid('asset_id', ASSET_UNKNOWN);
+  }
+  const cveId = input.values.cveId;
+  const cveChanged = cveId !== undefined && cveId !== (existing?.cveId ?? null);
+  const facts = cveId ? await repo.cveFacts(tx, cveId) : undefined;
+  if (cveChanged && facts) {
+    values.severity ??= facts.severity;
+    if (input.values.cvssScore === undefined) {
+      values.cvssScore = facts.cvssScore;
+      values.cvssVector = facts.cvssVector;
+    }
+    values.kev = facts.kev;
+    values.cweIds = facts.cweIds;
+    // A finding's own title and description stay when it is re-linked to another CVE.
+    if (!existing) {
+      values.title ??= facts.title || facts.cveId;
+      if (input.values.description === undefined) values.description = facts.description;
+    }
+  } else if (cveChanged && existing) {
+    // Re-linked to an unknown CVE, or unlinked.
+    values.kev = false;
+    values.cweIds = [];
+  }
+  // A known CVE stands in for a missing title.
+  if (facts && options.requireTitle && !existing) values.title ??= facts.title || facts.cveId;
+  if (options.requireTitle && !values.title && !(facts && existing)) throw invalid('title', MESSAGES.titleRequired);
+  if (input.resolved !== undefined) {
+    Object.assign(values, resolution(existing?.isResolved ?? false, input.resolved, options.userId));
+  }
+  if (!existing) {
+    const id = await repo.create(tx, {
+      ...values,
+      title: values.title!,
+      findingKey: cveId ?? `manual:${randomUUID()}`,
+    });
+    return reread(tx, id);
+  }
+  // A manual or CVE-keyed finding follows its CVE; a scanner's own key (an OID, a port) stays.
+  if (cveChanged && (existing.findingKey === existing.cveId || existing.findingKey.startsWith('manual:'))) {
+    values.findingKey = cveId ?? `manual:${randomUUID()}`;
+  }
+  if (!(await repo.update(tx, existing.id, values))) throw notFound();
+  return reread(tx, existing.id);
+}
+
+/** A finding and what the CVE store knows of its CVE; undefined when there is no such finding. */
+export async function findingWithCve(tx: TenantDb, id: number) {
+  const row = await repo.find(tx, id);
+  if (!row) return undefined;
+  return { row, cve: row.cveId ? await repo.cveDetail(tx, row.cveId) : undefined };
+}
+
+/** Resolves or reopens a finding (domain/finding-resolution.ts); undefined when there is no such finding. */
+export async function setResolved(tx: TenantDb, id: number, resolved: boolean, userId: number) {
+  const finding = await repo.find(tx, id);
+  if (!finding) return undefined;
+  const change = resolution(finding.isResolved, resolved, userId);
+  if (!change) return finding;
+  await repo.update(tx, id, change);
+  return reread(tx, id);
+}
