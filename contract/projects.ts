@@ -2,6 +2,16 @@
 export const PROJECT_STATUSES = ['PLANNED', 'PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CANCELLED'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
+/** The status changes a project may go through (PLANNED and PLANNING freely between them); staying put is allowed. */
+export const PROJECT_STATUS_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
+  PLANNED: ['PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
+  PLANNING: ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
+  IN_PROGRESS: ['ON_HOLD', 'COMPLETED', 'CANCELLED'],
+  ON_HOLD: ['IN_PROGRESS', 'CANCELLED'],
+  COMPLETED: ['IN_PROGRESS'],
+  CANCELLED: ['PLANNED'],
+};
+
 /** PLANNED and PLANNING are two readings of the same status: one label. */
 export const PROJECT_STATUS_LABELS: Record<ProjectStatus, string> = {
   PLANNED: 'Planifié',
@@ -21,6 +31,21 @@ export type TeamRole = (typeof TEAM_ROLES)[number];
 /** Risk levels on the 4 × 4 matrix, least serious first. */
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
+
+export const RISK_LEVEL_LABELS: Record<RiskLevel, string> = {
+  low: 'Faible',
+  medium: 'Modéré',
+  high: 'Élevé',
+  critical: 'Critique',
+};
+
+/** A score's level on the 4 × 4 matrix: 1–3 low, 4–6 medium, 8–9 high, 12–16 critical. */
+export function riskLevelOf(score: number): RiskLevel {
+  if (score <= 3) return 'low';
+  if (score <= 6) return 'medium';
+  if (score <= 9) return 'high';
+  return 'critical';
+}
 
 export const RISK_TREATMENTS = ['REDUCE', 'ACCEPT', 'SHARE', 'AVOID'] as const;
 export type RiskTreatment = (typeof RISK_TREATMENTS)[number];

@@ -156,9 +156,7 @@ function arg(name: string): string | undefined {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { loadConfig } = await import('../config.ts');
-  const { openDatabase } = await import('../db/client.ts');
-  const { ensureWritableDir, lockDataDir } = await import('../lib/data-dir.ts');
+  const { withDatabase } = await import('./with-database.ts');
   const count = Number(arg('count') ?? 100_000);
   const tenant = arg('tenant') ?? 'acme-securite.fr';
   const assetCount = Number(arg('assets') ?? 2000);
@@ -166,12 +164,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.error('usage: generate-vulnerabilities --count N --tenant <domain or id> [--assets N] [--batch N]');
     process.exit(2);
   }
-  const config = loadConfig();
-  ensureWritableDir(config.dataDir);
-  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
-  try {
-    await database.migrate();
+  await withDatabase(async (database) => {
     const result = await generateVulnerabilities(database.db, {
       tenant,
       count,
@@ -183,8 +176,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       `vigie: ${result.inserted.toLocaleString('en')} findings generated in ${(result.ms / 1000).toFixed(1)} s ` +
         `(${result.assets} assets, ${result.cvePool} real CVEs)`,
     );
-  } finally {
-    await database.close();
-    unlock();
-  }
+  });
 }

@@ -1,15 +1,5 @@
-import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
-import { ensureWritableDir, lockDataDir } from '../lib/data-dir.ts';
+import { withDatabase } from './with-database.ts';
 
-const config = loadConfig();
-ensureWritableDir(config.dataDir);
-const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
-try {
-  await database.migrate();
+await withDatabase(async (database) => {
   console.log(`vigie: migrations applied (${database.kind})`);
-} finally {
-  await database.close();
-  unlock();
-}
+});

@@ -2,22 +2,13 @@
  * Pure rules of a project's life (docs/api-projects.md): the status changes a project may go through, and a
  * task's status and progress after a write.
  */
+import { PROJECT_STATUS_TRANSITIONS } from '../../../contract/projects.ts';
 import type { ProjectStatus, ProjectTaskStatus } from './project-vocabulary.ts';
 import { completedAt, taskStatusFor } from './risk-scoring.ts';
 
-/** The status changes a project may go through (PLANNED and PLANNING freely between them). */
-const TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
-  PLANNED: ['PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
-  PLANNING: ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
-  IN_PROGRESS: ['ON_HOLD', 'COMPLETED', 'CANCELLED'],
-  ON_HOLD: ['IN_PROGRESS', 'CANCELLED'],
-  COMPLETED: ['IN_PROGRESS'],
-  CANCELLED: ['PLANNED'],
-};
-
-/** Staying put is always allowed; a change only along TRANSITIONS. */
+/** Staying put is always allowed; a change only along the contract's transitions. */
 export const canChangeStatus = (from: ProjectStatus, to: ProjectStatus) =>
-  from === to || TRANSITIONS[from].includes(to);
+  from === to || PROJECT_STATUS_TRANSITIONS[from].includes(to);
 
 export interface TaskState {
   status: ProjectTaskStatus;

@@ -2,18 +2,11 @@
  * Risk scoring rules of docs/api-projects.md ("Risks", "Remediation plans and corrective actions", "Tasks"): pure
  * functions, so the routes, the repository and the tests share one reading of the contract.
  */
+import type { RiskLevel } from '../../../contract/projects.ts';
 import type { ProjectTaskStatus, RiskTreatment } from './project-vocabulary.ts';
 
-export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
-export type RiskLevel = (typeof RISK_LEVELS)[number];
-
-/** French labels of the levels (faible, modéré, élevé, critique). */
-export const RISK_LEVEL_LABELS: Record<RiskLevel, string> = {
-  low: 'faible',
-  medium: 'modéré',
-  high: 'élevé',
-  critical: 'critique',
-};
+// The levels and the score → level rule are the client's too (contract/projects.ts).
+export { RISK_LEVELS, riskLevelOf as riskLevel, type RiskLevel } from '../../../contract/projects.ts';
 
 /** Inclusive score bounds of each level on the 4 × 4 matrix (the gaps 5, 7, 10, 11 are not products of 1–4). */
 export const LEVEL_SCORES: Record<RiskLevel, { min: number; max: number }> = {
@@ -22,14 +15,6 @@ export const LEVEL_SCORES: Record<RiskLevel, { min: number; max: number }> = {
   high: { min: 8, max: 9 },
   critical: { min: 12, max: 16 },
 };
-
-/** 1–3 low, 4–6 medium, 8–9 high, 12–16 critical. */
-export function riskLevel(score: number): RiskLevel {
-  if (score <= 3) return 'low';
-  if (score <= 6) return 'medium';
-  if (score <= 9) return 'high';
-  return 'critical';
-}
 
 export interface ScoredRisk {
   likelihood: number;

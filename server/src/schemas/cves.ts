@@ -2,7 +2,7 @@
 import { ApiError } from '../domain/errors.ts';
 import { CveHitSchema } from '../presenters/cve.ts';
 import { Type } from './common.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, positiveInt, type RawQuery } from './query.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, positiveInt, type RawQuery, pageWindow } from './query.ts';
 
 const MAX_QUERY = 200;
 const MAX_PAGE = 10_000;
@@ -43,5 +43,5 @@ export function readSearch(query: RawQuery) {
   }
   const page = bounded(query.page, 'page', 1, MAX_PAGE);
   const pageSize = bounded(query.page_size, 'page_size', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  return { text, limit: pageSize, offset: (page - 1) * pageSize };
+  return { text, ...pageWindow({ page, pageSize }) };
 }

@@ -49,6 +49,12 @@ export function parsePaging(
   return { page: page ?? 1, pageSize: pageSize ?? DEFAULT_PAGE_SIZE };
 }
 
+/** The rows a page covers, as a repository's limit and offset. */
+export const pageWindow = ({ page, pageSize }: { page: number; pageSize: number }) => ({
+  limit: pageSize,
+  offset: (page - 1) * pageSize,
+});
+
 export function parseBoolean(errors: FieldErrors, query: RawQuery, key: string): boolean | undefined {
   const raw = query[key]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return undefined;

@@ -14,7 +14,7 @@ const MAX_TITLE = 300;
 const MAX_DESCRIPTION = 20_000;
 const MAX_SHORT = 200;
 
-const MESSAGES = {
+export const MESSAGES = {
   pageInvalid: 'Numéro de page invalide : un entier supérieur ou égal à 1 est attendu.',
   sizeInvalid: `Taille de page invalide : un entier entre 1 et ${MAX_SIZE} est attendu.`,
   severityInvalid: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
@@ -63,7 +63,7 @@ export function readThreatList(query: RawQuery): { page: number; size: number; f
 }
 
 /** Types and sizes by the schema; trimming, defaults and the French messages by `validateThreat`. */
-export const ThreatBody = WriteBody(ThreatSchema, {
+export const threatFields = {
   title: optionalText(4096, MESSAGES.titleTooLong),
   description: optionalText(100_000, MESSAGES.descriptionTooLong),
   threat_type: optionalText(4096, MESSAGES.tooLong('threat_type')),
@@ -73,8 +73,10 @@ export const ThreatBody = WriteBody(ThreatSchema, {
   source: optionalText(4096, MESSAGES.tooLong('source')),
   cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
   asset_id: orNull('integer'),
-});
-type ThreatBody = Static<typeof ThreatBody>;
+};
+export const ThreatBody = WriteBody(ThreatSchema, threatFields);
+/** The fields a threat is written with (a link to a new threat sends them too). */
+export type ThreatFields = { [K in keyof typeof threatFields]?: Static<(typeof threatFields)[K]> };
 
 /** A checked body: the columns it sets, and the mitigation it asks (domain/threat-mitigation.ts). */
 export interface ThreatWrite {
@@ -83,7 +85,7 @@ export interface ThreatWrite {
 }
 
 /** Field checks with French messages, first error only; `partial` for PATCH (absent fields stay as they are). */
-export function validateThreat(body: ThreatBody, partial: boolean): ThreatWrite {
+export function validateThreat(body: ThreatFields, partial: boolean): ThreatWrite {
   const text = (field: 'title' | 'description' | 'threat_type' | 'source', max: number, tooLong: string) =>
     trimmed(body[field], partial, field, max, tooLong, field === 'title' ? MESSAGES.titleRequired : undefined);
   const given = (value: unknown) => value !== undefined || !partial;

@@ -120,7 +120,7 @@ export function readSummaryQuery(query: RawQuery): SummaryFilters {
 }
 
 /** Types, sizes and ranges by the schema; trimming, case and CVE facts by `validateWrite` and the service. */
-const writeFields = {
+export const writeFields = {
   title: optionalText(4096, MESSAGES.titleTooLong),
   cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
   asset_id: orNull('integer', { minimum: 1, errorMessage: { minimum: ASSET_UNKNOWN } }),

@@ -5,6 +5,7 @@ import type { Database, Db } from '../db/client.ts';
 import { adminConfig, users } from '../db/schema.ts';
 import { configuredSources } from '../importers/index.ts';
 import { FieldErrors } from '../domain/errors.ts';
+import { RUNTIME_CONFIG_KEYS } from '../../../contract/config.ts';
 import { VERSION } from '../version.ts';
 import { notifyEmailMode } from './notifier.ts';
 import { redactUrl } from './server-logs.ts';
@@ -26,20 +27,7 @@ export const RETENTION_MAX = 365;
 const MAX_PATH = 1024;
 
 /** Runtime keys: shown by GET, set only by environment variables at start. */
-const RUNTIME_KEYS = new Set([
-  'version',
-  'database',
-  'data_dir',
-  'document_storage',
-  'mail',
-  'notify_email',
-  'job_workers',
-  'cve_sources',
-  'stdout_log_level',
-  'trust_proxy',
-  'secrets',
-  'backups_dir',
-]);
+const RUNTIME_KEYS = new Set<string>(RUNTIME_CONFIG_KEYS);
 
 const isRetention = (v: unknown): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v >= RETENTION_MIN && v <= RETENTION_MAX;

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { RUNTIME_CONFIG_KEYS } from '../../../contract/config.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { FormError, TextField } from '../../components/form-field.tsx';
 import { ReadStatus } from '../../components/list-state.tsx';
@@ -35,23 +36,7 @@ function storageText(v: unknown): string {
   return text(v);
 }
 
-const KNOWN = new Set([
-  'version',
-  'database',
-  'data_dir',
-  'document_storage',
-  'mail',
-  'notify_email',
-  'job_workers',
-  'cve_sources',
-  'stdout_log_level',
-  'trust_proxy',
-  'secrets',
-  'backups_dir',
-  'editable',
-  'updated_at',
-  'updated_by',
-]);
+const KNOWN = new Set<string>([...RUNTIME_CONFIG_KEYS, 'editable', 'updated_at', 'updated_by']);
 
 /** The runtime configuration, read-only, with French labels; keys this screen does not know are listed as sent. */
 function RuntimeView({ config }: { config: AdminConfig }) {

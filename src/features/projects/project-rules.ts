@@ -3,8 +3,11 @@ import {
   PLAN_STATUSES,
   PROJECT_PRIORITIES,
   PROJECT_STATUS_LABELS,
+  PROJECT_STATUS_TRANSITIONS,
   PROJECT_STATUSES,
+  RISK_LEVEL_LABELS,
   RISK_LEVELS,
+  riskLevelOf,
   RISK_STATUSES,
   RISK_TREATMENTS,
   TEAM_ROLES,
@@ -13,7 +16,6 @@ import {
   type PlanStatus,
   type ProjectPriority,
   type ProjectStatus,
-  type RiskLevel,
   type RiskStatus,
   type RiskTreatment,
   type TeamRole,
@@ -77,19 +79,9 @@ export const ORDERINGS: [string, string][] = [
   ['deadline', 'Échéance'],
 ];
 
-/** The contract's transitions; PLANNED and PLANNING move freely between each other. */
-const TRANSITIONS: Record<ProjectStatus, ProjectStatus[]> = {
-  PLANNED: ['PLANNING', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
-  PLANNING: ['PLANNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELLED'],
-  IN_PROGRESS: ['ON_HOLD', 'COMPLETED', 'CANCELLED'],
-  ON_HOLD: ['IN_PROGRESS', 'CANCELLED'],
-  COMPLETED: ['IN_PROGRESS'],
-  CANCELLED: ['PLANNED'],
-};
-
 /** The statuses a project in `current` may take: itself, then the allowed targets (not the twin « Planifié »). */
 export function nextStatuses(current: ProjectStatus): ProjectStatus[] {
-  const targets = (TRANSITIONS[current] ?? []).filter(
+  const targets = (PROJECT_STATUS_TRANSITIONS[current] ?? []).filter(
     (s) => !((current === 'PLANNED' && s === 'PLANNING') || (current === 'PLANNING' && s === 'PLANNED')),
   );
   return [current, ...targets];
@@ -140,22 +132,11 @@ export const IMPACT_LABELS: Record<number, string> = {
   4: 'Critique',
 };
 
-export const LEVEL_LABELS: Record<RiskLevel, string> = {
-  low: 'Faible',
-  medium: 'Modéré',
-  high: 'Élevé',
-  critical: 'Critique',
-};
+export const LEVEL_LABELS = RISK_LEVEL_LABELS;
 
 export const LEVELS = RISK_LEVELS;
 
-/** Contract: 1–3 low, 4–6 medium, 8–9 high, 12–16 critical. */
-export function levelOf(score: number): RiskLevel {
-  if (score >= 12) return 'critical';
-  if (score >= 8) return 'high';
-  if (score >= 4) return 'medium';
-  return 'low';
-}
+export const levelOf = riskLevelOf;
 
 export const TREATMENTS = RISK_TREATMENTS;
 export const TREATMENT_LABELS: Record<RiskTreatment, string> = {

@@ -22,17 +22,25 @@ export function currentTenant(request: FastifyRequest): TenantId {
 /** A question asked of the policies (policies/index.ts) about the caller. */
 export type Policy = (auth: AuthContext) => boolean;
 
+/**
+ * What a refusal's audit line says: a reason completes « Accès refusé : … »; `{ audit }` is a sentence of its own
+ * (« Modification refusée : … », « Accès refusé aux paramètres système »), kept word for word.
+ */
+export type Refusal = string | { audit: string };
+
 export interface GuardOptions {
-  /** Completes the audit line « Accès refusé : … »; without it a refusal is not audited (plain reads). */
-  refusal?: string;
+  /** The refusal's audit line; without it a refusal is not audited (plain reads). */
+  refusal?: Refusal;
   /** The route reads tenant data: an account with no tenant is refused too (default true). */
   tenant?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** 403 unless `allowed`; the refusal is audited (« Accès refusé : reason ») when a reason is given. */
-    authorize(request: FastifyRequest, allowed: boolean, refusal?: string): Promise<void>;
+    /** 403 unless `allowed`; the refusal is audited when it says why. */
+    authorize(request: FastifyRequest, allowed: boolean, refusal?: Refusal): Promise<void>;
+    /** The 403 itself, audited: for a refusal decided inside a service (a rule about the record, not the caller). */
+    refuse(request: FastifyRequest, refusal: Refusal): Promise<never>;
     /** Route options: authenticate, then ask `policy`, before the body is even looked at. */
     guard(policy: Policy, options?: GuardOptions): { preValidation: preValidationAsyncHookHandler[] };
   }
@@ -41,18 +49,21 @@ declare module 'fastify' {
 /** One way to refuse: the same 403, and the same audit line, everywhere. */
 export default fp(
   async (app) => {
-    app.decorate('authorize', async (request: FastifyRequest, allowed: boolean, refusal?: string) => {
-      if (allowed) return;
+    const refuse = async (request: FastifyRequest, refusal?: Refusal): Promise<never> => {
       if (refusal !== undefined) {
         await app.audit.record(request, {
           eventType: 'permission_denied',
-          description: `Accès refusé : ${refusal}`,
+          description: typeof refusal === 'string' ? `Accès refusé : ${refusal}` : refusal.audit,
           severity: 'WARNING',
           success: false,
           extra: { method: request.method, path: request.routeOptions.url },
         });
       }
       throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
+    };
+    app.decorate('refuse', refuse);
+    app.decorate('authorize', async (request: FastifyRequest, allowed: boolean, refusal?: Refusal) => {
+      if (!allowed) await refuse(request, refusal);
     });
     app.decorate('guard', (policy: Policy, options: GuardOptions = {}) => {
       const check: preValidationAsyncHookHandler = async (request) => {

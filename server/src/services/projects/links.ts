@@ -3,7 +3,6 @@
  * project through the gate; linking names an existing object or makes a new one as its own API makes it; some
  * changes are made through the link to the object itself. Every write appends to the project's activity.
  */
-import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../../db/tenant-scope.ts';
 import { notFound } from '../../domain/errors.ts';
 import { resolution } from '../../domain/finding-resolution.ts';
@@ -22,19 +21,21 @@ import {
   type VulnerabilityLinkFilters,
 } from '../../repositories/project-links.ts';
 import { ThreatsRepository } from '../../repositories/threats.ts';
-import { VulnerabilitiesRepository, type VulnerabilityValues } from '../../repositories/vulnerabilities.ts';
+import { VulnerabilitiesRepository } from '../../repositories/vulnerabilities.ts';
 import { validateAsset, type AssetBody } from '../../schemas/assets.ts';
 import { invalid } from '../../schemas/fields.ts';
 import {
   LIMITS,
   LINK_MESSAGES as MESSAGES,
-  validateFinding,
-  validateThreat,
   type FindingLinkBody,
   type ThreatLinkBody,
 } from '../../schemas/projects/links.ts';
+import { validateThreat } from '../../schemas/threats.ts';
+import { MESSAGES as FINDING_MESSAGES, validateWrite } from '../../schemas/vulnerabilities.ts';
 import { unlessDuplicateAsset } from '../assets.ts';
+import { createThreat } from '../threats.ts';
 import { unlessDuplicate } from '../unique-writes.ts';
+import { saveFinding } from '../vulnerabilities.ts';
 import { ProjectGate, quoted, type ProjectJournal, type ProjectNeed } from './access.ts';
 
 /** What a link points at, as the activity names it. */
@@ -118,10 +119,12 @@ export class ProjectLinks {
       const finding = await this.findingRepo.find(tx, id);
       return finding && { id: finding.id, title: finding.title };
     },
-    create: async (tx, body) => {
-      const values = await this.newFinding(tx, body);
-      const id = await unlessDuplicate(this.findingRepo.create(tx, values), MESSAGES.findingDuplicate);
-      return { id, title: values.title };
+    // Made as POST /api/vulnerabilities/vulnerabilities/ makes a finding: CVE facts, the tenant's asset, the key.
+    create: async (tx, body, linker) => {
+      const input = validateWrite(body);
+      const options = { requireTitle: true, userId: linker.userId };
+      const created = await unlessDuplicate(saveFinding(tx, input, undefined, options), FINDING_MESSAGES.duplicate);
+      return { id: created.id, title: created.title };
     },
   };
 
@@ -140,46 +143,10 @@ export class ProjectLinks {
     },
     // Checked as /api/threats/ checks a new threat, its status and mitigation kept consistent.
     create: async (tx, body, linker) => {
-      const { values, asked } = validateThreat(body);
-      if (values.assetId !== null && values.assetId !== undefined) {
-        if (values.assetId < 1 || !(await this.threatRepo.assetExists(tx, values.assetId))) {
-          throw invalid('asset_id', MESSAGES.assetUnknown);
-        }
-      }
-      const threat = { ...values, ...mitigation(asked, undefined, linker.userId, true) };
-      const created = await this.threatRepo.create(tx, linker.tenant, threat);
+      const created = await createThreat(tx, linker.tenant, validateThreat(body, false), linker.userId);
       return { id: created.id, title: created.title };
     },
   };
-
-  /**
-   * A new finding as POST /api/vulnerabilities/vulnerabilities/ makes it: the CVE store's facts fill what the body
-   * leaves out (severity, score, vector, KEV, CWE, title, description), the asset must be the tenant's, and the
-   * finding key is the CVE (else a manual key).
-   */
-  private async newFinding(tx: TenantDb, body: FindingLinkBody) {
-    const input = validateFinding(body);
-    const values: VulnerabilityValues = { ...input };
-    if (input.assetId !== undefined && input.assetId !== null) {
-      if (!(await this.assetRepo.names(tx, [input.assetId])).has(input.assetId)) {
-        throw invalid('asset_id', MESSAGES.assetUnknown);
-      }
-    }
-    const facts = input.cveId ? await this.findingRepo.cveFacts(tx, input.cveId) : undefined;
-    if (facts) {
-      values.severity ??= facts.severity;
-      if (input.cvssScore === undefined) {
-        values.cvssScore = facts.cvssScore;
-        values.cvssVector = facts.cvssVector;
-      }
-      values.kev = facts.kev;
-      values.cweIds = facts.cweIds;
-      values.title ??= facts.title || facts.cveId;
-      if (body.description === undefined) values.description = facts.description;
-    }
-    if (!values.title) throw invalid('title', MESSAGES.findingTitleRequired);
-    return { ...values, title: values.title, findingKey: input.cveId ?? `manual:${randomUUID()}` };
-  }
 
   /** The link's project through the gate: 404 when the link or its project is out of reach. */
   async reach(tx: TenantDb, actor: Actor, type: LinkType, linkId: number, need: ProjectNeed): Promise<LinkRef> {

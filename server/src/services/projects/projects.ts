@@ -18,6 +18,7 @@ import { PROJECT_MESSAGES as MESSAGES, type readProjectQuery } from '../../schem
 import type { TeamRole } from '../../domain/project-vocabulary.ts';
 import type { Created, NoticeActor, Notifier } from '../notifier.ts';
 import { ProjectAccessDenied, ProjectGate, type ProjectNeed } from './access.ts';
+import { pageWindow } from '../../schemas/query.ts';
 
 /** The caller's access to a listed project, from its team as the list loaded it. */
 function accessIn(actor: Actor, row: ProjectRow) {
@@ -51,8 +52,7 @@ export class ProjectService {
       readable: this.gate.repo.readable(actor),
       filters,
       ordering,
-      limit: paging.pageSize,
-      offset: (paging.page - 1) * paging.pageSize,
+      ...pageWindow(paging),
     });
     const granted = rows.flatMap((row) => {
       const access = accessIn(actor, row);

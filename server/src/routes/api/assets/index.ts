@@ -7,6 +7,7 @@ import { AssetBody, ListAssetsQuery, readAssetList, validateAsset } from '../../
 import { IdParams, NoContent, Paged, replies } from '../../../schemas/common.ts';
 import { unlessDuplicateAsset } from '../../../services/assets.ts';
 import { found, taggedRoutes } from '../shared.ts';
+import { pageWindow } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/assets/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
@@ -22,7 +23,7 @@ const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { paging, filters, ordering } = readAssetList(request.query);
       const { count, rows } = await request.tenantDb((tx) =>
-        repo.page(tx, { filters, ordering, limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize }),
+        repo.page(tx, { filters, ordering, ...pageWindow(paging) }),
       );
       const keys = Object.keys(ListAssetsQuery.properties);
       return pagedResponse(LIST_PATH, request.query, keys, paging, count, rows.map(presentAsset));

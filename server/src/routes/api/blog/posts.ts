@@ -19,6 +19,7 @@ import {
 import { NoContent, Paged, replies, Type } from '../../../schemas/common.ts';
 import { BlogPosts, postAudit } from '../../../services/blog-posts.ts';
 import { blogGuards } from './guards.ts';
+import { pageWindow } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/blog/posts/';
 const POST_PATH = `${LIST_PATH}:slug/`;
@@ -42,9 +43,7 @@ const postRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { paging, tag, text, statuses, draftsAsked } = readPostList(request.query);
       if (draftsAsked && !canWrite(request)) await guard.deny(request);
-      const page = await request.tenantDb((tx) =>
-        repo.page(tx, { statuses, tag, q: text, limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize }),
-      );
+      const page = await request.tenantDb((tx) => repo.page(tx, { statuses, tag, q: text, ...pageWindow(paging) }));
       return pagedResponse(LIST_PATH, request.query, LIST_KEYS, paging, page.count, page.rows.map(presentBlogPost));
     },
   );

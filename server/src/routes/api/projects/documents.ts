@@ -26,6 +26,7 @@ import { quoted } from '../../../services/projects/access.ts';
 import { DocumentService, DocumentUpload, tooLarge } from '../../../services/projects/documents.ts';
 import { accessGuards } from '../shared.ts';
 import { journaledWrites } from './access.ts';
+import { pageWindow } from '../../../schemas/query.ts';
 
 // The upload's limits are the schemas' (the tests read them from here).
 export { DEFAULT_DOCUMENT_MAX_BYTES, documentMaxBytes, formatLimit } from '../../../schemas/projects/documents.ts';
@@ -73,8 +74,7 @@ const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         documents.repo.page(tx, signedIn(request).actor, {
           projectId,
           documentType,
-          limit: paging.pageSize,
-          offset: (paging.page - 1) * paging.pageSize,
+          ...pageWindow(paging),
         }),
       );
       const keys = Object.keys(DocumentQuery.properties);

@@ -26,7 +26,7 @@ import {
   type Read,
 } from '../../../schemas/projects/work.ts';
 import { PAGE_SIZE } from '../../../schemas/projects/choices.ts';
-import { parsePaging, type RawQuery } from '../../../schemas/query.ts';
+import { parsePaging, type RawQuery, pageWindow } from '../../../schemas/query.ts';
 import { ProjectWork, type Fixed, type WorkKind } from '../../../services/projects/work.ts';
 import { accessGuards } from '../shared.ts';
 import { journaledWrites } from './access.ts';
@@ -76,7 +76,7 @@ const workRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const filters = input.filters(errors, query);
       errors.throwIfAny();
       const today = todayUtc();
-      const page = { limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize };
+      const page = pageWindow(paging);
       const readable = work.gate.repo.readable(signedIn(request).actor);
       const { count, rows } = await request.tenantDb((tx) => kind.page(tx, readable, filters, today, page));
       const results = rows.map((row) => present(row, today));

@@ -4,10 +4,10 @@ import { SecurityPolicySchema } from '../../../presenters/security-policy.ts';
 import { keyedBody } from '../../../schemas/admin/common.ts';
 import { replies } from '../../../schemas/common.ts';
 import { policyChanges, presentSecurityPolicy, validatePolicyPatch } from '../../../services/security-policies.ts';
-import { guardWith } from '../admin/shared.ts';
 
 const PATH = '/api/security/policies';
-const REFUSAL = 'Accès refusé aux politiques de sécurité';
+// Platform settings: no tenant needed; the refusal's audit line is a sentence of its own.
+const GUARD = { refusal: { audit: 'Accès refusé aux politiques de sécurité' }, tenant: false };
 
 /** GET and PATCH /api/security/policies, with or without the trailing slash (docs/api-admin.md). */
 const securityPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,7 +17,7 @@ const securityPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     PATH,
     {
-      ...guardWith(app, (auth) => canReadSecurityPolicies(auth.actor), REFUSAL),
+      ...app.guard((auth) => canReadSecurityPolicies(auth.actor), GUARD),
       schema: { tags, response: replies.signedIn({ 200: SecurityPolicySchema }) },
     },
     async () => presentSecurityPolicy(await app.securityPolicies.get()),
@@ -26,7 +26,7 @@ const securityPolicyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     PATH,
     {
-      ...guardWith(app, (auth) => canChangeSecurityPolicies(auth.actor), REFUSAL),
+      ...app.guard((auth) => canChangeSecurityPolicies(auth.actor), GUARD),
       schema: {
         tags,
         // Each key is checked by validatePolicyPatch, with its French message (updated_at is ignored).

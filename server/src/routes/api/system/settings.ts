@@ -5,10 +5,10 @@ import { SystemSettingsSchema } from '../../../presenters/system-settings.ts';
 import { keyedBody } from '../../../schemas/admin/common.ts';
 import { replies } from '../../../schemas/common.ts';
 import { settingChanges, validateSettingsPatch } from '../../../services/system-settings.ts';
-import { guardWith } from '../admin/shared.ts';
 
 const PATH = '/api/system/settings/';
-const REFUSAL = 'Accès refusé aux paramètres système';
+// Platform settings: no tenant needed; the refusal's audit line is a sentence of its own.
+const GUARD = { refusal: { audit: 'Accès refusé aux paramètres système' }, tenant: false };
 
 /** GET and PATCH /api/system/settings/ (docs/api-admin.md "System settings"). */
 const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,7 +17,7 @@ const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     PATH,
     {
-      ...guardWith(app, (auth) => canReadSystemSettings(auth.actor), REFUSAL),
+      ...app.guard((auth) => canReadSystemSettings(auth.actor), GUARD),
       schema: { tags, response: replies.signedIn({ 200: SystemSettingsSchema }) },
     },
     async () => app.systemSettings.get(),
@@ -26,7 +26,7 @@ const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     PATH,
     {
-      ...guardWith(app, (auth) => canChangeSystemSettings(auth.actor), REFUSAL),
+      ...app.guard((auth) => canChangeSystemSettings(auth.actor), GUARD),
       schema: {
         tags,
         // Each key is checked by validateSettingsPatch, with its French message.

@@ -14,7 +14,7 @@ import {
 import { ThreatsRepository, type ThreatRow } from '../../../repositories/threats.ts';
 import { IdParams, NoContent, replies } from '../../../schemas/common.ts';
 import { ListThreatsQuery, readThreatList, ThreatBody, validateThreat } from '../../../schemas/threats.ts';
-import { threatSummary } from '../../../services/threats.ts';
+import { createThreat, threatSummary } from '../../../services/threats.ts';
 import { checkAsset, found, taggedRoutes } from '../shared.ts';
 
 const LIST_PATH = '/api/threats/';
@@ -57,10 +57,8 @@ const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
     write({ body: ThreatBody, response: replies.signedIn({ 201: ThreatSchema }, 400) }),
     async (request, reply) => {
       const input = validateThreat(request.body, false);
-      await checkAsset(request, input.values.assetId, assetExists);
-      const tenant = currentTenant(request);
-      const values = { ...input.values, ...mitigation(input.asked, undefined, signedIn(request).user.id, true) };
-      const created = await request.tenantDb((tx) => repo.create(tx, tenant, { ...values, title: values.title! }));
+      const [tenant, userId] = [currentTenant(request), signedIn(request).user.id];
+      const created = await request.tenantDb((tx) => createThreat(tx, tenant, input, userId));
       return reply.code(201).send(presentThreat(created));
     },
   );

@@ -35,6 +35,7 @@ import { unlessDuplicate } from '../../../services/unique-writes.ts';
 import { findingWithCve, saveFinding, setResolved } from '../../../services/vulnerabilities.ts';
 import { sendExport } from '../export-stream.ts';
 import { found, taggedRoutes } from '../shared.ts';
+import { pageWindow } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/vulnerabilities/vulnerabilities/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
@@ -73,7 +74,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { paging, filters, ordering } = readListQuery(request.query);
       const { count, rows } = await request.tenantDb((tx) =>
-        repo.page(tx, { filters, ordering, limit: paging.pageSize, offset: (paging.page - 1) * paging.pageSize }),
+        repo.page(tx, { filters, ordering, ...pageWindow(paging) }),
       );
       const keys = Object.keys(ListVulnerabilitiesQuery.properties);
       return pagedResponse(LIST_PATH, request.query, keys, paging, count, rows.map(presentVulnerability));

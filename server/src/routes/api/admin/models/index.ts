@@ -45,7 +45,6 @@ import {
   type AdminModel,
   type ModelOperation,
 } from '../../../../services/admin-models.ts';
-import { refuse } from '../shared.ts';
 
 const BASE = '/api/admin/models/';
 const MODEL_PATH = `${BASE}:model/`;
@@ -84,9 +83,9 @@ const adminModels: FastifyPluginAsyncTypebox = async (app) => {
   const writable = async (request: FastifyRequest, name: string, op: ModelOperation): Promise<AdminModel> => {
     const model = await readable(request, name);
     checkOperation(model, op);
-    if (!canWriteAdminModel(signedIn(request).actor, model.writers)) {
-      await refuse(app, request, reservedRefusal(model, op));
-    }
+    await app.authorize(request, canWriteAdminModel(signedIn(request).actor, model.writers), {
+      audit: reservedRefusal(model, op),
+    });
     return model;
   };
 

@@ -15,7 +15,6 @@ import {
 } from '../../../../schemas/admin/tenants.ts';
 import { NoContent, replies, Type } from '../../../../schemas/common.ts';
 import { createTenant, updateTenant } from '../../../../services/admin-tenants.ts';
-import { refuse } from '../shared.ts';
 
 const LIST_PATH = '/api/admin/tenants/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
@@ -113,7 +112,7 @@ const adminTenants: FastifyPluginAsyncTypebox = async (app) => {
         target,
         validateTenant(request.body, 'patch'),
         signedIn(request).actor,
-        (description) => refuse(app, request, description),
+        (description) => app.refuse(request, { audit: description }),
       );
       if (Object.keys(changes).length > 0) {
         await record(request, updated, 'tenant_updated', `Organisation modifiée : ${updated.name}`, { changes });

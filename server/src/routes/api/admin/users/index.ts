@@ -19,7 +19,7 @@ import {
 import { IdParams, NoContent, Paged, replies, Type } from '../../../../schemas/common.ts';
 import { createMember, removeMember, updateMember, type MemberAdmin } from '../../../../services/admin-users.ts';
 import { found } from '../../shared.ts';
-import { refuse } from '../shared.ts';
+import { pageWindow } from '../../../../schemas/query.ts';
 
 const LIST_PATH = '/api/admin/users/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
@@ -46,7 +46,7 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
     accounts,
     members,
     tenantDb: (fn) => request.tenantDb(fn),
-    deny: (description) => refuse(app, request, description),
+    deny: (description) => app.refuse(request, { audit: description }),
   });
 
   /** The member with this id in the current tenant; 404 for anyone else, so existence is not revealed. */
@@ -79,7 +79,7 @@ const adminUsers: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const list = validateListQuery(request.query);
       const { count, rows } = await request.tenantDb((tx) =>
-        members.page(tx, { search: list.search, limit: list.pageSize, offset: (list.page - 1) * list.pageSize }),
+        members.page(tx, { search: list.search, ...pageWindow(list) }),
       );
       return usersPage(LIST_PATH, request.query, list, count, rows.map(presentAdminUser));
     },
