@@ -22,11 +22,7 @@ describe('the administration console in Chromium', () => {
     const tenantName = `Cabinet Lemaire ${suffix}`;
     const domain = `lemaire-${suffix}.fr`;
     const username = `j.lemaire.${suffix}`;
-    const context = await e2e.browser.newContext({
-      baseURL: e2e.baseURL,
-      locale: 'fr-FR',
-      viewport: { width: 1280, height: 900 },
-    });
+    const context = await e2e.context({ width: 1280, height: 900 });
     const page = await signInThroughForm(context, 'admin');
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
@@ -62,7 +58,7 @@ describe('the administration console in Chromium', () => {
     expect(member).toEqual({ name: tenantName, role: 'user' });
 
     // That user signs in and works in the new tenant.
-    const userContext = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    const userContext = await e2e.context();
     const userPage = await signInThroughForm(userContext, username);
     await expect.poll(() => userPage.getByRole('heading', { level: 1 }).textContent()).toBe('Bonjour, Jeanne Lemaire');
     expect(await userPage.getByText(tenantName).count()).toBeGreaterThan(0);

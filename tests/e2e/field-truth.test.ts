@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
 import { TEST_PASSWORD } from '../server/helpers.ts';
 
@@ -42,9 +42,7 @@ const SCREENS = [
 
 const NO_API_DATA = new Set(['/dashboard', '/cve', '/admin']);
 
-function newContext(): Promise<BrowserContext> {
-  return e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR', viewport: { width: 1280, height: 900 } });
-}
+const newContext = () => e2e.context({ width: 1280, height: 900 });
 
 /**
  * What a screen shows, without what may rightly differ between an online and an offline visit: the origin note

@@ -13,6 +13,8 @@ export interface E2e {
   t: TestApp;
   baseURL: string;
   browser: Browser;
+  /** A fresh browser context on the app, in French, at this viewport (Chromium's default without one). */
+  context(viewport?: { width: number; height: number }): Promise<BrowserContext>;
 }
 
 /**
@@ -20,7 +22,10 @@ export interface E2e {
  * can look into the database too. Read the fields inside tests (they are set in beforeAll).
  */
 export function useServerAndBrowser(): E2e {
-  const e2e = {} as E2e;
+  const e2e = {
+    context: (viewport) =>
+      e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR', ...(viewport && { viewport }) }),
+  } as E2e;
   beforeAll(async () => {
     e2e.t = await createTestApp({ appDir: e2eAppDir() });
     await e2e.t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -51,6 +56,16 @@ export async function signInThroughForm(
   await page.waitForURL('**/dashboard');
   if (waitForWorker) await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   return page;
+}
+
+/** The page's console errors and uncaught exceptions from now on (a resource's failed load aside). */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) errors.push(msg.text());
+  });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
 }
 
 export interface StoredSession {

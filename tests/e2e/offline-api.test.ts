@@ -5,7 +5,7 @@ import { queueableWrite, signInThroughForm, storedSession, useServerAndBrowser }
 
 /** The service worker's /api fallback layer, seen from a real page. */
 const e2e = useServerAndBrowser();
-const newContext = () => e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+const newContext = () => e2e.context();
 
 /** A GET the way the app's client makes it (Bearer and tenant from the stored session), with the SW's marks. */
 async function apiGet(page: Page, url: string) {

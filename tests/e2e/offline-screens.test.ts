@@ -6,11 +6,7 @@ const e2e = useServerAndBrowser();
 
 describe('screens offline in Chromium', () => {
   it('a first visit online, then offline: shell, dashboard and a list render from cache, marked with their date', async () => {
-    const context = await e2e.browser.newContext({
-      baseURL: e2e.baseURL,
-      locale: 'fr-FR',
-      viewport: { width: 1280, height: 800 },
-    });
+    const context = await e2e.context({ width: 1280, height: 800 });
     const page = await signInThroughForm(context, 'admin');
 
     await page.getByRole('link', { name: 'Administration', exact: true }).click();
@@ -34,7 +30,7 @@ describe('screens offline in Chromium', () => {
   it('mock API mode answers the sample areas without touching the network', async () => {
     const seen: string[] = [];
     e2e.t.app.server.on('request', (req: { url?: string }) => seen.push(req.url ?? ''));
-    const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    const context = await e2e.context();
     const page = await signInThroughForm(context, 'manager');
     await page.getByLabel('Mode API simulée').check();
     await expect
@@ -52,7 +48,7 @@ describe('screens offline in Chromium', () => {
   });
 
   it('an area the backend does not serve shows marked sample data', async () => {
-    const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+    const context = await e2e.context();
     // Another backend, without notifications: its paths answer 404 (the service worker's requests included).
     await context.route('**/api/notifications/**', (route) =>
       route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not found."}' }),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { consoleErrors, signInThroughForm, useServerAndBrowser } from './harness.ts';
 
 /**
  * Issue 7 end to end, as a consultant works: create a project, staff it, link an asset, assess a risk, plan its
@@ -12,15 +12,6 @@ const e2e = useServerAndBrowser();
 
 async function rows<T>(text: string, values: unknown[] = []): Promise<T[]> {
   return (await e2e.t.database.executeSql(text, values)).rows as T[];
-}
-
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) errors.push(msg.text());
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
 }
 
 const openTab = (page: Page, name: string) => page.getByRole('tab', { name, exact: true }).click();

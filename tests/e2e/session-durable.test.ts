@@ -25,7 +25,7 @@ function visited(page: Page): string[] {
 
 /** The analyst signed in on the vulnerability dashboard, its data on screen (and in the service worker's cache). */
 async function analystOnVulnerabilities(): Promise<{ context: BrowserContext; page: Page; total: string }> {
-  const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+  const context = await e2e.context();
   // The page's clock runs normally until a test moves it.
   await context.clock.install();
   const page = await signInThroughForm(context, 'analyste');

@@ -8,7 +8,7 @@ import { auditEvents } from '../../server/src/db/schema.ts';
 const e2e = useServerAndBrowser();
 
 async function signedIn(username = 'manager'): Promise<Page> {
-  return signInThroughForm(await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' }), username);
+  return signInThroughForm(await e2e.context(), username);
 }
 
 describe('session in Chromium', () => {

@@ -2,8 +2,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { consoleErrors, signInThroughForm, useServerAndBrowser } from './harness.ts';
 import { DEMO_CVE_IDS } from '../../server/src/db/seed-cves.ts';
 
 /** Issue 6 end to end: real CVEs on the dashboard, the list, resolving, a CVE update, the kiosk without backend. */
@@ -20,22 +19,9 @@ async function scalar(query: ReturnType<typeof sql>): Promise<number> {
   return Number(Object.values(result.rows[0] ?? {})[0]);
 }
 
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) errors.push(msg.text());
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
-
 describe('vulnerability management in Chromium', () => {
   it('the dashboard shows the seeded real CVEs; the list filters through the URL; a finding is marked resolved', async () => {
-    const context = await e2e.browser.newContext({
-      baseURL: e2e.baseURL,
-      locale: 'fr-FR',
-      viewport: { width: 1280, height: 900 },
-    });
+    const context = await e2e.context({ width: 1280, height: 900 });
     const page = await signInThroughForm(context, 'analyste');
     const errors = consoleErrors(page);
 
@@ -81,7 +67,7 @@ describe('vulnerability management in Chromium', () => {
     const previous = process.env.VIGIE_CVE_SOURCES;
     process.env.VIGIE_CVE_SOURCES = path.resolve('seed-data/kev/known_exploited_vulnerabilities.json');
     try {
-      const context = await e2e.browser.newContext({ baseURL: e2e.baseURL, locale: 'fr-FR' });
+      const context = await e2e.context();
       const page = await signInThroughForm(context, 'admin');
       await page.getByRole('link', { name: 'Tâches' }).click();
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Tâches de fond');
@@ -109,11 +95,7 @@ describe('vulnerability management in Chromium', () => {
   });
 
   it('the kiosk rotates its panels and keeps rendering while the backend is down', async () => {
-    const context = await e2e.browser.newContext({
-      baseURL: e2e.baseURL,
-      locale: 'fr-FR',
-      viewport: { width: 1920, height: 1080 },
-    });
+    const context = await e2e.context({ width: 1920, height: 1080 });
     const page = await signInThroughForm(context, 'manager');
     await page.goto('/kiosk?panels=vulnerabilities,threats&interval=5');
     const title = page.locator('h1');

@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { and, desc, eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { auditEvents } from '../../server/src/db/schema.ts';
 import { AdminConfigStore } from '../../server/src/services/admin-config.ts';
 import { createTestApp, onPostgres } from './helpers.ts';
 import { apiFor, signedIn } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
+import { auditEventsOf } from './support/world.ts';
 
 const SECRETS = {
   DATABASE_URL: 'postgres://vigie:pg-secret-55@db.internal.example:5432/vigie',
@@ -196,15 +197,10 @@ describe('PATCH /api/admin/config/', () => {
     }
     expect((await t.app.inject({ method: 'GET', url: '/api/admin/config/' })).statusCode).toBe(401);
     expect((await AdminConfigStore.of(t.database.db).get()).backup_retention_count).toBe(30);
-    const denied = await t.database.db
-      .select({ username: auditEvents.username })
-      .from(auditEvents)
-      .where(
-        and(
-          eq(auditEvents.eventType, 'permission_denied'),
-          eq(auditEvents.description, 'Accès refusé : configuration du système'),
-        ),
-      );
+    const denied = await auditEventsOf(t.database.db, {
+      eventType: 'permission_denied',
+      description: 'Accès refusé : configuration du système',
+    });
     expect(denied).toHaveLength(6);
   });
 });

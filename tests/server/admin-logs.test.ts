@@ -11,6 +11,7 @@ import type { TaskContext } from '../../server/src/tasks/types.ts';
 import { signIn, TEST_PASSWORD } from './helpers.ts';
 import { apiFor, jsonOf } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
+import { auditEventsOf } from './support/world.ts';
 
 const t = useTestApp({ runJobs: false });
 const api = apiFor(t);
@@ -341,15 +342,10 @@ describe('GET /api/admin/logs/', () => {
       }
     }
     expect((await t.app.inject({ method: 'GET', url: '/api/admin/logs/' })).statusCode).toBe(401);
-    const denied = await t.database.db
-      .select({ username: auditEvents.username })
-      .from(auditEvents)
-      .where(
-        and(
-          eq(auditEvents.eventType, 'permission_denied'),
-          eq(auditEvents.description, 'Accès refusé : journaux du serveur'),
-        ),
-      );
+    const denied = await auditEventsOf(t.database.db, {
+      eventType: 'permission_denied',
+      description: 'Accès refusé : journaux du serveur',
+    });
     expect(new Set(denied.map((d) => d.username))).toEqual(new Set(['manager', 'analyste', 'lecteur']));
   });
 });

@@ -6,6 +6,7 @@ import { apiFor, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
 import { addUser, auditEventsOf, seededTenants } from './support/world.ts';
+import type { TenantOut } from '../../server/src/presenters/tenant.ts';
 
 const TENANT_FIELDS = [
   'id',
@@ -19,19 +20,6 @@ const TENANT_FIELDS = [
   'logo_url',
   'deleted_at',
 ].sort();
-
-interface TenantOut {
-  id: string;
-  name: string;
-  domain: string;
-  subscription_plan: string;
-  status: string;
-  created_at: string;
-  user_count: number;
-  contact_email: string | null;
-  logo_url: string | null;
-  deleted_at: string | null;
-}
 
 describe(`tenant administration (${backend})`, () => {
   const t = useTestApp({ runJobs: false });

@@ -14,6 +14,7 @@ import { createTestApp, onPostgres, type TestApp } from './helpers.ts';
 import { apiFor, jsonWithFields, signedIn, type Method, type Session } from './support/api.ts';
 import { useTestApp } from './support/app.ts';
 import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
+import type { BackupOut } from '../../server/src/presenters/backup.ts';
 
 const ENGINE = onPostgres ? 'postgres' : 'pglite';
 const OTHER_ENGINE = onPostgres ? 'pglite' : 'postgres';
@@ -83,20 +84,6 @@ async function repack(
     } else change.entry?.(e);
   }
   return writeTarGz(entries);
-}
-
-interface BackupOut {
-  id: string;
-  filename: string;
-  engine: string;
-  status: string;
-  size: number | null;
-  sha256: string | null;
-  note: string;
-  error: string | null;
-  created_by: string | null;
-  created_at: string;
-  completed_at: string | null;
 }
 
 interface Snapshot {

@@ -1,19 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  memberships,
-  notifications,
-  users,
-  type NotificationKind,
-  type NotificationLevel,
-} from '../../server/src/db/schema.ts';
+import { memberships, notifications, users, type NotificationLevel } from '../../server/src/db/schema.ts';
 import { notifierOf } from '../../server/src/services/notifier.ts';
 import { signIn, TEST_SECRET } from './helpers.ts';
 import { apiFor, jsonOf } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
 import { addUser, auditEventsOf, seededTenants, userIdsOf, type TenantName } from './support/world.ts';
+import type { Notification } from '../../server/src/presenters/notification.ts';
 
 const LIST = '/api/notifications/notifications/';
 const STREAM = '/api/notifications/stream/';
@@ -38,18 +33,7 @@ const MESSAGES = {
   tenant: 'Organisation invalide : un identifiant (UUID) est attendu.',
 };
 
-interface Json {
-  id: number;
-  title: string;
-  created_at: string;
-  read: boolean;
-  body: string;
-  level: NotificationLevel;
-  link: string | null;
-  kind: NotificationKind;
-  tenant_id: string;
-  tenant_name: string;
-}
+type Json = Notification;
 interface Page {
   results: Json[];
   count: number;

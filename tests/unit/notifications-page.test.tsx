@@ -1,6 +1,6 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, settle, setupScreen, signIn, type ScreenHandler } from './screen-helpers.tsx';
+import { json, settle, setupScreen, signIn, typeInto, type ScreenHandler } from './screen-helpers.tsx';
 import NotificationsPage from '../../src/features/notifications/notifications-page.tsx';
 import { NotificationBell, NotificationToast } from '../../src/features/notifications/notification-bell.tsx';
 import { clearLocalNotifications } from '../../src/features/notifications/notifications-api.ts';
@@ -88,19 +88,6 @@ const items = () => [...screen.container.querySelectorAll<HTMLLIElement>('li.nt-
 const button = (label: string, root: ParentNode = screen.container) =>
   [...root.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label);
 const bell = () => screen.container.querySelector<HTMLAnchorElement>('a.nt-bell')!;
-
-function setValue(el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, value: string) {
-  const proto =
-    el instanceof HTMLSelectElement
-      ? HTMLSelectElement.prototype
-      : el instanceof HTMLTextAreaElement
-        ? HTMLTextAreaElement.prototype
-        : HTMLInputElement.prototype;
-  act(() => {
-    Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
-    el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
-  });
-}
 
 function field(label: string): HTMLInputElement {
   const l = [...screen.container.querySelectorAll('label')].find((x) => x.textContent?.startsWith(label))!;
@@ -199,10 +186,10 @@ describe('NotificationsPage: the send form', () => {
     screen.handler = api({ write: () => json({ results: [note(7), note(8)], count: 2 }, 201) });
     await render();
     act(() => button('Envoyer une notification')!.click());
-    setValue(field('Titre'), 'Maintenance ce soir');
-    setValue(field('Texte'), 'Coupure de 22 h à 23 h.');
-    setValue(field('Niveau'), 'warning');
-    setValue(field('Lien'), '/tasks');
+    typeInto(field('Titre'), 'Maintenance ce soir');
+    typeInto(field('Texte'), 'Coupure de 22 h à 23 h.');
+    typeInto(field('Niveau'), 'warning');
+    typeInto(field('Lien'), '/tasks');
     await act(async () => button('Envoyer')!.click());
     await settle();
     const post = screen.calls.find(
@@ -231,11 +218,11 @@ describe('NotificationsPage: the send form', () => {
     screen.handler = api({ write: () => json({ results: [note(9)], count: 1 }, 201) });
     await render();
     act(() => button('Envoyer une notification')!.click());
-    setValue(field('Titre'), 'Pour Marie');
+    typeInto(field('Titre'), 'Pour Marie');
     const one = [...screen.container.querySelectorAll<HTMLInputElement>('input[type="radio"]')][1]!;
     act(() => one.click());
     await settle();
-    setValue(field('Utilisateur'), 'Marie Dupont (marie)');
+    typeInto(field('Utilisateur'), 'Marie Dupont (marie)');
     await act(async () => button('Envoyer')!.click());
     await settle();
     const post = screen.calls.find(
@@ -259,11 +246,11 @@ describe('NotificationsPage: the send form', () => {
     });
     await render();
     act(() => button('Envoyer une notification')!.click());
-    setValue(field('Titre'), 'Test');
+    typeInto(field('Titre'), 'Test');
     const one = [...screen.container.querySelectorAll<HTMLInputElement>('input[type="radio"]')][1]!;
     act(() => one.click());
     await settle();
-    setValue(field('Utilisateur'), '77');
+    typeInto(field('Utilisateur'), '77');
     await act(async () => button('Envoyer')!.click());
     await settle();
     const user = field('Utilisateur');
@@ -279,7 +266,7 @@ describe('NotificationsPage: the send form', () => {
     signIn('manager');
     await render();
     act(() => button('Envoyer une notification')!.click());
-    setValue(field('Lien'), '//ailleurs.example');
+    typeInto(field('Lien'), '//ailleurs.example');
     await act(async () => button('Envoyer')!.click());
     expect(text()).toContain('Le titre est obligatoire (200 caractères au plus).');
     expect(text()).toContain('Lien invalide : un chemin de l’application commençant par « / » est attendu.');
@@ -295,7 +282,7 @@ describe('NotificationsPage: the send form', () => {
     });
     await render();
     act(() => button('Envoyer une notification')!.click());
-    setValue(field('Titre'), 'Hors ligne');
+    typeInto(field('Titre'), 'Hors ligne');
     await act(async () => button('Envoyer')!.click());
     await settle();
     expect(text()).toContain('Notification mise en file d’attente : elle sera envoyée au retour du réseau.');

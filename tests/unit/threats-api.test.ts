@@ -10,9 +10,9 @@ import {
   markMitigated,
   readThreatSummary,
   updateThreat,
-  type Threat,
   type ThreatInput,
 } from '../../src/features/threats/threats-api.ts';
+import { threat } from './support/threat-fixtures.ts';
 
 type Answer = Response | 'no-answer';
 let answer: (method: string, path: string) => Answer;
@@ -51,22 +51,7 @@ afterEach(() => {
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-const THREAT: Threat = {
-  id: 5,
-  title: 'Rançongiciel',
-  description: '',
-  threat_type: 'ransomware',
-  severity: 'high',
-  status: 'ACTIVE',
-  is_mitigated: false,
-  mitigated_at: null,
-  source: '',
-  cve_id: null,
-  asset_id: null,
-  asset: null,
-  created_at: '2025-06-02T08:00:00Z',
-  updated_at: '2025-06-02T08:00:00Z',
-};
+const THREAT = threat(5, { title: 'Rançongiciel' });
 
 const INPUT: ThreatInput = {
   title: 'Rançongiciel',

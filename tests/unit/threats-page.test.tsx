@@ -4,28 +4,19 @@ import { json, settle, setupScreen, signIn, type ScreenHandler } from './screen-
 import ThreatsPage from '../../src/features/threats/threats-page.tsx';
 import { validateThreat } from '../../src/features/threats/threat-rules.ts';
 import type { Threat } from '../../src/features/threats/threats-api.ts';
+import { threat as baseThreat } from './support/threat-fixtures.ts';
 
 const screen = setupScreen();
 
-function threat(id: number, extra: Partial<Threat> = {}): Threat {
-  return {
-    id,
-    title: `Menace ${id}`,
-    description: '',
-    threat_type: 'ransomware',
-    severity: 'high',
-    status: 'ACTIVE',
-    is_mitigated: false,
-    mitigated_at: null,
+/** The page's threats: from CERT-FR, on a firewall, with a CVE. */
+const threat = (id: number, extra: Partial<Threat> = {}) =>
+  baseThreat(id, {
     source: 'CERT-FR',
     cve_id: 'CVE-2024-3400',
     asset_id: 3,
     asset: { id: 3, name: 'fw-paris-01' },
-    created_at: '2025-06-02T08:00:00Z',
-    updated_at: '2025-06-02T08:00:00Z',
     ...extra,
-  };
-}
+  });
 
 const SUMMARY = {
   threats_count: 3,
