@@ -1,14 +1,18 @@
 import type { RawQuery } from '../schemas/query.ts';
 
-/** {count, next, previous, results} with relative links that keep the query's own parameters. */
+/**
+ * {count, next, previous, results} with relative links that keep the query's own parameters: those the route's
+ * query schema declares (or these keys).
+ */
 export function pagedResponse<T>(
   path: string,
   query: RawQuery,
-  keys: readonly string[],
+  accepted: { properties: object } | readonly string[],
   paging: { page: number; pageSize: number },
   count: number,
   results: T[],
 ) {
+  const keys: readonly string[] = 'properties' in accepted ? Object.keys(accepted.properties) : accepted;
   const link = (page: number) => {
     const params = new URLSearchParams();
     for (const k of keys) {

@@ -7,6 +7,7 @@ import type { TenantDb } from '../../db/tenant-scope.ts';
 import { notFound } from '../../domain/errors.ts';
 import { canRead, canWrite, type Actor } from '../../policies/index.ts';
 import { signedIn } from '../../plugins/app/authorization.ts';
+import { IdParams, NoContent, replies } from '../../schemas/common.ts';
 import { ASSET_UNKNOWN, invalid } from '../../schemas/fields.ts';
 
 /** Route options: a signed-in reader of the tenant, and a writer (viewers get 403 before their body is looked at). */
@@ -47,12 +48,23 @@ export async function checkAsset<T>(
 
 /**
  * Route options under one documentation tag: `read(schema)` for the tenant's readers, `write(schema)` for its
- * writers (viewers get the audited 403 before their body is looked at).
+ * writers (viewers get the audited 403 before their body is looked at); `deleteById` registers a writer's DELETE of
+ * one record: 204, or 404 when `remove` says there was none (false).
  */
 export function taggedRoutes(app: FastifyInstance, tags: string[]) {
   const guard = accessGuards(app);
+  const write = <S extends object>(schema: S) => ({ ...guard.write, schema: { tags, ...schema } });
   return {
     read: <S extends object>(schema: S) => ({ ...guard.read, schema: { tags, ...schema } }),
-    write: <S extends object>(schema: S) => ({ ...guard.write, schema: { tags, ...schema } }),
+    write,
+    deleteById: (path: string, remove: (request: FastifyRequest, id: number) => Promise<boolean | void>) =>
+      app.delete<{ Params: { id: string } }>(
+        path,
+        write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
+        async (request, reply) => {
+          if ((await remove(request, Number(request.params.id))) === false) throw notFound();
+          return reply.code(204).send();
+        },
+      ),
   };
 }

@@ -4,7 +4,7 @@ import { AssetSchema, presentAsset } from '../../../presenters/asset.ts';
 import { pagedResponse } from '../../../presenters/paged.ts';
 import { AssetsRepository } from '../../../repositories/assets.ts';
 import { AssetBody, ListAssetsQuery, readAssetList, validateAsset } from '../../../schemas/assets.ts';
-import { IdParams, NoContent, Paged, replies } from '../../../schemas/common.ts';
+import { IdParams, Paged, replies } from '../../../schemas/common.ts';
 import { unlessDuplicateAsset } from '../../../services/assets.ts';
 import { found, taggedRoutes } from '../shared.ts';
 import { pageWindow } from '../../../schemas/query.ts';
@@ -15,7 +15,7 @@ const ITEM_PATH = `${LIST_PATH}:id/`;
 /** Assets of the current tenant (docs/api-vulnerabilities.md). */
 const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new AssetsRepository();
-  const { read, write } = taggedRoutes(app, ['Actifs']);
+  const { read, write, deleteById } = taggedRoutes(app, ['Actifs']);
 
   app.get(
     LIST_PATH,
@@ -25,8 +25,7 @@ const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { count, rows } = await request.tenantDb((tx) =>
         repo.page(tx, { filters, ordering, ...pageWindow(paging) }),
       );
-      const keys = Object.keys(ListAssetsQuery.properties);
-      return pagedResponse(LIST_PATH, request.query, keys, paging, count, rows.map(presentAsset));
+      return pagedResponse(LIST_PATH, request.query, ListAssetsQuery, paging, count, rows.map(presentAsset));
     },
   );
 
@@ -63,14 +62,7 @@ const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.delete(
-    ITEM_PATH,
-    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
-    async (request, reply) => {
-      if (!(await request.tenantDb((tx) => repo.remove(tx, Number(request.params.id))))) throw notFound();
-      return reply.code(204).send();
-    },
-  );
+  deleteById(ITEM_PATH, (request, id) => request.tenantDb((tx) => repo.remove(tx, id)));
 };
 
 export default assetRoutes;

@@ -77,8 +77,7 @@ const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...pageWindow(paging),
         }),
       );
-      const keys = Object.keys(DocumentQuery.properties);
-      return pagedResponse(LIST_PATH, request.query, keys, paging, page.count, page.rows.map(presentDocument));
+      return pagedResponse(LIST_PATH, request.query, DocumentQuery, paging, page.count, page.rows.map(presentDocument));
     },
   );
 

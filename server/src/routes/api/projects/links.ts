@@ -84,7 +84,7 @@ const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { paging, page, filters } = readLinkQuery(q, spec.filters?.(q) ?? (() => ({}) as Filters));
         const actor = signedIn(request).actor;
         const { count, rows } = await request.tenantDb((tx) => kind.page(tx, actor, page, filters));
-        return pagedResponse(path, q, Object.keys(spec.query.properties), paging, count, rows.map(spec.present));
+        return pagedResponse(path, q, spec.query, paging, count, rows.map(spec.present));
       },
     );
 

@@ -78,8 +78,7 @@ const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = readProjectQuery(request.query);
       const { count, rows } = await request.tenantDb((tx) => projects.page(tx, signedIn(request).actor, query));
       const results = rows.map(({ row, access }) => presentProject(row, access));
-      const keys = Object.keys(ListProjectsQuery.properties);
-      return pagedResponse(LIST_PATH, request.query, keys, query.paging, count, results);
+      return pagedResponse(LIST_PATH, request.query, ListProjectsQuery, query.paging, count, results);
     },
   );
 

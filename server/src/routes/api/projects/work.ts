@@ -80,7 +80,7 @@ const workRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const readable = work.gate.repo.readable(signedIn(request).actor);
       const { count, rows } = await request.tenantDb((tx) => kind.page(tx, readable, filters, today, page));
       const results = rows.map((row) => present(row, today));
-      return pagedResponse(path, query, Object.keys(input.query.properties), paging, count, results);
+      return pagedResponse(path, query, input.query, paging, count, results);
     });
 
     const created = replies.signedIn({ 201: reply }, 400, ...createErrors);

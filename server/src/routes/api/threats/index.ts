@@ -12,7 +12,7 @@ import {
   ThreatSummarySchema,
 } from '../../../presenters/threat.ts';
 import { ThreatsRepository, type ThreatRow } from '../../../repositories/threats.ts';
-import { IdParams, NoContent, replies } from '../../../schemas/common.ts';
+import { IdParams, replies } from '../../../schemas/common.ts';
 import { ListThreatsQuery, readThreatList, ThreatBody, validateThreat } from '../../../schemas/threats.ts';
 import { createThreat, threatSummary } from '../../../services/threats.ts';
 import { checkAsset, found, taggedRoutes } from '../shared.ts';
@@ -24,7 +24,7 @@ const RECENT = 5;
 /** Threats (spec §3 threat summary and list page; docs/api-vulnerabilities.md § Threats). */
 const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new ThreatsRepository();
-  const { read, write } = taggedRoutes(app, ['Menaces']);
+  const { read, write, deleteById } = taggedRoutes(app, ['Menaces']);
   const assetExists = (tx: TenantDb, id: number) => repo.assetExists(tx, id);
   const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
   /** An updated threat, or 404 when it went away meanwhile. */
@@ -84,15 +84,7 @@ const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.delete(
-    ITEM_PATH,
-    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
-    async (request, reply) => {
-      const threat = await load(request, request.params.id);
-      if (!(await request.tenantDb((tx) => repo.remove(tx, threat.id)))) throw notFound();
-      return reply.code(204).send();
-    },
-  );
+  deleteById(ITEM_PATH, (request, id) => request.tenantDb((tx) => repo.remove(tx, id)));
 
   app.post(
     `${ITEM_PATH}mark_mitigated/`,

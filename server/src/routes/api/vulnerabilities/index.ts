@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { notFound } from '../../../domain/errors.ts';
 import { signedIn } from '../../../plugins/app/authorization.ts';
 import { presentCve } from '../../../presenters/cve.ts';
 import { VulnerabilitySummarySchema } from '../../../presenters/dashboard.ts';
@@ -15,7 +14,7 @@ import {
 } from '../../../presenters/vulnerability.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { VulnerabilitiesRepository, type VulnerabilityRow } from '../../../repositories/vulnerabilities.ts';
-import { IdParams, NoContent, Paged, replies } from '../../../schemas/common.ts';
+import { IdParams, Paged, replies } from '../../../schemas/common.ts';
 import {
   CreateBody,
   ExportQuery,
@@ -45,7 +44,7 @@ const EXPORT_BATCH = 2000;
 const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new VulnerabilitiesRepository();
   const dashboard = new DashboardRepository();
-  const { read, write } = taggedRoutes(app, ['Vulnérabilités']);
+  const { read, write, deleteById } = taggedRoutes(app, ['Vulnérabilités']);
 
   const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
 
@@ -76,8 +75,14 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { count, rows } = await request.tenantDb((tx) =>
         repo.page(tx, { filters, ordering, ...pageWindow(paging) }),
       );
-      const keys = Object.keys(ListVulnerabilitiesQuery.properties);
-      return pagedResponse(LIST_PATH, request.query, keys, paging, count, rows.map(presentVulnerability));
+      return pagedResponse(
+        LIST_PATH,
+        request.query,
+        ListVulnerabilitiesQuery,
+        paging,
+        count,
+        rows.map(presentVulnerability),
+      );
     },
   );
 
@@ -111,14 +116,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.delete(
-    ITEM_PATH,
-    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
-    async (request, reply) => {
-      if (!(await request.tenantDb((tx) => repo.remove(tx, Number(request.params.id))))) throw notFound();
-      return reply.code(204).send();
-    },
-  );
+  deleteById(ITEM_PATH, (request, id) => request.tenantDb((tx) => repo.remove(tx, id)));
 
   app.post(
     `${ITEM_PATH}mark_resolved/`,

@@ -7,7 +7,7 @@ import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { presentScan, ScanSchema } from '../../../presenters/scan.ts';
 import { ScansRepository } from '../../../repositories/scans.ts';
 import { MAX_REPORT_BYTES } from '../../../scan-reports/index.ts';
-import { IdParams, NoContent, Paged, replies } from '../../../schemas/common.ts';
+import { IdParams, Paged, replies } from '../../../schemas/common.ts';
 import { invalid } from '../../../schemas/fields.ts';
 import {
   importOptions,
@@ -51,7 +51,7 @@ const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
     limits: { fileSize: MAX_REPORT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12, headerPairs: 100 },
   });
 
-  const { read, write } = taggedRoutes(app, ['Scans']);
+  const { read, write, deleteById } = taggedRoutes(app, ['Scans']);
   const load = (request: FastifyRequest, id: string) => found(request, (tx) => repo.find(tx, Number(id)));
   const assetName = (tx: TenantDb, id: number) => repo.assetName(tx, id);
 
@@ -133,14 +133,7 @@ const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.delete(
-    ITEM_PATH,
-    write({ params: IdParams, response: replies.signedIn({ 204: NoContent }, 404) }),
-    async (request, reply) => {
-      await scans.remove(scope(request), await load(request, request.params.id));
-      return reply.code(204).send();
-    },
-  );
+  deleteById(ITEM_PATH, async (request, id) => scans.remove(scope(request), await load(request, String(id))));
 
   const lifecycle = write({ params: IdParams, response: replies.signedIn({ 200: ScanSchema }, 404, 409) });
   for (const action of ['start', 'restart', 'cancel'] as const) {
