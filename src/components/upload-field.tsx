@@ -1,5 +1,6 @@
+import type { ComponentProps } from 'react';
 import { formatFileSize } from '../lib/file-size.ts';
-import { FormField } from './form-field.tsx';
+import { FormCard, FormField } from './form-field.tsx';
 import { ProgressBar } from './progress-bar.tsx';
 
 /** A file input with its label, the chosen file's name and size below it, and the field's message. */
@@ -49,5 +50,33 @@ export function UploadStatus({ label, progress, done }: { label: string; progres
             : `Envoi : ${new Intl.NumberFormat('fr-FR').format(progress)} %`}
       </p>
     </div>
+  );
+}
+
+/**
+ * A form that sends a file: while it is sending, its close button cancels the upload and the progress shows below
+ * the fields (`status`: the bar's label, and what to say once everything is sent).
+ */
+export function UploadFormCard({
+  upload,
+  status,
+  onClose,
+  children,
+  ...card
+}: Omit<ComponentProps<typeof FormCard>, 'busyLabel' | 'closeLabel'> & {
+  upload: { progress: number | null; cancel: () => void };
+  status: { label: string; done: string };
+}) {
+  const sending = card.form.submitting;
+  return (
+    <FormCard
+      {...card}
+      busyLabel="Envoi…"
+      closeLabel={sending ? 'Annuler l’envoi' : 'Fermer'}
+      onClose={sending ? upload.cancel : onClose}
+    >
+      {children}
+      {sending && <UploadStatus label={status.label} progress={upload.progress} done={status.done} />}
+    </FormCard>
   );
 }

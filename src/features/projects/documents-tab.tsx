@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { DataTable } from '../../components/data-table.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
 import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
-import { FileField, UploadStatus } from '../../components/upload-field.tsx';
+import { FileField, UploadFormCard } from '../../components/upload-field.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { optionsOf } from '../../components/select.tsx';
@@ -196,8 +196,10 @@ function UploadForm({
   };
 
   return (
-    <FormCard
+    <UploadFormCard
       form={form}
+      upload={upload}
+      status={{ label: 'Envoi du document', done: 'Envoyé, vérification par le serveur…' }}
       title="Ajouter un document"
       intro={
         <p className="muted small">
@@ -207,9 +209,7 @@ function UploadForm({
       }
       onSubmit={form.onSubmit(send, { validate, fieldErrors: () => ({}) })}
       submitLabel="Envoyer"
-      busyLabel="Envoi…"
-      closeLabel={submitting ? 'Annuler l’envoi' : 'Fermer'}
-      onClose={submitting ? upload.cancel : onClose}
+      onClose={onClose}
     >
       <FileField
         field={form.field('file')}
@@ -225,14 +225,7 @@ function UploadForm({
       <TextField form={form} name="title" label="Titre" disabled={submitting} />
       <SelectField form={form} name="document_type" label="Type" options={TYPE_OPTIONS} disabled={submitting} />
       <TextField form={form} name="description" label="Description" multiline wide disabled={submitting} />
-      {submitting && (
-        <UploadStatus
-          label="Envoi du document"
-          progress={upload.progress}
-          done="Envoyé, vérification par le serveur…"
-        />
-      )}
-    </FormCard>
+    </UploadFormCard>
   );
 }
 

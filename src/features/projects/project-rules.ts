@@ -29,6 +29,7 @@ import {
 } from '../../../contract/severity.ts';
 import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
 import type { Project, ProjectAccess } from './project-types.ts';
+import { UPLOAD_MESSAGES } from '../../lib/upload.ts';
 
 /** French labels, badge tones and the server's rules (docs/api-projects.md), checked before sending. */
 
@@ -311,8 +312,8 @@ export const DOCUMENT_MAX_BYTES = 25 * 1024 * 1024;
 export const DOCUMENT_MESSAGES = {
   tooLarge: 'Fichier trop volumineux (25 Mo au maximum).',
   typeRefused: 'Type de fichier non autorisé.',
-  empty: 'Le fichier est vide.',
-  noFile: 'Choisissez un fichier.',
+  empty: UPLOAD_MESSAGES.empty,
+  noFile: UPLOAD_MESSAGES.noFile,
 } as const;
 
 /** PDF, images, text, CSV, Markdown, JSON, XML, ZIP and Office/OpenDocument files; never SVG or HTML. */

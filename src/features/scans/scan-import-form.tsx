@@ -1,5 +1,5 @@
-import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
-import { FileField, UploadStatus } from '../../components/upload-field.tsx';
+import { SelectField, TextField } from '../../components/form-field.tsx';
+import { FileField, UploadFormCard } from '../../components/upload-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
 import { UserMessageError } from '../../lib/error-message.ts';
 import { checkUploadFile, MAX_UPLOAD_BYTES } from '../../lib/upload.ts';
@@ -29,17 +29,17 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
   };
 
   return (
-    <FormCard
+    <UploadFormCard
       form={form}
+      upload={upload}
+      status={{ label: 'Envoi du rapport', done: 'Envoyé, analyse par le serveur…' }}
       title="Importer un rapport de scanner"
       heading="h2"
       className="card"
       intro={<p className="muted">Trivy (JSON), Nmap ou OpenVAS (XML), 50 Mo au plus.</p>}
       onSubmit={form.onSubmit(send, { fieldErrors: () => ({}) })}
       submitLabel="Importer"
-      busyLabel="Envoi…"
-      closeLabel={submitting ? 'Annuler l’envoi' : 'Fermer'}
-      onClose={submitting ? upload.cancel : onClose}
+      onClose={onClose}
     >
       <FileField
         field={form.field('file')}
@@ -69,9 +69,6 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
         />
         Traiter le rapport dès l’import
       </label>
-      {submitting && (
-        <UploadStatus label="Envoi du rapport" progress={upload.progress} done="Envoyé, analyse par le serveur…" />
-      )}
-    </FormCard>
+    </UploadFormCard>
   );
 }
