@@ -1,7 +1,8 @@
 import { ASSET_TYPES, type AssetType } from '../../../contract/assets.ts';
 import { CRITICALITIES, SEVERITIES, type Criticality, type Severity } from '../../../contract/severity.ts';
 import { tenants, users } from './schema/identity.ts';
-import { mailOutbox, memberships, passwordResetTokens, refreshTokens } from './schema/access.ts';
+import { emailChanges, mailOutbox, memberships, passwordResetTokens, refreshTokens } from './schema/access.ts';
+import { attemptCounters, loginLockouts, serverProcesses, signingKeys } from './schema/cluster.ts';
 import { adminConfig, securityPolicies, serverLogs, systemSettings } from './schema/platform.ts';
 import { auditEvents, backups, idempotencyKeys } from './schema/audit.ts';
 import { cves, cwes } from './schema/cves.ts';
@@ -38,6 +39,7 @@ export { ASSET_TYPES, CRITICALITIES, SEVERITIES, type AssetType, type Criticalit
 export * from './schema/identity.ts';
 export * from './schema/access.ts';
 export * from './schema/platform.ts';
+export * from './schema/cluster.ts';
 export * from './schema/audit.ts';
 export * from './schema/cves.ts';
 export * from './schema/assets.ts';
@@ -57,6 +59,7 @@ export const schema = {
   memberships,
   refreshTokens,
   passwordResetTokens,
+  emailChanges,
   mailOutbox,
   systemSettings,
   adminConfig,
@@ -64,6 +67,10 @@ export const schema = {
   backups,
   auditEvents,
   securityPolicies,
+  serverProcesses,
+  signingKeys,
+  attemptCounters,
+  loginLockouts,
   idempotencyKeys,
   cwes,
   cves,

@@ -11,9 +11,19 @@ export const BACKUP_FORMAT_VERSION = 1;
 /**
  * Tables of schema public left out: the list of backups (it must survive a restore), the server's operational log
  * (written continuously) and the job queue's run history (it mirrors pg-boss, which is not backed up either: a
- * restored run row would contradict the queue and abort the runs in progress).
+ * restored run row would contradict the queue and abort the runs in progress), and the cluster's own state (processes,
+ * keys, attempt counters) that belongs to the running deployment: a restore must not resurrect dead processes, and
+ * keys are secrets.
  */
-export const EXCLUDED_TABLES: readonly string[] = ['backups', 'server_logs', 'task_runs'];
+export const EXCLUDED_TABLES: readonly string[] = [
+  'backups',
+  'server_logs',
+  'task_runs',
+  'server_processes',
+  'signing_keys',
+  'attempt_counters',
+  'login_lockouts',
+];
 
 export type Engine = Database['kind'];
 

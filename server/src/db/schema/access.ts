@@ -46,6 +46,19 @@ export const passwordResetTokens = pgTable('password_reset_tokens', {
   usedAt: timestamp('used_at', { withTimezone: true }),
 });
 
+/**
+ * A pending change of e-mail address: asked with the current password, made once the link mailed to the new address
+ * is followed (the token's hash only is kept).
+ */
+export const emailChanges = pgTable('email_changes', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: userOwner(),
+  newEmail: text('new_email').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
 /** Outgoing mail when no SMTP server is configured (and the record of what was sent when one is). */
 export const mailOutbox = pgTable('mail_outbox', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),

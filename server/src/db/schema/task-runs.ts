@@ -40,9 +40,12 @@ export const taskRuns = pgTable(
     trigger: text('trigger').notNull().default('user'),
     createdAt: createdAt(),
     dateDone: timestamp('date_done', { withTimezone: true }),
+    /** The process executing the run (server_processes), so a dead process's runs are recovered. */
+    processId: uuid('process_id'),
   },
   (t) => [
     index('task_runs_created_idx').on(t.createdAt),
     index('task_runs_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('task_runs_status_process_idx').on(t.status, t.processId),
   ],
 );

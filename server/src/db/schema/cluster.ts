@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+// What several Vigie processes on one database share (issue 17, docs/SCALING.md): who is alive, the keys every
+// process signs and seals with, and the attempt counters of rate limits and lock-outs. Platform tables: never
+// reachable by the tenant-scoped database role.
+
+export const PROCESS_ROLES = ['all', 'web', 'worker'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+/**
+ * The processes open on this database, each beating its heart; one whose heartbeat stopped is dead, and the work
+ * it owned (task runs, a scan, a backup) is recovered by the others or the next start.
+ */
+export const serverProcesses = pgTable(
+  'server_processes',
+  {
+    id: uuid('id').primaryKey(),
+    role: text('role').$type<ProcessRole>().notNull(),
+    hostname: text('hostname').notNull().default(''),
+    pid: integer('pid').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when the process closed cleanly, or when another found it dead and recovered its work. */
+    stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+  },
+  (t) => [index('server_processes_heartbeat_idx').on(t.heartbeatAt)],
+);
+
+export const KEY_PURPOSES = ['access', 'seal'] as const;
+export type KeyPurpose = (typeof KEY_PURPOSES)[number];
+
+/**
+ * Signing keys of the tokens (`access`) and the key sealing secrets at rest (`seal`), by key id. `secret` is held
+ * here only when the environment gives none; otherwise only the fingerprint, so a process started with another key
+ * is refused. The current key of a purpose has no retired_at; a retired one is still accepted until what it signed
+ * has expired (tokens), or kept while anything is sealed with it.
+ */
+export const signingKeys = pgTable(
+  'signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    purpose: text('purpose').$type<KeyPurpose>().notNull(),
+    secret: text('secret'),
+    fingerprint: text('fingerprint').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    retiredAt: timestamp('retired_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('signing_keys_purpose', sql`${t.purpose} in ('access', 'seal')`),
+    index('signing_keys_purpose_idx').on(t.purpose, t.createdAt),
+  ],
+);
+
+/** Fixed-window attempt counters of the rate limits (sign-in, reset, 2FA…), by scope and IP or account. */
+export const attemptCounters = pgTable(
+  'attempt_counters',
+  {
+    key: text('key').primaryKey(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('attempt_counters_window_idx').on(t.windowStart)],
+);
+
+/** Consecutive failed sign-ins of an account (or of an unknown name), and the lock they led to. */
+export const loginLockouts = pgTable(
+  'login_lockouts',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('login_lockouts_updated_idx').on(t.updatedAt)],
+);
