@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from './db/client.ts';
+import type { ProcessRole } from './db/schema.ts';
 import type { TokenService } from './lib/tokens.ts';
 import type { SecretBox } from './lib/secret-box.ts';
 import audit from './plugins/app/audit.ts';
@@ -9,6 +10,7 @@ import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
 import errors from './plugins/app/errors.ts';
+import inputGuard from './plugins/app/input-guard.ts';
 import authentication from './plugins/app/authentication.ts';
 import authorization from './plugins/app/authorization.ts';
 import openapi from './plugins/app/openapi.ts';
@@ -56,6 +58,8 @@ export interface AppOptions {
   tasks?: readonly TaskDefinition[];
   /** Run job workers and schedules in this process (default true); false leaves jobs queued. */
   runJobs?: boolean;
+  /** This process's role in the registry of processes (default: 'all' with job workers, 'web' without). */
+  role?: ProcessRole;
 }
 
 declare module 'fastify' {
@@ -68,6 +72,7 @@ declare module 'fastify' {
 /** The whole application as one plugin, so tests and the server build it the same way. */
 const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(errors);
+  await fastify.register(inputGuard);
   await fastify.register(securityHeaders);
   // Before any route: the document is built from the routes as they register.
   await fastify.register(openapi);
@@ -82,7 +87,11 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(systemSettingsPlugin);
   await fastify.register(serverLogsPlugin);
   await fastify.register(idempotency);
-  await fastify.register(jobs, { tasks: opts.tasks ?? TASKS, runJobs: opts.runJobs ?? true });
+  await fastify.register(jobs, {
+    tasks: opts.tasks ?? TASKS,
+    runJobs: opts.runJobs ?? true,
+    ...(opts.role ? { role: opts.role } : {}),
+  });
 
   // Every /api answer is no-store unless its route decides otherwise (the service worker keeps its own cache).
   fastify.addHook('onSend', async (request, reply) => {

@@ -1,9 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import app, { type AppOptions } from './app.ts';
+import { frameworkErrors } from './plugins/app/input-guard.ts';
 
 export const FASTIFY_OPTIONS: FastifyServerOptions = {
   bodyLimit: 1024 * 1024,
   routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  // A path that does not decode, or a path parameter over the router's limit, answered in French like the rest.
+  frameworkErrors,
   // Unknown fields and wrong types are errors, not silently dropped or coerced.
   // `verbose` hands the failing schema to the error formatter, which reads its French `errorMessage`.
   ajv: {

@@ -10,10 +10,14 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
-  /** HMAC key for access tokens; generated into the data dir when absent. */
+  /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
   jwtSecret: string | undefined;
-  /** Key for secrets at rest (TOTP seeds); generated into the data dir when absent. */
+  /** Signing keys VIGIE_JWT_SECRET replaced, still accepted until their tokens expire. */
+  jwtPreviousSecrets: string[];
+  /** Key for secrets at rest (TOTP seeds); generated into the database when absent. */
   encryptionKey: string | undefined;
+  /** Keys VIGIE_ENCRYPTION_KEY replaced, still able to open what they sealed. */
+  encryptionPreviousKeys: string[];
   /** Password given to every seeded demo account; random ones are printed when absent. */
   demoPassword: string | undefined;
   logLevel: string;
@@ -38,6 +42,13 @@ function parsePort(raw: string | undefined, fallback: number): number {
   return port;
 }
 
+/** A comma-separated list, blanks dropped. */
+const list = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -50,7 +61,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
+    jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),
     encryptionKey: env.VIGIE_ENCRYPTION_KEY?.trim() || undefined,
+    encryptionPreviousKeys: list(env.VIGIE_ENCRYPTION_PREVIOUS_KEYS),
     demoPassword: env.VIGIE_DEMO_PASSWORD || undefined,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     trustProxy: env.VIGIE_TRUST_PROXY === '1' || env.VIGIE_TRUST_PROXY === 'true',

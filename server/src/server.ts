@@ -4,14 +4,16 @@ import { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fas
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DatabaseError, openDatabase, redactUrl, type Database } from './db/client.ts';
+import type { ProcessRole } from './db/schema.ts';
 import { formatAccounts, isSeeded, seedDemoData } from './db/seed.ts';
-import { ensureWritableDir, loadOrCreateSecret, lockDataDir } from './lib/data-dir.ts';
+import { ensureWritableDir, lockDataDir } from './lib/data-dir.ts';
 import { TokenService } from './lib/tokens.ts';
 import { SecretBox } from './lib/secret-box.ts';
 import { buildApp } from './build-app.ts';
 import { jobQueueOf } from './services/task-queue.ts';
 import { VERSION } from './version.ts';
 import { ServerLogSink } from './services/server-logs.ts';
+import { KEYS_CHANNEL, KeyStore, keySettingsOf } from './services/signing-keys.ts';
 
 function fail(message: string): never {
   console.error(`vigie: ${message}`);
@@ -54,14 +56,24 @@ function createLogger(level: string, sink: ServerLogSink): FastifyBaseLogger {
 
 export interface Started {
   app: FastifyInstance;
-  url: string;
+  /** Where it listens; undefined for a worker, which serves nothing. */
+  url: string | undefined;
   close: () => Promise<void>;
 }
 
-/** Opens the database, migrates, seeds on first start and listens. */
-export async function start(config: Config): Promise<Started> {
+/**
+ * Opens the database, migrates, seeds on first start, and listens (unless a worker) and works (unless web). The
+ * role (docs/SCALING.md): `all` serves and runs the background jobs (npm start, the only role on PGlite); with
+ * PostgreSQL, `web` only serves and `worker` only runs jobs, as many of each as needed.
+ */
+export async function start(config: Config, role: ProcessRole = 'all'): Promise<Started> {
+  if (role !== 'all' && !config.databaseUrl) {
+    throw new ConfigError(
+      'separate web and worker processes need PostgreSQL (DATABASE_URL); npm start serves and works in one process',
+    );
+  }
   ensureWritableDir(config.dataDir);
-  await assertPortFree(config.host, config.port);
+  if (role !== 'worker') await assertPortFree(config.host, config.port);
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   let database: Database | undefined;
   try {
@@ -69,28 +81,49 @@ export async function start(config: Config): Promise<Started> {
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
     });
-    await database.migrate();
-    const firstStart = !(await isSeeded(database.db));
-    if (firstStart) {
-      const accounts = await seedDemoData(database.db, { password: config.demoPassword });
-      console.log(formatAccounts(accounts, config.demoPassword !== undefined));
-    }
-    const tokens = new TokenService(config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt.key'));
-    const secretBox = new SecretBox(config.encryptionKey ?? loadOrCreateSecret(config.dataDir, 'encryption.key'));
     const db = database;
+    // Several processes may start at once on one PostgreSQL database: one migrates and seeds, the others wait.
+    const { firstStart, keys } = await db.exclusive(async () => {
+      await db.migrate();
+      const seedNow = !(await isSeeded(db.db));
+      if (seedNow) {
+        const accounts = await seedDemoData(db.db, { password: config.demoPassword });
+        console.log(formatAccounts(accounts, config.demoPassword !== undefined));
+      }
+      return { firstStart: seedNow, keys: await KeyStore.open(db.db, keySettingsOf(config)) };
+    });
+    const tokens = new TokenService(
+      () => keys.ring('access'),
+      () => keys.reloadSoon(),
+    );
+    const secretBox = new SecretBox(() => keys.ring('seal'));
+    // Keys held in the database may rotate under a running process (`vigie keys rotate`): it says so on the
+    // database, and every minute the keys are read again anyway.
+    await database.listen(KEYS_CHANNEL, () => void keys.reload().catch(() => {}));
+    const keyReload = setInterval(() => void keys.reload().catch(() => {}), 60_000);
+    keyReload.unref();
     const app = await buildApp(
-      { database, tokens, secretBox, staticDir: config.staticDir, filesDir: config.dataDir },
+      {
+        database,
+        tokens,
+        secretBox,
+        staticDir: config.staticDir,
+        filesDir: config.dataDir,
+        runJobs: role !== 'web',
+        role,
+      },
       {
         loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),
         logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
         trustProxy: config.trustProxy,
       },
       async () => {
+        clearInterval(keyReload);
         await db.close();
         unlock();
       },
     );
-    await app.listen({ host: config.host, port: config.port });
+    if (role !== 'worker') await app.listen({ host: config.host, port: config.port });
     if (firstStart) {
       // The seed holds the CVEs the demo points at; the rest of the shipped catalogue loads as a background task,
       // so the first start stays quick and the task manager shows the run.
@@ -101,9 +134,9 @@ export async function start(config: Config): Promise<Started> {
       );
       if (run) console.log(`Importing the shipped CVE catalogue in the background (task ${run.id}).`);
     }
-    const address = app.server.address();
+    const address = role === 'worker' ? null : app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host}:${port}`;
+    const url = role === 'worker' ? undefined : `http://${config.host}:${port}`;
     return { app, url, close: () => app.close() };
   } catch (err) {
     await database?.close().catch(() => {});
@@ -112,7 +145,7 @@ export async function start(config: Config): Promise<Started> {
   }
 }
 
-export async function main(): Promise<void> {
+export async function main(role: ProcessRole = 'all'): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -122,16 +155,21 @@ export async function main(): Promise<void> {
   let started: Started;
   const t0 = performance.now();
   try {
-    started = await start(config);
+    started = await start(config, role);
   } catch (err) {
+    // KeyMismatchError is a ConfigError: one line, before anything is served.
     if (err instanceof ConfigError || err instanceof DatabaseError) fail(err.message);
     fail(`failed to start: ${(err as Error).message}`);
   }
   const where = config.databaseUrl ? `PostgreSQL ${redactUrl(config.databaseUrl)}` : `PGlite in ${config.dataDir}`;
-  console.log(
-    `Vigie ${VERSION} listening on ${started.url} (${where}; ready in ${Math.round(performance.now() - t0)} ms)`,
-  );
-  console.log(`API reference: ${started.url}/api/docs (OpenAPI document: ${started.url}/api/openapi.json)`);
+  const ready = `${where}; ready in ${Math.round(performance.now() - t0)} ms`;
+  if (started.url === undefined) {
+    console.log(`Vigie ${VERSION} worker running background jobs (${ready})`);
+  } else {
+    const jobs = role === 'web' ? ', no background jobs' : '';
+    console.log(`Vigie ${VERSION} listening on ${started.url} (${ready}${jobs})`);
+    console.log(`API reference: ${started.url}/api/docs (OpenAPI document: ${started.url}/api/openapi.json)`);
+  }
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) started.app.log.error({ err }, 'closing after an error');

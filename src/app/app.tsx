@@ -42,6 +42,8 @@ const BlogListPage = lazy(() => import('../features/blog/blog-list-page.tsx'));
 const BlogPostPage = lazy(() => import('../features/blog/blog-post-page.tsx'));
 const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
+// Opened from a mail, maybe without a session: public, and a chunk of its own.
+const ConfirmEmailPage = lazy(() => import('../features/settings/confirm-email-page.tsx'));
 // The administration console: its frame (sub-navigation) and each screen are chunks of their own.
 const AdminLayout = lazy(() => import('../features/admin/admin-shell.tsx'));
 const AdminHomePage = lazy(() => import('../features/admin/admin-shell.tsx').then((m) => ({ default: m.AdminHome })));
@@ -228,6 +230,13 @@ function MainApp() {
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
         <Route path="/reset-password" component={ResetPasswordPage} />
+        <Route path="/confirm-email">
+          <ScreenBoundary>
+            <Suspense fallback={<Loading />}>
+              <ConfirmEmailPage />
+            </Suspense>
+          </ScreenBoundary>
+        </Route>
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />

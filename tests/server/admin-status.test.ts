@@ -114,7 +114,12 @@ describe('GET /api/system/health/', () => {
       await other.database.close();
       const res = await other.app.inject({ method: 'GET', url: '/api/system/health/' });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ status: 'error', database: 'down', version: pkgVersion });
+      expect(res.json()).toEqual({
+        status: 'error',
+        database: 'down',
+        version: pkgVersion,
+        detail: 'Base de données indisponible : les données ne peuvent être ni lues ni enregistrées pour le moment.',
+      });
     } finally {
       await other.close();
     }

@@ -31,8 +31,16 @@ const FIELDS = [
   'size',
   'status',
 ];
-/** Not in a backup (docs/api-admin.md "Backups"). */
-const EXCLUDED = ['backups', 'server_logs', 'task_runs'];
+/** Not in a backup (docs/api-admin.md "Backups"): its list, the logs, the task runs and the cluster's own tables. */
+const EXCLUDED = [
+  'backups',
+  'server_logs',
+  'task_runs',
+  'server_processes',
+  'signing_keys',
+  'attempt_counters',
+  'login_lockouts',
+];
 const FILENAME_RE = /^vigie-backup-\d{8}-\d{6}-[0-9a-f]{8}\.tar\.gz$/;
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
 const PNG = Buffer.from(

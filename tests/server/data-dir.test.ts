@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadOrCreateSecret, lockDataDir } from '../../server/src/lib/data-dir.ts';
+import { lockDataDir } from '../../server/src/lib/data-dir.ts';
 import { hashPassword, verifyPassword } from '../../server/src/lib/password.ts';
 
 let dir: string;
@@ -15,14 +15,6 @@ describe('data directory', () => {
     const unlock = lockDataDir(dir);
     expect(readFileSync(path.join(dir, 'vigie.lock'), 'utf8')).toBe(String(process.pid));
     unlock();
-  });
-
-  it('creates a secret once, private to the owner, and returns the same one afterwards', () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'vigie-secret-'));
-    const a = loadOrCreateSecret(dir, 'jwt.key');
-    expect(a.length).toBeGreaterThanOrEqual(64);
-    expect(loadOrCreateSecret(dir, 'jwt.key')).toBe(a);
-    expect(statSync(path.join(dir, 'secrets', 'jwt.key')).mode & 0o777).toBe(0o600);
   });
 });
 

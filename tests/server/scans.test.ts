@@ -1,9 +1,17 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, like } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assets, cves, scans, vulnerabilities } from '../../server/src/db/schema.ts';
-import { processScanReport } from '../../server/src/services/scan-import.ts';
+import {
+  applyFindings,
+  processScanReport,
+  undoImport,
+  type ImportJournal,
+  type TenantRun,
+} from '../../server/src/services/scan-import.ts';
+import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
+import type { Finding } from '../../server/src/scan-reports/types.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
 import { TASKS } from '../../server/src/tasks/index.ts';
 import { PROCESS_SCAN_REPORT, scanTasks } from '../../server/src/tasks/scan-tasks.ts';
@@ -13,6 +21,13 @@ import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, multipart, NOT_FOUND, type FormPart } from './support/http.ts';
 import { auditEventsOf, seededTenants, type TenantName } from './support/world.ts';
 import { testTask } from './support/tasks.ts';
+
+const emptyJournal = (): ImportJournal => ({
+  createdAssets: [],
+  createdFindings: [],
+  previous: [],
+  createdCritical: [],
+});
 
 const SCANS_DIR = path.resolve(import.meta.dirname, '../../seed-data/scans');
 const report = (rel: string) => readFileSync(path.join(SCANS_DIR, rel));
@@ -292,6 +307,56 @@ describe(`scans (${backend})`, () => {
       expect(await scanRow(id)).toMatchObject({ status: 'CANCELLED', summary: {} });
       expect(await findingsOf(id)).toHaveLength(0);
       expect(await t.database.db.select().from(assets).where(eq(assets.name, 'b6b9f466d63'))).toHaveLength(0);
+    });
+
+    it('writes in short transactions, and a stop half-way puts back every finding and asset as it was', async () => {
+      const tenantId = acme();
+      const run: TenantRun = (fn) => withTenant(t.database.db, tenantId as TenantId, fn);
+      const finding = (i: number, title: string): Finding => ({
+        asset: { name: `hôte-lot-${i % 3}`, asset_type: 'server' },
+        finding_key: `lot:${i}`,
+        title,
+        description: '',
+        severity: i % 10 === 0 ? 'critical' : 'medium',
+        solution: '',
+      });
+      const first = Array.from({ length: 300 }, (_, i) => finding(i, `Première ${i}`));
+      const done = emptyJournal();
+      const summary = await applyFindings(run, { tenantId, scanId: null, source: 'trivy', findings: first }, done);
+      expect(summary).toMatchObject({ findings: 300, created: 300, updated: 0, assets_created: 3 });
+      expect(done.createdCritical).toHaveLength(30);
+      const lot = () =>
+        t.database.db
+          .select({ key: vulnerabilities.findingKey, title: vulnerabilities.title })
+          .from(vulnerabilities)
+          .where(like(vulnerabilities.findingKey, 'lot:%'));
+      const before = new Map((await lot()).map((r) => [r.key, r.title]));
+      const assetsBefore = await t.database.db.select({ id: assets.id }).from(assets);
+
+      // A second import of 900 (300 updates, 600 new, 3 new hosts), stopped after its assets and two batches of findings.
+      const second = Array.from({ length: 900 }, (_, i) => ({
+        ...finding(i, `Seconde ${i}`),
+        asset: { name: `hôte-lot-${i % 6}`, asset_type: 'server' as const },
+      }));
+      const controller = new AbortController();
+      let batches = 0;
+      const counting: TenantRun = async (fn) => {
+        const out = await run(fn);
+        if (++batches === 3) controller.abort(new Error('revoked'));
+        return out;
+      };
+      const journal = emptyJournal();
+      await expect(
+        applyFindings(
+          counting,
+          { tenantId, scanId: null, source: 'trivy', findings: second, signal: controller.signal },
+          journal,
+        ),
+      ).rejects.toThrow();
+      expect(journal.createdFindings.length + journal.previous.length).toBeGreaterThan(0);
+      await undoImport(run, journal);
+      expect(new Map((await lot()).map((r) => [r.key, r.title]))).toEqual(before);
+      expect(await t.database.db.select({ id: assets.id }).from(assets)).toEqual(assetsBefore);
     });
 
     it('marks the scan FAILED with a French error when its stored report is broken', async () => {

@@ -3,7 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import {
+  attemptCounters,
   auditEvents,
+  loginLockouts,
   passwordResetTokens,
   refreshTokens,
   securityPolicies,
@@ -11,6 +13,7 @@ import {
 } from '../../server/src/db/schema.ts';
 import { totpNow } from '../../server/src/lib/totp.ts';
 import { twoFactorSetupRequired } from '../../server/src/services/security-policies.ts';
+import { attemptCounterRepo, loginLockoutRepo } from '../../server/src/repositories/attempts.ts';
 import { LoginLockout } from '../../server/src/services/login-lockout.ts';
 import { signIn, TEST_PASSWORD } from './helpers.ts';
 import { apiFor, jsonOf, type Method } from './support/api.ts';
@@ -443,23 +446,60 @@ describe(`security policies (${backend})`, () => {
   });
 });
 
-describe('LoginLockout', () => {
-  it('counts failures in a row, locks for the given minutes, and forgets after', () => {
+describe(`LoginLockout (${backend})`, () => {
+  const t = useTestApp({ runJobs: false });
+
+  it('counts failures in a row, locks for the given minutes, and forgets after', async () => {
     let now = 1_000_000;
-    const lockout = new LoginLockout(() => now);
-    expect(lockout.fail('a', 3, 2)).toBe(false);
-    expect(lockout.fail('a', 3, 2)).toBe(false);
-    lockout.clear('a');
-    expect(lockout.fail('a', 3, 2)).toBe(false);
-    expect(lockout.fail('a', 3, 2)).toBe(false);
-    expect(lockout.fail('a', 3, 2)).toBe(true);
-    expect(lockout.lockedFor('a')).toBe(120);
-    expect(lockout.lockedFor('b')).toBe(0);
+    const lockout = new LoginLockout(t.database.db, () => now);
+    expect(await lockout.fail('a', 3, 2)).toBe(false);
+    expect(await lockout.fail('a', 3, 2)).toBe(false);
+    await lockout.clear('a');
+    expect(await lockout.fail('a', 3, 2)).toBe(false);
+    expect(await lockout.fail('a', 3, 2)).toBe(false);
+    expect(await lockout.fail('a', 3, 2)).toBe(true);
+    expect(await lockout.lockedFor('a')).toBe(120);
+    expect(await lockout.lockedFor('b')).toBe(0);
     now += 119_500;
-    expect(lockout.lockedFor('a')).toBe(1);
+    expect(await lockout.lockedFor('a')).toBe(1);
     now += 500;
-    expect(lockout.lockedFor('a')).toBe(0);
+    expect(await lockout.lockedFor('a')).toBe(0);
     // After the lock the count starts from zero.
-    expect(lockout.fail('a', 3, 2)).toBe(false);
+    expect(await lockout.fail('a', 3, 2)).toBe(false);
+  });
+
+  it('forgets counts left alone for a day, never a lock still running', async () => {
+    const day = 24 * 3600_000;
+    let now = Date.UTC(2026, 10, 1);
+    const lockout = new LoginLockout(t.database.db, () => now);
+    await lockout.fail('idle', 5, 1);
+    await lockout.fail('locked', 1, 3 * 24 * 60);
+    now += 2 * day;
+    const keys = async () =>
+      (await t.database.db.select({ key: loginLockouts.key }).from(loginLockouts)).map((r) => r.key);
+    expect(await keys()).toEqual(expect.arrayContaining(['idle', 'locked']));
+    await loginLockoutRepo.purge(t.database.db, new Date(now - day));
+    expect(await keys()).not.toContain('idle');
+    expect(await keys()).toContain('locked');
+    expect(await lockout.lockedFor('locked')).toBeGreaterThan(0);
+    const windows = await attemptCounterRepo.hit(t.database.db, 'login:ip:test', 1, 60_000, new Date(now - day));
+    expect(windows.count).toBe(1);
+    const counters = async () =>
+      (await t.database.db.select({ key: attemptCounters.key }).from(attemptCounters)).map((r) => r.key);
+    expect(await counters()).toContain('login:ip:test');
+    await attemptCounterRepo.purge(t.database.db, new Date(now - 60_000));
+    expect(await counters()).not.toContain('login:ip:test');
+  });
+
+  it('is one count for every process on the database', async () => {
+    const now = () => 5_000_000;
+    const a = new LoginLockout(t.database.db, now);
+    const b = new LoginLockout(t.database.db, now);
+    expect(await a.fail('shared', 3, 1)).toBe(false);
+    expect(await b.fail('shared', 3, 1)).toBe(false);
+    expect(await a.fail('shared', 3, 1)).toBe(true);
+    expect(await b.lockedFor('shared')).toBe(60);
+    await b.clear('shared');
+    expect(await a.lockedFor('shared')).toBe(0);
   });
 });

@@ -266,3 +266,71 @@ describe(`cookie authentication and CSRF (${backend})`, () => {
     expect(res.statusCode).not.toBe(403);
   });
 });
+
+describe(`logout by the access cookie (${backend})`, () => {
+  const t = useTestApp();
+
+  /** A browser session: its cookie header, the CSRF secret and the tokens. */
+  async function browser() {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/token/',
+      payload: { username: 'manager', password: TEST_PASSWORD },
+    });
+    const jar = Object.fromEntries((res.cookies as { name: string; value: string }[]).map((c) => [c.name, c.value]));
+    const { access, refresh } = res.json<{ access: string; refresh: string }>();
+    return {
+      cookie: `vigie_access=${jar.vigie_access}; csrftoken=${jar.csrftoken}`,
+      csrf: jar.csrftoken!,
+      access,
+      refresh,
+    };
+  }
+  const clearsCookie = (res: { cookies: unknown }) =>
+    (res.cookies as { name: string; value: string }[]).some((c) => c.name === 'vigie_access' && c.value === '');
+  const stillSignedIn = (access: string) =>
+    t.app
+      .inject({ method: 'GET', url: '/api/users/me/', headers: { authorization: `Bearer ${access}` } })
+      .then((r) => r.statusCode === 200);
+
+  it.each(['/api/logout/', '/api/token/logout/', '/api/auth/logout/'])(
+    '%s with the cookie alone needs X-CSRFToken, like every cookie write',
+    async (url) => {
+      const s = await browser();
+      const forged = await t.app.inject({ method: 'POST', url, headers: { cookie: s.cookie } });
+      expect(forged.statusCode).toBe(403);
+      expect(forged.json()).toEqual({ detail: 'Jeton CSRF manquant ou invalide.', code: 'csrf_failed' });
+      expect(clearsCookie(forged)).toBe(false);
+      const wrong = await t.app.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'x-csrftoken': 'faux' } });
+      expect(wrong.statusCode).toBe(403);
+      expect(await stillSignedIn(s.access)).toBe(true);
+
+      const real = await t.app.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'x-csrftoken': s.csrf } });
+      expect(real.statusCode).toBe(200);
+      expect(clearsCookie(real)).toBe(true);
+      // The cookie's session ends with it.
+      expect(await stillSignedIn(s.access)).toBe(false);
+    },
+  );
+
+  it('leaves a Bearer or a refresh-token logout as it was, cookie or not', async () => {
+    const a = await browser();
+    const bearer = await t.app.inject({
+      method: 'POST',
+      url: '/api/logout/',
+      headers: { cookie: a.cookie, authorization: `Bearer ${a.access}` },
+    });
+    expect(bearer.statusCode).toBe(200);
+    expect(await stillSignedIn(a.access)).toBe(false);
+
+    const b = await browser();
+    const byToken = await t.app.inject({
+      method: 'POST',
+      url: '/api/logout/',
+      headers: { cookie: b.cookie },
+      payload: { refresh: b.refresh },
+    });
+    expect(byToken.statusCode).toBe(200);
+    expect(await stillSignedIn(b.access)).toBe(false);
+  });
+});

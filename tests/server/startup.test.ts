@@ -65,10 +65,12 @@ describe('start()', () => {
       body: JSON.stringify({ username: 'analyste', password: TEST_PASSWORD }),
     });
     expect(login.status).toBe(200);
+    const { access: token } = (await login.json()) as { access: string };
     await first.close();
     running.pop();
     expect(existsSync(path.join(c.dataDir, 'vigie.lock'))).toBe(false);
-    expect(existsSync(path.join(c.dataDir, 'secrets', 'jwt.key'))).toBe(true);
+    // The keys live in the database, not in the data folder, and survive the restart.
+    expect(existsSync(path.join(c.dataDir, 'secrets'))).toBe(false);
 
     // Another password in the environment must not re-seed or change existing accounts.
     const second = await start({ ...c, demoPassword: 'a-different-password' });
@@ -79,6 +81,8 @@ describe('start()', () => {
       body: JSON.stringify({ username: 'analyste', password: TEST_PASSWORD }),
     });
     expect(again.status).toBe(200);
+    const me = await fetch(`${second.url}/api/current-user/`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
   });
 
   it('refuses an unwritable data directory', async () => {

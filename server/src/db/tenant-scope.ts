@@ -15,8 +15,8 @@ export type TenantId = string & { readonly __brand: 'TenantId' };
 
 export async function withTenant<T>(db: Db, tenantId: TenantId, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('app.tenant_id', ${tenantId}, true)`);
-    await tx.execute(sql`set local role vigie_app`);
+    // One round trip for both: set_config('role', …, true) is SET LOCAL ROLE.
+    await tx.execute(sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true)`);
     return fn(tx as unknown as TenantDb);
   });
 }

@@ -16,7 +16,8 @@ export class ApiError extends Error {
 
 /** Collects French field errors; `throwIfAny` answers 400 {detail, code:'invalid', fields}. */
 export class FieldErrors {
-  private readonly fields: Record<string, string[]> = {};
+  // No prototype: a field named `__proto__` or `constructor` (a client's unknown key) is a field like any other.
+  private readonly fields = Object.create(null) as Record<string, string[]>;
 
   add(field: string, message: string): void {
     (this.fields[field] ??= []).push(message);

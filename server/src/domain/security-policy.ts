@@ -1,4 +1,5 @@
 import { ApiError } from './errors.ts';
+import { charCount } from '../../../contract/text.ts';
 import { booleanProblem, integerProblem } from './setting-values.ts';
 
 // The platform's security policy as values and rules (no database): the identity repositories, the policy store and
@@ -56,8 +57,7 @@ export const PASSWORD_MESSAGES = {
  */
 export function passwordProblems(password: string, rules: PasswordRules): string[] {
   const problems: string[] = [];
-  if ([...password].length < rules.passwordMinLength)
-    problems.push(PASSWORD_MESSAGES.tooShort(rules.passwordMinLength));
+  if (charCount(password) < rules.passwordMinLength) problems.push(PASSWORD_MESSAGES.tooShort(rules.passwordMinLength));
   if (rules.passwordRequireUppercase && !/\p{Lu}/u.test(password)) problems.push(PASSWORD_MESSAGES.uppercase);
   if (rules.passwordRequireLowercase && !/\p{Ll}/u.test(password)) problems.push(PASSWORD_MESSAGES.lowercase);
   if (rules.passwordRequireDigit && !/\p{Nd}/u.test(password)) problems.push(PASSWORD_MESSAGES.digit);
@@ -149,7 +149,7 @@ export function validatePolicyPatch(body: unknown): PolicyPatch {
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
     if (READ_ONLY.has(key)) continue;
-    if (!(key in POLICY_RULES)) {
+    if (!Object.hasOwn(POLICY_RULES, key)) {
       fields[key] = [`Politique inconnue : « ${key} ».`];
       continue;
     }

@@ -181,8 +181,10 @@ export function explainVector(vector: string): CvssMetric[] {
   for (const part of vector.split('/').slice(1)) {
     const [key, value] = part.split(':');
     if (!key || !value || value === 'X') continue;
-    const known = labels[key];
-    metrics.push({ key, name: known?.name ?? key, value, value_label: known?.values[value] ?? value });
+    // Own keys only: a vector's `constructor` must not find Object's.
+    const known = Object.hasOwn(labels, key) ? labels[key] : undefined;
+    const label = known && Object.hasOwn(known.values, value) ? known.values[value] : undefined;
+    metrics.push({ key, name: known?.name ?? key, value, value_label: label ?? value });
   }
   return metrics;
 }

@@ -9,7 +9,6 @@ import {
   writeFileSync,
   accessSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError } from '../config.ts';
 
@@ -71,12 +70,8 @@ export function lockDataDir(dir: string): () => void {
   throw new ConfigError(`cannot lock data directory ${dir}`);
 }
 
-/** Read a secret from the data dir, creating it (mode 0600) on first use. */
-export function loadOrCreateSecret(dir: string, name: string): string {
+/** A secret an older version generated into the data dir (moved into the database since), if there is one. */
+export function readSecretFile(dir: string, name: string): string | undefined {
   const file = path.join(dir, 'secrets', name);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-  return secret;
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
 }

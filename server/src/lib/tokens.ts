@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, errors } from 'jose';
+import { SignJWT, jwtVerify, decodeProtectedHeader, errors } from 'jose';
+import { ringOf, type KeyEntry, type KeyRing, type KeySource } from './key-ring.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_S = 7 * 24 * 3600;
@@ -20,33 +21,46 @@ export interface RefreshClaims {
 
 export class TokenError extends Error {}
 
-/** Signs and checks our JWTs. Roles in the claims are hints for clients; the server re-reads them on use. */
+const encoder = new TextEncoder();
+
+/**
+ * Signs and checks our JWTs. Roles in the claims are hints for clients; the server re-reads them on use. Tokens
+ * carry the key id (`kid`) of the key that signed them, so after a rotation the previous key still verifies the
+ * tokens it signed until they expire; a token without a key id (signed before key ids) is tried with every key.
+ * `onUnknownKey` lets the ring be read again when another process rotated the keys (once, then refused).
+ */
 export class TokenService {
-  readonly #key: Uint8Array;
-  constructor(secret: string) {
-    this.#key = new TextEncoder().encode(secret);
+  readonly #ring: () => KeyRing;
+
+  constructor(
+    keys: KeySource,
+    private readonly onUnknownKey?: () => Promise<void>,
+  ) {
+    this.#ring = ringOf(keys);
   }
 
   signAccess(claims: AccessClaims, ttlS: number = ACCESS_TOKEN_TTL_S): Promise<string> {
+    const key = this.#ring().current;
     return new SignJWT({ ...claims, type: 'access' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid })
       .setSubject(claims.sub)
       .setIssuedAt()
       .setIssuer('vigie')
       .setExpirationTime(`${ttlS}s`)
-      .sign(this.#key);
+      .sign(encoder.encode(key.secret));
   }
 
   /** `ttlS`: the security policy's session lifetime (docs/api-admin.md "Security policies"). */
   signRefresh(claims: RefreshClaims, ttlS: number = REFRESH_TOKEN_TTL_S): Promise<string> {
+    const key = this.#ring().current;
     return new SignJWT({ fam: claims.fam, type: 'refresh' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid })
       .setSubject(claims.sub)
       .setJti(claims.jti)
       .setIssuedAt()
       .setIssuer('vigie')
       .setExpirationTime(`${ttlS}s`)
-      .sign(this.#key);
+      .sign(encoder.encode(key.secret));
   }
 
   async verifyAccess(token: string): Promise<AccessClaims> {
@@ -60,15 +74,40 @@ export class TokenService {
     return { sub: payload.sub as string, jti: payload.jti, fam: payload.fam };
   }
 
-  async #verify(token: string, type: 'access' | 'refresh') {
+  /** The keys that may have signed `token`: the one its header names, or every key for a token without one. */
+  async #candidates(token: string): Promise<KeyEntry[]> {
+    let kid: unknown;
     try {
-      const { payload } = await jwtVerify(token, this.#key, { issuer: 'vigie', algorithms: ['HS256'] });
-      if (payload.type !== type || typeof payload.sub !== 'string') throw new TokenError('wrong token type');
-      return payload;
-    } catch (err) {
-      if (err instanceof TokenError) throw err;
-      if (err instanceof errors.JWTExpired) throw new TokenError('token expired');
+      kid = decodeProtectedHeader(token).kid;
+    } catch {
       throw new TokenError('invalid token');
     }
+    if (kid === undefined) return this.#ring().all();
+    if (typeof kid !== 'string') throw new TokenError('invalid token');
+    let key = this.#ring().get(kid);
+    if (!key && this.onUnknownKey) {
+      await this.onUnknownKey();
+      key = this.#ring().get(kid);
+    }
+    if (!key) throw new TokenError('unknown signing key');
+    return [key];
+  }
+
+  async #verify(token: string, type: 'access' | 'refresh') {
+    for (const key of await this.#candidates(token)) {
+      try {
+        const { payload } = await jwtVerify(token, encoder.encode(key.secret), {
+          issuer: 'vigie',
+          algorithms: ['HS256'],
+        });
+        if (payload.type !== type || typeof payload.sub !== 'string') throw new TokenError('wrong token type');
+        return payload;
+      } catch (err) {
+        if (err instanceof TokenError) throw err;
+        if (err instanceof errors.JWTExpired) throw new TokenError('token expired');
+        // A bad signature with this key: the next one may have signed it.
+      }
+    }
+    throw new TokenError('invalid token');
   }
 }

@@ -37,6 +37,14 @@ export function canRunPlatformTasks(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff;
 }
 
+/**
+ * A platform task's details (its arguments, result and what it recorded: a backup's id, checksum and row counts, say)
+ * describe the whole platform: staff only. Everyone else sees that it ran (name, status, dates, progress).
+ */
+export function canReadPlatformTaskDetails(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff;
+}
+
 /** Reading a tenant's data: any member (viewers included), staff and superusers. */
 export function canRead(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff || actor.tenantRole !== null;

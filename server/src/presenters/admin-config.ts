@@ -1,7 +1,7 @@
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import { backupDirOf, type RuntimeConfig, type StoredAdminConfig } from '../services/admin-config.ts';
 
-const SOURCES = ['environment', 'data_dir'] as const;
+const SOURCES = ['environment', 'database'] as const;
 
 /** GET /api/admin/config/ (docs/api-admin.md "Configuration"): the runtime view, then the editable keys. */
 export const ConfigurationSchema = Type.Object(

@@ -1,6 +1,7 @@
 import type { AuditEventRow } from '../repositories/audit-events.ts';
 import { AUDIT_SEVERITIES } from '../../../contract/levels.ts';
 import { AnyObject, Choice, Nullable, Type, type Static } from '../schemas/common.ts';
+import { isoTime, storedObject } from './stored.ts';
 import { csvLine } from './vulnerability.ts';
 
 // Keys whose values never leave the server, even if a client put them into an event's details.
@@ -41,10 +42,10 @@ export type AuditEvent = Static<typeof AuditEventSchema>;
 
 /** AuditEvent (docs/api-audit.md § Event): exactly these fields leave the server. */
 export function presentAuditEvent(e: AuditEventRow): AuditEvent {
-  const { browser, os, success, ...extra } = e.details;
+  const { browser, os, success, ...extra } = storedObject(e.details);
   return {
     id: e.id,
-    timestamp: e.timestamp.toISOString(),
+    timestamp: isoTime(e.timestamp),
     event_type: e.eventType,
     user: e.username,
     ip_address: e.ipAddress,

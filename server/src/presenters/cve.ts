@@ -1,4 +1,5 @@
 import { SEVERITIES } from '../../../contract/severity.ts';
+import { charCount, clipText } from '../../../contract/text.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import type { CveHitRow, CveRow } from '../repositories/cves.ts';
 import type { CweRow } from '../domain/cve-records.ts';
@@ -71,7 +72,7 @@ export const CveSchema = Type.Object(
 export type CveDetail = Static<typeof CveSchema>;
 
 function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return charCount(text) <= max ? text : `${clipText(text, max - 1)}…`;
 }
 
 /** One search result (CveHit): exactly these fields leave the server. */

@@ -1,6 +1,7 @@
 import type { ServerLogRow } from '../repositories/server-logs.ts';
 import { redactContext } from '../services/server-logs.ts';
 import { AnyObject, Nullable, Type, type Static } from '../schemas/common.ts';
+import { isoTime, storedObject } from './stored.ts';
 import { csvLine } from './vulnerability.ts';
 
 /** A log line (docs/api-admin.md "Logs") on the wire. */
@@ -28,7 +29,7 @@ export type ServerLog = Static<typeof ServerLogSchema>;
 export function presentServerLog(r: ServerLogRow): ServerLog {
   return {
     id: r.id,
-    time: r.time.toISOString(),
+    time: isoTime(r.time),
     level: r.level,
     message: r.message,
     request_id: r.requestId,
@@ -40,7 +41,7 @@ export function presentServerLog(r: ServerLogRow): ServerLog {
     user_id: r.userId,
     username: r.username,
     // Stored redacted already; redacted again so a line written by an older version cannot leak.
-    context: redactContext(r.context) as Record<string, unknown>,
+    context: redactContext(storedObject(r.context)) as Record<string, unknown>,
   };
 }
 

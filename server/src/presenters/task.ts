@@ -68,6 +68,11 @@ export function presentTask(view: TaskRunView): Task {
   };
 }
 
+/** A platform run as those without its details see it: that it ran (name, status, dates, progress), no more. */
+export function presentTaskOutline(task: Task): Task {
+  return { ...task, result: null, meta: { ...initialMeta(), progress: task.meta.progress } };
+}
+
 export const LAUNCH_MESSAGE = 'Tâche lancée avec succès';
 
 export const TaskLaunchSchema = Type.Object(

@@ -1,6 +1,13 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { memberships, passwordResetTokens, refreshTokens, users, type MembershipRole } from '../db/schema.ts';
+import {
+  emailChanges,
+  memberships,
+  passwordResetTokens,
+  refreshTokens,
+  users,
+  type MembershipRole,
+} from '../db/schema.ts';
 import type { UserRow } from './users.ts';
 import type { SecurityPolicy } from '../domain/security-policy.ts';
 import { SecurityPolicyStore } from './security-policies.ts';
@@ -156,6 +163,61 @@ export class AccountsRepository {
         .set({ revokedAt: now, revokedReason: 'password_reset' })
         .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
       return true;
+    });
+  }
+
+  /** A new pending e-mail change; the account's earlier ones stop working (only the last link mailed counts). */
+  async addEmailChange(userId: number, tokenHash: string, newEmail: string, expiresAt: Date): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .update(emailChanges)
+        .set({ usedAt: new Date() })
+        .where(and(eq(emailChanges.userId, userId), isNull(emailChanges.usedAt)));
+      await tx.insert(emailChanges).values({ tokenHash, userId, newEmail, expiresAt });
+    });
+  }
+
+  /** The active account and the address an e-mail change token names, while it is unused and unexpired. */
+  async emailChangeOf(tokenHash: string): Promise<{ user: UserRow; newEmail: string } | undefined> {
+    const [row] = await this.db
+      .select({ user: users, newEmail: emailChanges.newEmail })
+      .from(emailChanges)
+      .innerJoin(users, eq(users.id, emailChanges.userId))
+      .where(
+        and(
+          eq(emailChanges.tokenHash, tokenHash),
+          isNull(emailChanges.usedAt),
+          gt(emailChanges.expiresAt, new Date()),
+          eq(users.isActive, true),
+        ),
+      )
+      .limit(1);
+    return row;
+  }
+
+  /**
+   * Spends the token and sets the new address in one transaction (a conditional UPDATE claims the token, so it is
+   * single-use even under concurrent requests). Answers the updated account, or undefined when the token was no
+   * longer usable. A unique violation (the address taken meanwhile) rolls everything back.
+   */
+  async confirmEmailChange(tokenHash: string, userId: number, newEmail: string): Promise<UserRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const now = new Date();
+      const claimed = await tx
+        .update(emailChanges)
+        .set({ usedAt: now })
+        .where(
+          and(
+            eq(emailChanges.tokenHash, tokenHash),
+            eq(emailChanges.userId, userId),
+            isNull(emailChanges.usedAt),
+            gt(emailChanges.expiresAt, now),
+          ),
+        )
+        .returning({ userId: emailChanges.userId });
+      if (claimed.length === 0) return undefined;
+      const [row] = await tx.update(users).set({ email: newEmail }).where(eq(users.id, userId)).returning();
+      return row;
     });
   }
 

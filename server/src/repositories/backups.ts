@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { backups, users } from '../db/schema.ts';
+import { isLiveProcess } from './server-processes.ts';
 
 /** A backup row with the username of its author (null when none or since deleted). */
 export type BackupRow = typeof backups.$inferSelect & { createdByUsername: string | null };
@@ -75,16 +76,26 @@ export const backupRepo = {
   },
 
   /**
-   * A RUNNING backup whose task run ended without completing it (process stopped, run revoked or failed before it
-   * could say so) is FAILED, with the run's error.
+   * A RUNNING backup no live run will finish is FAILED: its task run ended without completing it (process stopped,
+   * run revoked or failed before it could say so: the run's error), the process executing the run is dead (not live
+   * for `staleSeconds`: `interrupted`), or no run was created for it within a minute (the launch died).
    */
-  async settleAbandoned(db: Db): Promise<void> {
+  async settleAbandoned(db: Db, opts: { staleSeconds: number; interrupted: string }): Promise<void> {
     await db.execute(sql`
-      update backups b set status = 'FAILED', completed_at = coalesce(r.date_done, now()),
-        error = coalesce(r.meta->>'error', 'Sauvegarde interrompue.')
-      from task_runs r
-      where b.status = 'RUNNING' and r.args->>'backup_id' = b.id::text
-        and r.status in ('SUCCESS', 'FAILURE', 'REVOKED')`);
+      update backups b set status = 'FAILED', completed_at = coalesce(s.done, now()), error = s.error
+      from (
+        select a.id, r.date_done as done,
+          case when r.id is null then 'Sauvegarde interrompue : sa tâche n’a pas été lancée.'
+            when r.status = 'STARTED' then ${opts.interrupted}::text
+            else coalesce(r.meta->>'error', 'Sauvegarde interrompue.') end as error
+        from backups a left join task_runs r on r.args->>'backup_id' = a.id::text
+        where a.status = 'RUNNING' and (
+          (r.id is null and a.created_at < now() - interval '1 minute')
+          or r.status in ('SUCCESS', 'FAILURE', 'REVOKED')
+          or (r.status = 'STARTED' and r.process_id is not null
+            and not ${isLiveProcess(sql`r.process_id`, opts.staleSeconds)}))
+      ) s
+      where b.id = s.id and b.status = 'RUNNING'`);
   },
 
   async running(db: Db): Promise<number> {

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import {
   correctiveActions,
@@ -82,6 +83,16 @@ const flatten = (r: { notification: NotificationRow; tenantName: string }): Noti
   ...r.notification,
   tenantName: r.tenantName,
 });
+
+/** One notification by id, whatever its tenant (the owner connection: the cross-process bus reads it). */
+export async function notificationView(db: Db, id: number): Promise<NotificationView | undefined> {
+  const [row] = await db
+    .select(viewColumns)
+    .from(notifications)
+    .innerJoin(tenants, eq(tenants.id, notifications.tenantId))
+    .where(eq(notifications.id, id));
+  return row && flatten(row);
+}
 
 /**
  * Notifications of the current tenant (the caller's transaction, row-level security). Every read and mark names
@@ -188,25 +199,6 @@ export class NotificationsRepository {
       .from(projects)
       .where(and(eq(projects.tenantId, current), eq(projects.id, projectId)));
     return row?.name;
-  }
-
-  /**
-   * Critical findings this transaction inserted for a scan: created_at defaults to now(), the transaction's start
-   * time, so rows written earlier (re-imported findings, only updated) are left out.
-   */
-  async criticalFindingsCreatedNow(tx: TenantDb, scanId: number): Promise<{ id: number; title: string }[]> {
-    return tx
-      .select({ id: vulnerabilities.id, title: vulnerabilities.title })
-      .from(vulnerabilities)
-      .where(
-        and(
-          eq(vulnerabilities.tenantId, current),
-          eq(vulnerabilities.scanId, scanId),
-          eq(vulnerabilities.severity, 'critical'),
-          sql`${vulnerabilities.createdAt} = now()`,
-        ),
-      )
-      .orderBy(vulnerabilities.id);
   }
 
   /** How many open findings of the current tenant name each of these CVEs (CVEs without any are absent). */

@@ -1,7 +1,8 @@
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { taskRuns, type TaskMeta, type TaskStatus } from '../db/schema.ts';
+import { isLiveProcess } from './server-processes.ts';
 
 export type TaskRunRow = typeof taskRuns.$inferSelect;
 
@@ -56,12 +57,21 @@ export const taskRunWrites = {
       .onConflictDoNothing({ target: taskRuns.id });
   },
 
-  /** PENDING (or STARTED by a lost attempt) → STARTED; undefined when the run was revoked meanwhile. */
-  async start(db: Db, id: string, attempt: number, startTime: string): Promise<TaskRunRow | undefined> {
+  /**
+   * PENDING (or STARTED by a lost attempt) → STARTED by `processId`; undefined when the run was revoked meanwhile.
+   */
+  async start(
+    db: Db,
+    id: string,
+    attempt: number,
+    startTime: string,
+    processId: string,
+  ): Promise<TaskRunRow | undefined> {
     const [row] = await db
       .update(taskRuns)
       .set({
         status: 'STARTED',
+        processId,
         dateDone: null,
         meta: mergeMeta({ attempts: attempt, start_time: startTime, progress: 0, duration: null, error: null }),
       })
@@ -122,6 +132,39 @@ export const taskRunWrites = {
     return row;
   },
 
+  /**
+   * A run whose process died, claimed by one recoverer (the update only lands while it is still STARTED by that
+   * process): back to PENDING for pg-boss's retry, or FAILURE when none remains.
+   */
+  async recover(
+    db: Db,
+    run: { id: string; processId: string | null },
+    outcome: { status: 'PENDING' | 'FAILURE'; result: string | null; error: string },
+  ): Promise<TaskRunRow | undefined> {
+    const [row] = await db
+      .update(taskRuns)
+      .set({
+        status: outcome.status,
+        result: outcome.result,
+        dateDone: outcome.status === 'PENDING' ? null : sql`now()`,
+        // How long the lost attempt had been running when it was found, by the database's clock.
+        meta: sql`${taskRuns.meta} || jsonb_build_object(
+          'error', ${outcome.error}::text,
+          'duration', CASE WHEN ${taskRuns.meta}->>'start_time' IS NOT NULL
+            THEN round(extract(epoch FROM now() - (${taskRuns.meta}->>'start_time')::timestamptz)::numeric, 1)
+            ELSE NULL END)`,
+      })
+      .where(
+        and(
+          eq(taskRuns.id, run.id),
+          eq(taskRuns.status, 'STARTED'),
+          run.processId === null ? isNull(taskRuns.processId) : eq(taskRuns.processId, run.processId),
+        ),
+      )
+      .returning();
+    return row;
+  },
+
   /** A run whose job could not be queued. */
   async failToQueue(db: Db, id: string, error: string): Promise<void> {
     await db
@@ -136,6 +179,31 @@ export const taskRunReads = {
   async byId(db: Db, id: string): Promise<TaskRunRow | undefined> {
     const [row] = await db.select().from(taskRuns).where(eq(taskRuns.id, id));
     return row;
+  },
+
+  /**
+   * Runs left STARTED by a process that is no longer live (stopped, or silent for `staleSeconds`), never `self`'s;
+   * with `unownedBefore`, also those that name no process and were created before it (a single-process database:
+   * runs of a version that did not record the process).
+   */
+  async orphaned(
+    db: Db,
+    opts: { self: string; staleSeconds: number; unownedBefore: Date | null },
+  ): Promise<TaskRunRow[]> {
+    const unowned = opts.unownedBefore
+      ? sql`(${taskRuns.processId} is null and ${taskRuns.createdAt} < ${opts.unownedBefore.toISOString()}::timestamptz)`
+      : sql`false`;
+    return db
+      .select()
+      .from(taskRuns)
+      .where(
+        and(
+          eq(taskRuns.status, 'STARTED'),
+          sql`((${taskRuns.processId} is not null and ${taskRuns.processId} <> ${opts.self}
+            and not ${isLiveProcess(sql`${taskRuns.processId}`, opts.staleSeconds)}) or ${unowned})`,
+        ),
+      )
+      .orderBy(taskRuns.createdAt);
   },
 
   async statusOf(db: Db, id: string): Promise<TaskStatus | undefined> {

@@ -66,3 +66,18 @@ export class UsersRepository {
     await this.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, userId));
   }
 }
+
+/** Every sealed TOTP secret re-sealed by `reseal` (a key rotation), in the caller's transaction. */
+export async function resealTotpSecrets(tx: Db, reseal: (sealed: string) => string): Promise<number> {
+  const rows = await tx
+    .select({ id: users.id, totpSecret: users.totpSecret })
+    .from(users)
+    .where(isNotNull(users.totpSecret));
+  for (const row of rows) {
+    await tx
+      .update(users)
+      .set({ totpSecret: reseal(row.totpSecret!) })
+      .where(eq(users.id, row.id));
+  }
+  return rows.length;
+}

@@ -7,6 +7,7 @@ import {
   assets,
   cves,
   cwes,
+  severityRank,
   vulnerabilities,
   vulnerabilityCounts,
   vulnerabilityTotals,
@@ -116,7 +117,7 @@ export interface CveFacts {
   cweIds: string[];
 }
 
-export const SEVERITY_RANK = sql`(case ${vulnerabilities.severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
+export const SEVERITY_RANK = severityRank(vulnerabilities.severity);
 
 // Row-level security already confines the table; naming the tenant again lets the planner use the tenant indexes.
 const inCurrentTenant = eq(vulnerabilities.tenantId, sql`app_current_tenant()`);
@@ -219,12 +220,17 @@ export class VulnerabilitiesRepository {
             title: vulnerabilities.title,
             last_seen: vulnerabilities.lastSeen,
           }[field];
-    // Nullable keys (cvss_score, cve_id) sort their nulls last in both directions; the others keep the plain
-    // order so the (tenant_id, created_at, id) index serves the default ordering.
+    // Nullable keys (cvss_score, cve_id) sort their nulls last in both directions, as their indexes do. An asset, a
+    // CVE or a scan names few rows, which their own index finds and a sort orders at once; walking an ordering's
+    // index instead may read most of the tenant before it meets them (a CVE's findings share their score): the key
+    // is then wrapped so that no ordering index matches it.
     const nullable = field === 'cvss_score' || field === 'cve_id';
+    const f = opts.filters;
+    const narrow = f.assetId !== undefined || f.cveId !== undefined || f.scanId !== undefined;
+    const sortKey = narrow ? sql`coalesce(${key}, ${key})` : key;
     const order = descending
-      ? [nullable ? sql`${key} desc nulls last` : desc(key), desc(vulnerabilities.id)]
-      : [nullable ? sql`${key} asc nulls last` : asc(key), asc(vulnerabilities.id)];
+      ? [nullable ? sql`${sortKey} desc nulls last` : sql`${sortKey} desc`, desc(vulnerabilities.id)]
+      : [nullable ? sql`${sortKey} asc nulls last` : sql`${sortKey} asc`, asc(vulnerabilities.id)];
     const prepared = await this.prepare(tx, opts.filters);
     const total = await this.count(tx, prepared);
     if (total === 0 || opts.offset >= total) return { count: total, rows: [] };

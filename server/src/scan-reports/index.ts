@@ -37,7 +37,8 @@ export function detectFormat(head: string): ReportFormat | 'json' | undefined {
   const rootAt = text.search(/<[A-Za-z_]/);
   assertNoDtd(rootAt >= 0 ? text.slice(0, rootAt) : text);
   const root = rootAt >= 0 ? /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(rootAt))?.[1] : undefined;
-  return root === undefined ? undefined : XML_ROOTS[root];
+  // Own keys only: a `<constructor>` root must not find Object's.
+  return root !== undefined && Object.hasOwn(XML_ROOTS, root) ? XML_ROOTS[root] : undefined;
 }
 
 async function readHead(filePath: string, bytes = 64 * 1024): Promise<string> {
@@ -60,6 +61,20 @@ async function* textChunks(filePath: string): AsyncGenerator<string> {
 }
 
 const SEVERITY_RANK = new Map(SEVERITIES.map((s, i) => [s, i]));
+
+// eslint-disable-next-line no-control-regex -- the NUL character is what is removed
+const NUL = /\u0000/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text PostgreSQL can store: a report's NUL characters dropped, its broken surrogates replaced by U+FFFD. */
+function storable<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(NUL, '').replace(LONE_SURROGATE, '\uFFFD') as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, storable(v)])) as T;
+  }
+  return value;
+}
 
 /**
  * One finding per (asset, key): a report may list the same CVE on two ports or in two lock files. The most severe
@@ -116,11 +131,11 @@ export async function parseReportFile(
     if (signal?.aborted) throw signal.reason;
     if (kind === 'json' && !isTrivyReport(doc)) throw unknownFormat();
     findings = parseTrivy(doc);
-    return { format: 'trivy', findings: mergeDuplicates(findings) };
+    return { format: 'trivy', findings: mergeDuplicates(storable(findings)) };
   }
   findings =
     kind === 'nmap' ? await parseNmap(textChunks(filePath), signal) : await parseOpenvas(textChunks(filePath), signal);
-  return { format: kind, findings: mergeDuplicates(findings) };
+  return { format: kind, findings: mergeDuplicates(storable(findings)) };
 }
 
 export function formatLabel(format: ReportFormat): string {

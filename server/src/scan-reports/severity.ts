@@ -24,7 +24,9 @@ const NAMED: Record<string, Severity> = {
 };
 
 export function severityFromName(name: string | undefined): Severity | undefined {
-  return name === undefined ? undefined : NAMED[name.trim().toLowerCase()];
+  const key = name?.trim().toLowerCase();
+  // Own keys only: a report's `constructor` must not find Object's.
+  return key !== undefined && Object.hasOwn(NAMED, key) ? NAMED[key] : undefined;
 }
 
 export function parseScore(raw: unknown): number | undefined {

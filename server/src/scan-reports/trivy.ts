@@ -21,6 +21,10 @@ const ASSET_TYPES: Record<string, AssetType> = {
   aws_account: 'cloud',
 };
 
+// Own keys only: a report's `constructor` must not find Object's.
+const assetTypeOf = (type: string | undefined): AssetType =>
+  type !== undefined && Object.hasOwn(ASSET_TYPES, type) ? ASSET_TYPES[type]! : 'other';
+
 function reportAsset(doc: Json): FindingAsset {
   const metadata = isObject(doc.Metadata) ? doc.Metadata : {};
   const os = isObject(metadata.OS) ? metadata.OS : {};
@@ -35,7 +39,7 @@ function reportAsset(doc: Json): FindingAsset {
   return {
     name,
     operating_system: osName || undefined,
-    asset_type: ASSET_TYPES[str(doc.ArtifactType) ?? ''] ?? 'other',
+    asset_type: assetTypeOf(str(doc.ArtifactType)),
   };
 }
 

@@ -4,8 +4,10 @@
  * French messages.
  */
 import type { TProperties } from 'typebox';
+import { charCount } from '../../../contract/text.ts';
 import { ApiError } from '../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../domain/security-policy.ts';
+import { ProfileSchema } from '../presenters/user.ts';
 import type { ProfilePatch } from '../repositories/accounts.ts';
 import { Nullable, Type, type Static } from './common.ts';
 import { fieldMessages, type SchemaError } from './validation-messages.ts';
@@ -29,6 +31,11 @@ export const MESSAGES = {
   required: 'Tous les champs requis doivent être remplis',
   resetSent: 'Si un compte correspond à cet email, un message de réinitialisation a été envoyé.',
   credentialRequired: 'Code de vérification ou mot de passe requis.',
+  currentPasswordRequired: 'Saisissez votre mot de passe actuel pour changer d’adresse e-mail.',
+  emailChangeSent: (email: string) =>
+    `Un lien de confirmation a été envoyé à ${email}. L’adresse sera changée une fois ce lien ouvert.`,
+  emailConfirmed: 'Adresse e-mail confirmée.',
+  emailLinkInvalid: 'Lien de confirmation invalide ou expiré.',
 } as const;
 
 // The username rule of the original product (Django's default validator, ASCII letters).
@@ -48,7 +55,7 @@ function checkUsername(fields: FieldMessages, username: string): void {
 
 function checkEmail(fields: FieldMessages, email: string): void {
   if (email === '') addError(fields, 'email', MESSAGES.emailRequired);
-  else if (email.length > 254 || !EMAIL_RE.test(email)) addError(fields, 'email', MESSAGES.emailFormat);
+  else if (charCount(email) > 254 || !EMAIL_RE.test(email)) addError(fields, 'email', MESSAGES.emailFormat);
 }
 
 /** Required, then the security policy's length and complexity (one shared check for every password set). */
@@ -89,10 +96,14 @@ export function assertValidBody(failure: { validation: unknown } | undefined, de
 
 export const duplicateEmail = () => new ApiError(409, 'duplicate_email', MESSAGES.emailTaken);
 export const usernameTaken = (detail: string) => invalidFields(detail, { username: [MESSAGES.usernameTaken] });
-export const wrongCurrentPassword = () =>
+/** The current password given to change the password (`old_password`) or the e-mail (`current_password`) is wrong. */
+export const wrongCurrentPassword = (field: 'old_password' | 'current_password' = 'old_password') =>
   new ApiError(400, 'invalid_password', MESSAGES.wrongCurrentPassword, {
-    fields: { old_password: [MESSAGES.wrongCurrentPassword] },
+    fields: { [field]: [MESSAGES.wrongCurrentPassword] },
   });
+export const currentPasswordRequired = () =>
+  invalidFields(MESSAGES.currentPasswordRequired, { current_password: [MESSAGES.currentPasswordRequired] });
+export const invalidEmailLink = () => new ApiError(400, 'invalid_token', MESSAGES.emailLinkInvalid);
 export const invalidResetToken = () =>
   new ApiError(400, 'invalid_token', 'Lien de réinitialisation invalide ou expiré.');
 export const invalidOtp = () =>
@@ -140,7 +151,10 @@ export const ProfileBody = Body({
   first_name: Type.Optional(Text(150)),
   last_name: Type.Optional(Text(150)),
   email: Type.Optional(Text(1024)),
+  // Required (in code) when `email` changes: a stolen session alone must not take the account over.
+  current_password: Type.Optional(Text(1024)),
 });
+export const EmailConfirmBody = Body({ token: Text(256) });
 export const ResetBody = Body({ email: Text(1024) });
 export const ConfirmBody = Body({ token: Text(256), new_password: Text(1024) });
 export const ChangeBody = Body({ old_password: Text(1024), new_password: Text(1024) });
@@ -150,6 +164,19 @@ export const DisableBody = Nullable(Body({ token: Type.Optional(Text(16)), passw
 
 /** A confirmation in French, `{detail}`. */
 export const Detail = (description: string) => Type.Object({ detail: Type.String() }, { description });
+/** PATCH /api/accounts/me/: the profile as it now is, and, when a new e-mail awaits confirmation, what was sent. */
+export const ProfileUpdated = Type.Object(
+  {
+    ...ProfileSchema.properties,
+    detail: Type.Optional(Type.String({ description: 'Le lien de confirmation a été envoyé (changement d’e-mail)' })),
+    pending_email: Type.Optional(Type.String({ description: 'L’adresse à confirmer (inchangée jusque-là)' })),
+  },
+  { title: 'ProfileUpdated', description: 'Le profil ; l’e-mail ne change qu’une fois le lien confirmé' },
+);
+export const EmailConfirmed = Type.Object(
+  { detail: Type.String(), email: Type.String({ description: 'La nouvelle adresse du compte' }) },
+  { description: 'Adresse e-mail changée' },
+);
 export const TwoFactorStatus = Type.Object(
   { enabled: Type.Boolean() },
   { description: 'La double authentification est-elle active ?' },

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { ASSET_TYPES, isAssetType } from '../../../contract/assets.ts';
 import { CRITICALITIES, isCriticality } from '../../../contract/severity.ts';
+import { charCount } from '../../../contract/text.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { ASSET_ORDERINGS, type AssetFilters, type AssetValues } from '../repositories/assets.ts';
 import { ListQuery, Nullable, Type, type Static } from './common.ts';
@@ -52,7 +53,7 @@ export function validateAsset(body: AssetBody, requireName: boolean): AssetValue
   const name = body.name?.trim();
   if (name === undefined || name === '') {
     if (requireName || name === '') errors.add('name', ASSET_MESSAGES.nameRequired);
-  } else if (name.length > MAX_ASSET_NAME) errors.add('name', ASSET_MESSAGES.nameTooLong);
+  } else if (charCount(name) > MAX_ASSET_NAME) errors.add('name', ASSET_MESSAGES.nameTooLong);
   else out.name = name;
   if (body.asset_type !== undefined) {
     const t = body.asset_type.trim().toLowerCase();
@@ -73,7 +74,7 @@ export function validateAsset(body: AssetBody, requireName: boolean): AssetValue
   if (body.description !== undefined) out.description = body.description;
   if (body.tags !== undefined) {
     const tags = [...new Set(body.tags.map((t) => t.trim()).filter((t) => t !== ''))];
-    if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG)) errors.add('tags', ASSET_MESSAGES.tags);
+    if (tags.length > MAX_TAGS || tags.some((t) => charCount(t) > MAX_TAG)) errors.add('tags', ASSET_MESSAGES.tags);
     else out.tags = tags;
   }
   errors.throwIfAny();

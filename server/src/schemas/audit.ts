@@ -4,6 +4,7 @@
  */
 import { AUDIT_SEVERITIES, type AuditSeverity } from '../db/schema.ts';
 import { ApiError, FieldErrors } from '../domain/errors.ts';
+import { charCount, clipText } from '../../../contract/text.ts';
 import type { AuditFilters } from '../repositories/audit-events.ts';
 import { FilterQuery } from './common.ts';
 import { parseDateRange, parseSizePaging, parseText, type RawQuery } from './query.ts';
@@ -92,7 +93,7 @@ function readFilters(errors: FieldErrors, query: RawQuery): AuditFilters {
     errors.add('severity', MESSAGES.severity);
   }
   const username = query.user?.trim() || undefined;
-  if (username && username.length > 150) errors.add('user', MESSAGES.user);
+  if (username && charCount(username) > 150) errors.add('user', MESSAGES.user);
   const source = query.source?.trim().toLowerCase() || undefined;
   if (source && !(SOURCES as readonly string[]).includes(source)) errors.add('source', MESSAGES.source);
   return {
@@ -118,7 +119,7 @@ function readTenant(errors: FieldErrors, query: RawQuery): string | undefined {
 
 /** The filters as the trail records them: the ones given, each cut to 200 characters. */
 const filtersOf = (query: RawQuery) =>
-  Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, query[k]!.slice(0, 200)]));
+  Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, clipText(query[k]!, 200)]));
 
 /** The list's paging (`?page=&size=`, 10 by default, at most 100), filters and tenant. */
 export function readResultsQuery(query: RawQuery) {

@@ -3,6 +3,7 @@
  * path, and the limits and messages of an image upload, each with the contract's French message.
  */
 import { BLOG_STATUSES, type BlogStatus } from '../db/schema.ts';
+import { charCount } from '../../../contract/text.ts';
 import { ApiError, FieldErrors, notFound } from '../domain/errors.ts';
 import { BlogPostSchema } from '../presenters/blog-post.ts';
 import { SLUG_RE, type BlogPostValues } from '../repositories/blog.ts';
@@ -69,8 +70,6 @@ export const PostBody = Type.Object(
   { errorMessage: { type: MESSAGES.body } },
 );
 
-/** Characters as a reader counts them (a surrogate pair is one). */
-const chars = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 const isOneOf = <T extends string>(values: readonly T[], v: string): v is T =>
   (values as readonly string[]).includes(v);
 // One leading slash, then no slash or backslash (`//host` and `/\host` leave the origin), no space or control.
@@ -93,7 +92,7 @@ export function readPostList(query: RawQuery) {
 
 /** The slug of a path: one that could not exist is simply not found. */
 export function slugOf(raw: string): string {
-  if (raw.length > LIMITS.slug || !SLUG_RE.test(raw)) throw notFound();
+  if (charCount(raw) > LIMITS.slug || !SLUG_RE.test(raw)) throw notFound();
   return raw;
 }
 
@@ -119,24 +118,24 @@ export function checkPost(raw: unknown, creating: boolean): CheckedPost {
 
   if (has('title') || creating) {
     const title = typeof body.title === 'string' ? body.title.trim() : '';
-    if (title === '' || chars(title) > LIMITS.title) errors.add('title', MESSAGES.title);
+    if (title === '' || charCount(title) > LIMITS.title) errors.add('title', MESSAGES.title);
     else out.values.title = title;
   }
   const slug = body.slug;
   if (has('slug') && !(creating && (slug === null || slug === ''))) {
-    if (typeof slug !== 'string' || slug.length > LIMITS.slug || !SLUG_RE.test(slug)) {
+    if (typeof slug !== 'string' || charCount(slug) > LIMITS.slug || !SLUG_RE.test(slug)) {
       errors.add('slug', MESSAGES.slug);
     } else out.slug = slug;
   }
   if (has('excerpt')) {
     const excerpt = body.excerpt === null ? '' : typeof body.excerpt === 'string' ? body.excerpt.trim() : undefined;
-    if (excerpt === undefined || chars(excerpt) > LIMITS.excerpt) errors.add('excerpt', MESSAGES.excerpt);
+    if (excerpt === undefined || charCount(excerpt) > LIMITS.excerpt) errors.add('excerpt', MESSAGES.excerpt);
     else out.values.excerpt = excerpt;
   }
   if (has('content') || creating) {
     // Kept exactly as written (Markdown): clients render and sanitise it.
     const content = body.content;
-    if (typeof content !== 'string' || content.trim() === '' || chars(content) > LIMITS.content) {
+    if (typeof content !== 'string' || content.trim() === '' || charCount(content) > LIMITS.content) {
       errors.add('content', MESSAGES.content);
     } else out.values.content = content;
   }
@@ -148,7 +147,7 @@ export function checkPost(raw: unknown, creating: boolean): CheckedPost {
   if (has('featured_image')) {
     const image = body.featured_image;
     if (image === null || image === '') out.values.featuredImage = null;
-    else if (typeof image !== 'string' || image.length > LIMITS.imagePath || !SAME_ORIGIN_PATH.test(image.trim())) {
+    else if (typeof image !== 'string' || charCount(image) > LIMITS.imagePath || !SAME_ORIGIN_PATH.test(image.trim())) {
       errors.add('featured_image', MESSAGES.featuredImage);
     } else out.values.featuredImage = image.trim();
   }
@@ -169,7 +168,7 @@ function checkTags(raw: unknown): string[] | undefined {
   const tags: string[] = [];
   for (const tag of raw.map((t) => t.trim().replace(/\s+/g, ' '))) {
     if (tag === '' || seen.has(tag.toLowerCase())) continue;
-    if (chars(tag) > LIMITS.tag) return undefined;
+    if (charCount(tag) > LIMITS.tag) return undefined;
     seen.add(tag.toLowerCase());
     tags.push(tag);
   }

@@ -1,5 +1,6 @@
 /** The CVE store's search (/api/vulnerabilities/es/): its querystring, reply and checks, in French. */
 import { ApiError } from '../domain/errors.ts';
+import { charCount, clipText } from '../../../contract/text.ts';
 import { CveHitSchema } from '../presenters/cve.ts';
 import { Type } from './common.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, positiveInt, type RawQuery, pageWindow } from './query.ts';
@@ -36,8 +37,8 @@ function bounded(raw: string | undefined, field: string, fallback: number, max: 
 
 /** The search text (spaces folded, at least 2 characters) and the page asked for. */
 export function readSearch(query: RawQuery) {
-  const text = (query.q ?? '').replace(/\s+/g, ' ').trim().slice(0, MAX_QUERY);
-  if (text.length < 2) {
+  const text = clipText((query.q ?? '').replace(/\s+/g, ' ').trim(), MAX_QUERY);
+  if (charCount(text) < 2) {
     const message = 'Saisissez au moins 2 caractères.';
     throw new ApiError(400, 'invalid', message, { fields: { q: [message] } });
   }

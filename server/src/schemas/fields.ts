@@ -1,5 +1,6 @@
 /** Body field schemas and checks shared by the resources: one-field French 400s, trimmed texts, CVE ids. */
 import { ApiError } from '../domain/errors.ts';
+import { charCount } from '../../../contract/text.ts';
 import { OrNull, Type } from './common.ts';
 
 export const ASSET_UNKNOWN = 'Actif introuvable.';
@@ -25,7 +26,7 @@ export function trimmed(
   if (raw === undefined && partial) return undefined;
   const value = (raw ?? '').trim();
   if (required !== undefined && value === '') throw invalid(field, required);
-  if (value.length > max) throw invalid(field, tooLong);
+  if (charCount(value) > max) throw invalid(field, tooLong);
   return value;
 }
 

@@ -3,6 +3,7 @@
  * manager's message checked field by field with the contract's French messages.
  */
 import { NOTIFICATION_LEVELS, type NotificationLevel } from '../../../contract/levels.ts';
+import { charCount } from '../../../contract/text.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { FilterQuery, Nullable, Type, type Static } from './common.ts';
 import { invalid } from './fields.ts';
@@ -87,18 +88,18 @@ export function markAllTenant(query: { tenant?: string }, body: unknown): unknow
 /** An app path: one leading slash (never '//', which browsers read as another host), no backslash or space. */
 function isAppPath(link: string): boolean {
   // eslint-disable-next-line no-control-regex
-  return link.length <= MAX_LINK && /^\/(?!\/)/.test(link) && !/[\\\s\u0000-\u001f\u007f]/.test(link);
+  return charCount(link) <= MAX_LINK && /^\/(?!\/)/.test(link) && !/[\\\s\u0000-\u001f\u007f]/.test(link);
 }
 
 /** The create body checked field by field, with the contract's French messages. */
 export function readNotice(body: CreateBody): CheckedNotice {
   const errors = new FieldErrors();
   const title = body.title?.trim() ?? '';
-  if (title === '' || title.length > TITLE_MAX || title.includes('\u0000')) errors.add('title', MESSAGES.title);
+  if (title === '' || charCount(title) > TITLE_MAX || title.includes('\u0000')) errors.add('title', MESSAGES.title);
 
   let text = '';
   if (typeof body.body === 'string') {
-    if (body.body.length <= BODY_MAX && !body.body.includes('\u0000')) text = body.body.trim();
+    if (charCount(body.body) <= BODY_MAX && !body.body.includes('\u0000')) text = body.body.trim();
     else errors.add('body', MESSAGES.body);
   }
 

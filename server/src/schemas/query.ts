@@ -3,6 +3,7 @@
  * enum filters, each with its French message on the field (collected in FieldErrors, answered as one 400).
  */
 import { FieldErrors } from '../domain/errors.ts';
+import { charCount } from '../../../contract/text.ts';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 25;
@@ -75,7 +76,7 @@ export function parseQueryId(errors: FieldErrors, query: RawQuery, key: string):
 export function parseText(errors: FieldErrors, query: RawQuery, key: string, max = 200): string | undefined {
   const text = query[key]?.trim();
   if (!text) return undefined;
-  if (text.length > max) errors.add(key, `La recherche ne doit pas dépasser ${max} caractères.`);
+  if (charCount(text) > max) errors.add(key, `La recherche ne doit pas dépasser ${max} caractères.`);
   return text;
 }
 

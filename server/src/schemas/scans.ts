@@ -4,6 +4,7 @@
  */
 import { SCANNERS, SCAN_STATUSES } from '../db/schema.ts';
 import { FieldErrors } from '../domain/errors.ts';
+import { charCount } from '../../../contract/text.ts';
 import { ScanSchema } from '../presenters/scan.ts';
 import type { ScanValues } from '../repositories/scans.ts';
 import { REPORT_FORMATS, type FormatChoice } from '../scan-reports/index.ts';
@@ -75,7 +76,7 @@ export interface ImportOptions {
 /** The import's text fields: name, format (auto by default), asset_id, start (true by default). */
 export function importOptions(fields: Record<string, string>): ImportOptions {
   const name = (fields.name ?? '').trim();
-  if (name.length > MAX_SCAN_NAME) throw invalid('name', MESSAGES.nameTooLong);
+  if (charCount(name) > MAX_SCAN_NAME) throw invalid('name', MESSAGES.nameTooLong);
   const format = (fields.format ?? 'auto').trim() || 'auto';
   if (format !== 'auto' && !(REPORT_FORMATS as readonly string[]).includes(format)) {
     throw invalid('format', MESSAGES.formatInvalid);

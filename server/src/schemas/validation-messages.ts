@@ -96,7 +96,8 @@ export function fieldMessage(error: SchemaError): { field: string; message: stri
  * ajv reports each branch and then `anyOf`; the first branch is the real type, whose message is the useful one.
  */
 export function fieldMessages(errors: readonly SchemaError[]): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
+  // No prototype: an unknown key named `constructor` is reported like any other.
+  const fields = Object.create(null) as Record<string, string[]>;
   for (const error of errors) {
     const { field, message } = fieldMessage(error);
     fields[field] ??= [message];

@@ -4,6 +4,7 @@
  */
 import { SEVERITIES, type Severity } from '../db/schema.ts';
 import { FieldErrors } from '../domain/errors.ts';
+import { charCount, clipText } from '../../../contract/text.ts';
 import type { SummaryFilters } from '../repositories/dashboard.ts';
 import {
   VULNERABILITY_ORDERINGS,
@@ -74,7 +75,7 @@ function parseFilters(errors: FieldErrors, query: RawQuery): VulnerabilityFilter
     severities: parseSeverities(errors, query.severity),
     isResolved: parseBoolean(errors, query, 'is_resolved'),
     assetId: parseQueryId(errors, query, 'asset'),
-    cveId: cve ? cve.slice(0, 64) : undefined,
+    cveId: cve ? clipText(cve, 64) : undefined,
     kev: parseBoolean(errors, query, 'kev'),
     text: parseText(errors, query, 'text'),
     scanId: parseQueryId(errors, query, 'scan'),
@@ -162,7 +163,7 @@ export function validateWrite(body: FindingBody): FindingWrite {
   const out: VulnerabilityValues = {};
   if (body.title !== undefined) {
     const title = body.title.trim();
-    if (title.length > 500) errors.add('title', MESSAGES.titleTooLong);
+    if (charCount(title) > 500) errors.add('title', MESSAGES.titleTooLong);
     else if (title !== '') out.title = title;
   }
   if (body.cve_id !== undefined) {

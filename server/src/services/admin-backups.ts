@@ -5,6 +5,7 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, FieldErrors } from '../domain/errors.ts';
+import { clipText } from '../../../contract/text.ts';
 import type { BackupRow } from '../repositories/backups.ts';
 import { UsersRepository } from '../repositories/users.ts';
 import { MESSAGES, noteOf } from '../schemas/admin/backups.ts';
@@ -63,7 +64,7 @@ export async function importUpload(
         part.file.resume();
         throw new ApiError(400, 'invalid', MESSAGES.unexpectedField(part.fieldname));
       }
-      originalName = (part.filename ?? '').slice(0, 255);
+      originalName = clipText(part.filename ?? '', 255);
       const label = note || `Importée depuis « ${originalName || 'archive'} »`;
       row = await importBackup(ctx, part.file, { note: label, userId });
     }

@@ -6,6 +6,7 @@ import { adminConfig, users } from '../db/schema.ts';
 import { configuredSources } from '../importers/index.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { RUNTIME_CONFIG_KEYS } from '../../../contract/config.ts';
+import { charCount } from '../../../contract/text.ts';
 import { VERSION } from '../version.ts';
 import { notifyEmailMode } from './notifier.ts';
 import { redactUrl } from './server-logs.ts';
@@ -54,7 +55,7 @@ const isInside = (child: string, parent: string) => {
 /** An absolute, existing, writable directory, outside the embedded database's own files. */
 async function checkBackupLocation(raw: string, dataDir: string): Promise<{ value?: string; error?: string }> {
   const key = '« backup_location »';
-  if (raw.length > MAX_PATH || raw.includes('\0')) return { error: `${key} : chemin trop long ou invalide.` };
+  if (charCount(raw) > MAX_PATH || raw.includes('\0')) return { error: `${key} : chemin trop long ou invalide.` };
   if (!path.isAbsolute(raw)) return { error: `${key} doit être un chemin absolu (par exemple /var/backups/vigie).` };
   const dir = path.resolve(raw);
   let real: string;
@@ -199,8 +200,8 @@ export function describeRuntime({ database, dataDir, runJobs, env = process.env 
     stdout_log_level: env.LOG_LEVEL?.trim() || 'info',
     trust_proxy: env.VIGIE_TRUST_PROXY === '1' || env.VIGIE_TRUST_PROXY === 'true',
     secrets: {
-      jwt_secret: env.VIGIE_JWT_SECRET?.trim() ? ('environment' as const) : ('data_dir' as const),
-      encryption_key: env.VIGIE_ENCRYPTION_KEY?.trim() ? ('environment' as const) : ('data_dir' as const),
+      jwt_secret: env.VIGIE_JWT_SECRET?.trim() ? ('environment' as const) : ('database' as const),
+      encryption_key: env.VIGIE_ENCRYPTION_KEY?.trim() ? ('environment' as const) : ('database' as const),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { FieldErrors } from '../domain/errors.ts';
+import { charCount } from '../../../contract/text.ts';
 import { isUuid } from '../schemas/admin/common.ts';
 import type { AdminModel, ModelField } from './admin-models.ts';
 
@@ -81,7 +82,7 @@ function convert(field: ModelField, raw: unknown, errors: FieldErrors): unknown 
         return field.required ? fail(MODEL_MESSAGES.required) : '';
       }
       if (field.normalize) value = field.normalize(value);
-      if ([...value].length > field.maxLength!) return fail(MODEL_MESSAGES.tooLong(name, field.maxLength!));
+      if (charCount(value) > field.maxLength!) return fail(MODEL_MESSAGES.tooLong(name, field.maxLength!));
       const problem = field.check?.(value);
       return problem ? fail(problem) : value;
     }
@@ -120,14 +121,14 @@ function convert(field: ModelField, raw: unknown, errors: FieldErrors): unknown 
     case 'array': {
       const items = isTextList(raw) ? raw : undefined;
       const values = items ? [...new Set(items.map((v) => v.trim()).filter((v) => v !== ''))] : undefined;
-      if (!values || values.length > field.maxItems! || values.some((v) => [...v].length > field.maxLength!)) {
+      if (!values || values.length > field.maxItems! || values.some((v) => charCount(v) > field.maxLength!)) {
         return fail(MODEL_MESSAGES.array(name, field.maxItems!, field.maxLength!));
       }
       return values;
     }
     case 'json': {
       const text = JSON.stringify(raw);
-      return text !== undefined && text.length <= MAX_JSON ? raw : fail(MODEL_MESSAGES.json(name));
+      return text !== undefined && charCount(text) <= MAX_JSON ? raw : fail(MODEL_MESSAGES.json(name));
     }
   }
 }

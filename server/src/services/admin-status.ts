@@ -3,7 +3,9 @@ import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { rowsOf, type Database, type Db } from '../db/client.ts';
 import { taskRuns, tenants, users } from '../db/schema.ts';
+import { storageFailure } from '../domain/storage-errors.ts';
 import { VERSION } from '../version.ts';
+import { processRegistryOf } from './process-registry.ts';
 import { ServerLogSink, type LogSinkStats } from './server-logs.ts';
 import { SystemSettingsStore } from './system-settings.ts';
 import { QUEUE_SCHEMA } from './task-queue.ts';
@@ -18,6 +20,31 @@ const TIMEOUT_MESSAGE = `Pas de réponse en ${PROBE_TIMEOUT_MS / 1000} s.`;
 
 class ProbeTimeout extends Error {}
 
+/** A part that answers but is not well: its French message is the answer's `error`. */
+class ProbeDown extends Error {}
+
+export const HEALTH_MESSAGES = {
+  unreachable: 'Base de données indisponible : les données ne peuvent être ni lues ni enregistrées pour le moment.',
+  writesFailing:
+    'La base de données n’enregistre plus rien (la dernière écriture de ce processus a échoué) : réessayez dans un instant.',
+} as const;
+
+/**
+ * Whether the database works for this process, for the health check: a real round trip, and the outcome of this
+ * process's last heartbeat, a write every few seconds (a database that still reads but can no longer write is
+ * down too). undefined when all is well, else why not, in French.
+ */
+export async function databaseHealth(database: Database): Promise<string | undefined> {
+  try {
+    await database.ping();
+  } catch (err) {
+    return storageFailure(err)?.message ?? HEALTH_MESSAGES.unreachable;
+  }
+  const beat = processRegistryOf(database)?.state;
+  if (beat && !beat.ok) return storageFailure(beat.error)?.message ?? HEALTH_MESSAGES.writesFailing;
+  return undefined;
+}
+
 const num = (v: unknown): number => Number(v ?? 0);
 
 /**
@@ -29,6 +56,8 @@ export const statusProbes = {
     const t0 = performance.now();
     await database.ping();
     const latencyMs = Math.round((performance.now() - t0) * 100) / 100;
+    const beat = processRegistryOf(database)?.state;
+    if (beat && !beat.ok) throw new ProbeDown(HEALTH_MESSAGES.writesFailing);
     const [row] = rowsOf<{ size: unknown }>(
       await database.db.execute(sql`select pg_database_size(current_database()) as size`),
     );
@@ -112,7 +141,8 @@ async function probe<T extends object>(
   } catch (err) {
     // The details stay in the server's log; the answer only says the part is down.
     log.warn({ err, probe: name }, 'status probe failed');
-    return { status: 'down', error: err instanceof ProbeTimeout ? TIMEOUT_MESSAGE : DOWN_MESSAGE };
+    const error = err instanceof ProbeTimeout ? TIMEOUT_MESSAGE : err instanceof ProbeDown ? err.message : DOWN_MESSAGE;
+    return { status: 'down', error };
   }
 }
 

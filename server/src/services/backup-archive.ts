@@ -38,6 +38,11 @@ export { backedUp, currentMigration, readCatalog, referencedDocumentKeys, type T
 const ENGINE_NAMES: Record<Engine, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
+/** Where an archive is written until complete: a hidden `.part` file beside its final path. */
+export function partialPath(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.part`);
+}
+
 export interface WriteArchiveInput {
   database: Database;
   store: DocumentStore;
@@ -64,7 +69,7 @@ export interface WrittenArchive extends StoredFile {
  */
 export async function writeArchive(input: WriteArchiveInput): Promise<WrittenArchive> {
   const { database, store, target, workDir, createdAt, signal } = input;
-  const partial = path.join(path.dirname(target), `.${path.basename(target)}.part`);
+  const partial = partialPath(target);
   const pack = tarPack();
   const fileHash = createHash('sha256');
   let fileSize = 0;

@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract, type Header, type Pack } from 'tar-stream';
+import { storageFailure } from '../domain/storage-errors.ts';
 import type { StoredFile } from '../lib/document-store.ts';
 import { BackupRefusedError, refused } from './backup-format.ts';
 
@@ -65,8 +66,10 @@ export async function readArchive(
   const extract = tarExtract();
   const fileHash = createHash('sha256');
   let fileSize = 0;
+  // The server's disk failing while the file is read is its own error (503), not a fault of the file.
+  let diskError: Error | undefined;
   const unreadable = () =>
-    refused('ce n’est pas une archive .tar.gz lisible (gzip ou tar invalide, ou fichier tronqué).');
+    diskError ?? refused('ce n’est pas une archive .tar.gz lisible (gzip ou tar invalide, ou fichier tronqué).');
   // A gzip or tar error, wherever it surfaces (the feeding, the next entry, or an entry's body being read).
   let broken = false;
   extract.on('error', () => {
@@ -91,6 +94,7 @@ export async function readArchive(
     },
   ).catch((err: unknown) => {
     broken = true;
+    if (storageFailure(err)) diskError = err as Error;
     extract.destroy(err as Error);
     throw err;
   });
@@ -121,7 +125,7 @@ export async function readArchive(
     const wasBroken = broken;
     extract.destroy();
     await feeding.catch(() => {});
-    if (wasBroken && !(err instanceof BackupRefusedError)) throw unreadable();
+    if (wasBroken && !(err instanceof BackupRefusedError) && !storageFailure(err)) throw unreadable();
     throw err;
   }
   return { size: fileSize, sha256: fileHash.digest('hex') };

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db/client.ts';
 import { auditEvents } from '../db/schema.ts';
+import { publicReason } from '../domain/storage-errors.ts';
 import { createDocumentStore, DiskDocumentStore, type DocumentStore } from '../lib/document-store.ts';
 import { backupRepo, type BackupRow } from '../repositories/backups.ts';
 import { AdminConfigStore, backupDirOf } from './admin-config.ts';
@@ -24,6 +25,7 @@ import {
   type ManifestDocument,
   type WrittenArchive,
 } from './backup-archive.ts';
+import { DEFAULT_STALE_SECONDS, processRegistryOf } from './process-registry.ts';
 import { SecurityPolicyStore } from './security-policies.ts';
 import { SystemSettingsStore } from './system-settings.ts';
 
@@ -79,10 +81,53 @@ export async function backupFile(ctx: BackupContext, row: BackupRow): Promise<{ 
 
 const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Newest first; a RUNNING backup whose run has ended is shown FAILED. */
+/** The reason of a backup whose process died while writing it. */
+export const INTERRUPTED_BACKUP_MESSAGE = 'Sauvegarde interrompue : le serveur s’est arrêté pendant sa création.';
+
+/** The scratch folder of a backup being written, named after it so that a recovery finds it. */
+export function backupWorkDir(dir: string, backupId: string): string {
+  return path.join(dir, `.vigie-backup-work-${backupId}`);
+}
+
+/**
+ * Fails the RUNNING backups that no live run will finish (docs/api-admin.md "Backups"): their run ended, its
+ * process is dead, or no run was ever created for them. Liveness is the process registry's.
+ */
+async function settleAbandoned(ctx: BackupContext): Promise<void> {
+  await backupRepo.settleAbandoned(ctx.database.db, {
+    staleSeconds: processRegistryOf(ctx.database)?.staleSeconds ?? DEFAULT_STALE_SECONDS,
+    interrupted: INTERRUPTED_BACKUP_MESSAGE,
+  });
+}
+
+/** Newest first; a RUNNING backup that no live run will finish is shown FAILED. */
 export async function listBackups(ctx: BackupContext): Promise<BackupRow[]> {
-  await backupRepo.settleAbandoned(ctx.database.db);
+  await settleAbandoned(ctx);
   return backupRepo.list(ctx.database.db);
+}
+
+/**
+ * The backup a dead process was writing (tasks/backup-tasks.ts recover hook): FAILED when its run will not be
+ * retried, and what it left in the backup directory removed (the `.part` archive, the scratch folder).
+ */
+export async function recoverInterruptedBackup(
+  ctx: BackupContext,
+  backupId: string,
+  opts: { fail: boolean },
+): Promise<{ removed: string[] }> {
+  if (opts.fail) await backupRepo.fail(ctx.database.db, backupId, INTERRUPTED_BACKUP_MESSAGE);
+  const dir = await backupDirectory(ctx);
+  // By name, whatever became of the row (a RUNNING backup may be deleted): its file names end with its id's start.
+  const id8 = /^[0-9a-f]{8}/i.exec(backupId)?.[0];
+  const partial = id8 ? new RegExp(`^\\.vigie-backup-\\d{8}-\\d{6}-${id8}\\.tar\\.gz\\.part$`) : undefined;
+  const work = path.basename(backupWorkDir(dir, backupId));
+  const removed: string[] = [];
+  for (const name of await readdir(dir)) {
+    if (name !== work && !partial?.test(name)) continue;
+    await rm(path.join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return { removed };
 }
 
 /** The RUNNING row, then its task (launched by the caller: the route owns app.jobs). */
@@ -106,7 +151,7 @@ export async function startBackup(
   try {
     await launch(id);
   } catch (err) {
-    await backupRepo.fail(db, id, `La tâche de sauvegarde n’a pas pu être lancée : ${errorMessage(err)}`);
+    await backupRepo.fail(db, id, `La tâche de sauvegarde n’a pas pu être lancée : ${publicReason(err)}`);
     throw err;
   }
   return (await backupRepo.byId(db, id))!;
@@ -131,7 +176,10 @@ export async function runBackup(
   let workDir: string | undefined;
   try {
     const dir = await backupDirectory(ctx);
-    workDir = await mkdtemp(path.join(dir, '.vigie-backup-work-'));
+    workDir = backupWorkDir(dir, backupId);
+    // A folder left by an attempt that died is this backup's: start afresh.
+    await rm(workDir, { recursive: true, force: true });
+    await mkdir(workDir, { mode: 0o700 });
     store = createDocumentStore(ctx.filesDir);
     const target = path.join(dir, row.filename);
     const written = await writeArchive({
@@ -154,7 +202,8 @@ export async function runBackup(
     const pruned = await pruneBackups(ctx);
     return { ...written, row: (await backupRepo.byId(db, backupId))!, pruned };
   } catch (err) {
-    const message = opts.signal?.aborted ? 'Sauvegarde interrompue.' : errorMessage(err);
+    // A short French reason: the error itself (SQL, paths) goes to the server's log with the task's failure.
+    const message = opts.signal?.aborted ? 'Sauvegarde interrompue.' : publicReason(err);
     await backupRepo.fail(db, backupId, message).catch(() => {});
     throw err;
   } finally {
@@ -271,7 +320,7 @@ export async function restoreBackup(ctx: BackupContext, row: BackupRow): Promise
   restoring.add(database);
   const started = Date.now();
   try {
-    await backupRepo.settleAbandoned(db);
+    await settleAbandoned(ctx);
     if ((await backupRepo.running(db)) > 0) {
       throw new BackupConflictError(
         'Une sauvegarde est en cours : attendez qu’elle se termine avant de restaurer (ou supprimez-la si elle est bloquée).',

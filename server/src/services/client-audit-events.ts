@@ -5,6 +5,7 @@
 import type { Db } from '../db/client.ts';
 import { auditEvents, type AuditSeverity } from '../db/schema.ts';
 import type { ClientEvent } from '../schemas/audit.ts';
+import { clipText } from '../../../contract/text.ts';
 
 // The client's levels (lower case, with debug) onto the trail's severities.
 const SEVERITY: Record<string, AuditSeverity> = {
@@ -25,7 +26,14 @@ export interface EventSender {
   authenticated: boolean;
 }
 
-const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
+// Own keys only: a client's `constructor` must not find Object's.
+const severityOf = (raw: unknown): AuditSeverity => {
+  const key = String(raw);
+  return Object.hasOwn(SEVERITY, key) ? SEVERITY[key]! : 'INFO';
+};
+
+// Cut by characters: half an emoji would be a lone surrogate, which PostgreSQL's JSON refuses.
+const text = (v: unknown, max: number) => (typeof v === 'string' ? clipText(v, max) : undefined);
 
 function rowsOf(events: readonly ClientEvent[], sender: EventSender) {
   return events.map((e) => {
@@ -41,7 +49,7 @@ function rowsOf(events: readonly ClientEvent[], sender: EventSender) {
       username: sender.username,
       ipAddress: sender.ip,
       description: text(details.description, 500) ?? eventType,
-      severity: SEVERITY[String(e.severity)] ?? 'INFO',
+      severity: severityOf(e.severity),
       source: 'frontend',
       clientEventId: text(e.event_id, 64) ?? null,
       details: {

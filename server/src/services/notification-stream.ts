@@ -1,11 +1,11 @@
 /**
  * The server-sent events of GET /api/notifications/stream/ (docs/api-notifications.md § Paths): `unread` on
  * connect and after every change, `notification` for each new one, a comment every 25 s; the stream ends when the
- * access token expires (the client reconnects with a fresh one). Fed by the notifier's in-process bus.
+ * access token expires (the client reconnects with a fresh one). Fed by the notifier's bus, which every process
+ * on the database hears (PostgreSQL LISTEN/NOTIFY).
  */
 import { PassThrough } from 'node:stream';
 import type { TenantId } from '../db/tenant-scope.ts';
-import { presentNotification } from '../presenters/notification.ts';
 import type { NotificationInbox, ScopeTenant } from './notification-inbox.ts';
 import type { BusEvent, Log, NotificationBus } from './notifier.ts';
 
@@ -63,8 +63,8 @@ export class NotificationStreams {
 
     const unsubscribe = this.bus.subscribe(userId, (event: BusEvent) => {
       if (event.type === 'notification') {
-        if (!tenantIds.has(event.notification.tenantId as TenantId)) return;
-        send('notification', presentNotification(event.notification));
+        if (!tenantIds.has(event.notification.tenant_id as TenantId)) return;
+        send('notification', event.notification);
       }
       void sendUnread();
     });

@@ -9,7 +9,9 @@ import {
   type TeamRole,
 } from '../db/schema.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
+import { presentNotification, type Notification } from '../presenters/notification.ts';
 import {
+  notificationView,
   NotificationsRepository,
   type Audience,
   type NotificationView,
@@ -38,7 +40,7 @@ export interface Created {
   recipient: Recipient;
 }
 
-export type BusEvent = { type: 'notification'; notification: NotificationView } | { type: 'read' };
+export type BusEvent = { type: 'notification'; notification: Notification } | { type: 'read' };
 type Listener = (event: BusEvent) => void;
 
 /** The minimum of a logger this service needs (Fastify's and pino's loggers fit). */
@@ -89,31 +91,107 @@ const consoleLog: Log = {
   warn: (obj, msg) => console.warn(msg, obj),
 };
 
-/** In-process delivery to the open notification streams, by recipient. */
+/** The database channel every process hears notifications and read-state changes on. */
+export const BUS_CHANNEL = 'vigie_notifications';
+// NOTIFY carries 8000 bytes at most: a longer notification goes by id, and listeners read it.
+const MAX_PAYLOAD_BYTES = 7900;
+
+interface BusMessage {
+  u: number;
+  e: BusEvent | { type: 'notification'; id: number };
+}
+
+/**
+ * Delivery to the open notification streams of every process, by recipient: an event goes out as a NOTIFY on
+ * the database, and each process hands what it hears to its own streams of that user (docs/SCALING.md).
+ */
 export class NotificationBus {
   private readonly listenersOf = new Map<number, Set<Listener>>();
+  private listening: Promise<void> | undefined;
+  private stopListening: (() => Promise<void>) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: () => Log,
+  ) {}
 
   subscribe(userId: number, listener: Listener): () => void {
     let set = this.listenersOf.get(userId);
     if (!set) this.listenersOf.set(userId, (set = new Set()));
     set.add(listener);
+    void this.ready().catch(() => {});
     return () => {
       set.delete(listener);
       if (set.size === 0 && this.listenersOf.get(userId) === set) this.listenersOf.delete(userId);
     };
   }
 
-  /** How many streams of this user are listening (tests, diagnostics). */
+  /** Resolves once this process hears the bus (a stream opened after this gets every later event). */
+  ready(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.listening ??= this.database
+      .listen(BUS_CHANNEL, (payload) => void this.heard(payload))
+      .then((stop) => {
+        this.stopListening = stop;
+      })
+      .catch((err: unknown) => {
+        this.listening = undefined;
+        this.log().warn({ err }, 'notification bus: cannot listen');
+        throw err;
+      });
+    return this.listening;
+  }
+
+  /** How many streams of this user are listening here (tests, diagnostics). */
   listeners(userId: number): number {
     return this.listenersOf.get(userId)?.size ?? 0;
   }
 
-  emit(userId: number, event: BusEvent, log: Log): void {
+  /** Sends `event` to every process; when the database cannot carry it, this process's streams still get it. */
+  async emit(userId: number, event: BusEvent): Promise<void> {
+    let payload = JSON.stringify({ u: userId, e: event } satisfies BusMessage);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && event.type === 'notification') {
+      payload = JSON.stringify({
+        u: userId,
+        e: { type: 'notification', id: event.notification.id },
+      } satisfies BusMessage);
+    }
+    try {
+      await this.database.notify(BUS_CHANNEL, payload);
+    } catch (err) {
+      this.log().warn({ err }, 'notification bus: notify failed, delivered in this process only');
+      this.dispatch(userId, event);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.listening?.catch(() => {});
+    await this.stopListening?.().catch(() => {});
+  }
+
+  private async heard(payload: string): Promise<void> {
+    try {
+      const { u, e } = JSON.parse(payload) as BusMessage;
+      if (!this.listenersOf.has(u)) return;
+      if (e.type === 'notification' && 'id' in e) {
+        const view = await notificationView(this.database.db, e.id);
+        if (view) this.dispatch(u, { type: 'notification', notification: presentNotification(view) });
+        return;
+      }
+      this.dispatch(u, e);
+    } catch (err) {
+      this.log().warn({ err }, 'notification bus: unreadable message');
+    }
+  }
+
+  private dispatch(userId: number, event: BusEvent): void {
     for (const listener of this.listenersOf.get(userId) ?? []) {
       try {
         listener(event);
       } catch (err) {
-        log.warn({ err }, 'notification listener failed');
+        this.log().warn({ err }, 'notification listener failed');
       }
     }
   }
@@ -127,7 +205,7 @@ export class NotificationBus {
  * keeps the caller's transaction usable).
  */
 export class Notifier {
-  readonly bus = new NotificationBus();
+  readonly bus: NotificationBus;
   private readonly repo = new NotificationsRepository();
   private mailer: Mailer | undefined;
   private readonly pending = new Set<Promise<void>>();
@@ -139,6 +217,7 @@ export class Notifier {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.settings = SystemSettingsStore.of(database.db);
+    this.bus = new NotificationBus(database, () => this.log);
   }
 
   /** The application's logger replaces the console fallback (the first component with one provides it). */
@@ -160,7 +239,8 @@ export class Notifier {
   /** Sends what was written to the open streams at once, and by e-mail (VIGIE_NOTIFY_EMAIL) in the background. */
   publish(created: readonly Created[]): void {
     for (const c of created) {
-      this.bus.emit(c.notification.userId, { type: 'notification', notification: c.notification }, this.log);
+      const notification = presentNotification(c.notification);
+      void this.bus.emit(c.notification.userId, { type: 'notification', notification });
     }
     const mode = notifyEmailMode(this.env);
     if (mode === 'off') return;
@@ -173,7 +253,7 @@ export class Notifier {
 
   /** A recipient's read state changed: their streams send the new unread count. */
   changed(userId: number): void {
-    this.bus.emit(userId, { type: 'read' }, this.log);
+    void this.bus.emit(userId, { type: 'read' });
   }
 
   /** Resolves once the e-mails in flight are written (tests, shutdown). */
@@ -181,9 +261,10 @@ export class Notifier {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** Waits for the e-mails in flight and releases the mail transport. */
+  /** Waits for the e-mails in flight, stops hearing the bus and releases the mail transport. */
   async close(): Promise<void> {
     await this.idle();
+    await this.bus.close();
     this.mailer?.close();
     this.mailer = undefined;
   }
@@ -317,15 +398,15 @@ export class Notifier {
   }
 
   /**
-   * Critical findings a scan report import created in this transaction: who launched the import and the tenant's
+   * The critical findings a scan report import created (`found`): who launched the import and the tenant's
    * admins and managers hear of it once per import (the first new finding's id keys the event).
    */
   async criticalFindings(
     tx: TenantDb,
     scan: { id: number; name: string; launchedBy: number | null },
+    found: readonly { id: number; title: string }[],
   ): Promise<Created[]> {
     return this.guarded(tx, false, async (sp) => {
-      const found = await this.repo.criticalFindingsCreatedNow(sp, scan.id);
       const first = found[0];
       if (!first) return [];
       const one = found.length === 1;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { assets, cves, scans, SEVERITIES, vulnerabilities, type Severity } from '../db/schema.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
@@ -10,7 +10,7 @@ import {
   type Finding,
   type FormatChoice,
 } from '../scan-reports/index.ts';
-import { notifierOf, type Created } from './notifier.ts';
+import { notifierOf } from './notifier.ts';
 
 /** Scanner reports live in `${filesDir}/reports/<uuid>.<ext>`; the scan row keeps only the file name. */
 export function reportsDir(filesDir: string): string {
@@ -52,6 +52,8 @@ export type ProcessOutcome =
 class Cancelled extends Error {}
 
 const BATCH = 500;
+/** Findings per transaction: about 50 ms of PGlite's one connection, so other requests wait little. */
+const FINDINGS_BATCH = 250;
 const FAILED_MESSAGE = 'Le traitement du rapport a échoué.';
 
 function emptyBySeverity(): Record<Severity, number> {
@@ -98,13 +100,55 @@ async function knownCves(tx: TenantDb, ids: string[]): Promise<Map<string, CveFa
   return facts;
 }
 
+/** A short transaction of the tenant: the import applies its findings in many of them. */
+export type TenantRun = <T>(fn: (tx: TenantDb) => Promise<T>) => Promise<T>;
+
+/** The columns a re-import overwrites (first_seen, created_at and the resolution state are the analyst's history). */
+const OVERWRITTEN = [
+  'scanId',
+  'cveId',
+  'title',
+  'description',
+  'severity',
+  'cvssScore',
+  'cvssVector',
+  'kev',
+  'cweIds',
+  'port',
+  'protocol',
+  'service',
+  'packageName',
+  'installedVersion',
+  'fixedVersion',
+  'solution',
+  'source',
+  'lastSeen',
+  'updatedAt',
+] as const;
+type Overwritten = Pick<typeof vulnerabilities.$inferSelect, (typeof OVERWRITTEN)[number]>;
+const overwrittenColumns = Object.fromEntries(OVERWRITTEN.map((c) => [c, vulnerabilities[c]])) as {
+  [K in (typeof OVERWRITTEN)[number]]: (typeof vulnerabilities)[K];
+};
+
+/** What an import changed, to put back when it is cancelled or fails half-way. */
+export interface ImportJournal {
+  createdAssets: number[];
+  createdFindings: number[];
+  /** The findings it updated, as they were before. */
+  previous: ({ id: number } & Overwritten)[];
+  /** The critical findings it created (the notification names them). */
+  createdCritical: { id: number; title: string }[];
+}
+
 /**
  * Writes a report's findings into the tenant: assets upserted by name (missing ones created), findings upserted by
  * (asset, finding_key) so a re-import updates instead of duplicating, CVE facts copied from the store when known.
- * Runs inside the caller's transaction.
+ * Each batch is a short transaction of its own (`run`), with a pause between them, so other requests are served
+ * meanwhile (PGlite has one connection; issue 17); `check` runs at the start of each batch and stops the import by
+ * throwing. What was written is recorded in `journal`, for undoImport().
  */
 export async function applyFindings(
-  tx: TenantDb,
+  run: TenantRun,
   input: {
     tenantId: string;
     scanId: number | null;
@@ -113,11 +157,19 @@ export async function applyFindings(
     /** Every finding goes to this asset instead of the hosts the report names. */
     assetId?: number | null | undefined;
     signal?: AbortSignal | undefined;
+    check?: (tx: TenantDb) => Promise<void>;
   },
+  journal: ImportJournal,
 ): Promise<ScanSummary> {
   const { tenantId, signal } = input;
-  const checkSignal = () => {
+  const batch = async <T>(fn: (tx: TenantDb) => Promise<T>): Promise<T> => {
+    // Lets the requests that arrived meanwhile take the database first.
+    await new Promise((resolve) => setImmediate(resolve));
     if (signal?.aborted) throw new Cancelled();
+    return run(async (tx) => {
+      await input.check?.(tx);
+      return fn(tx);
+    });
   };
 
   // Asset ids by report asset name.
@@ -130,35 +182,42 @@ export async function applyFindings(
     const names = [...wanted.keys()];
     for (let i = 0; i < names.length; i += BATCH) {
       const chunk = names.slice(i, i + BATCH);
-      const inserted = await tx
-        .insert(assets)
-        .values(
-          chunk.map((name) => {
-            const a = wanted.get(name)!;
-            return {
-              tenantId,
-              name,
-              assetType: a.asset_type,
-              hostname: a.hostname ?? null,
-              ipAddress: a.ip_address ?? null,
-              operatingSystem: a.operating_system ?? null,
-              description: 'Créé par l’import d’un rapport de scan.',
-            };
-          }),
-        )
-        .onConflictDoNothing({ target: [assets.tenantId, assets.name] })
-        .returning({ id: assets.id, name: assets.name });
-      assetsCreated += inserted.length;
-      const rows = await tx
-        .select({ id: assets.id, name: assets.name })
-        .from(assets)
-        .where(and(eq(assets.tenantId, tenantId), inArray(assets.name, chunk)));
-      for (const r of rows) assetIds.set(r.name, r.id);
-      checkSignal();
+      await batch(async (tx) => {
+        const inserted = await tx
+          .insert(assets)
+          .values(
+            chunk.map((name) => {
+              const a = wanted.get(name)!;
+              return {
+                tenantId,
+                name,
+                assetType: a.asset_type,
+                hostname: a.hostname ?? null,
+                ipAddress: a.ip_address ?? null,
+                operatingSystem: a.operating_system ?? null,
+                description: 'Créé par l’import d’un rapport de scan.',
+              };
+            }),
+          )
+          .onConflictDoNothing({ target: [assets.tenantId, assets.name] })
+          .returning({ id: assets.id, name: assets.name });
+        assetsCreated += inserted.length;
+        journal.createdAssets.push(...inserted.map((a) => a.id));
+        const rows = await tx
+          .select({ id: assets.id, name: assets.name })
+          .from(assets)
+          .where(and(eq(assets.tenantId, tenantId), inArray(assets.name, chunk)));
+        for (const r of rows) assetIds.set(r.name, r.id);
+      });
     }
   }
 
-  const facts = await knownCves(tx, [...new Set(input.findings.flatMap((f) => (f.cve_id ? [f.cve_id] : [])))]);
+  const cveIds = [...new Set(input.findings.flatMap((f) => (f.cve_id ? [f.cve_id] : [])))];
+  const facts = new Map<string, CveFacts>();
+  for (let i = 0; i < cveIds.length; i += BATCH) {
+    const known = await batch((tx) => knownCves(tx, cveIds.slice(i, i + BATCH)));
+    for (const [id, f] of known) facts.set(id, f);
+  }
 
   // With a forced asset two hosts' findings may share a key: the unique key allows one row per (asset, key).
   const rows = new Map<string, typeof vulnerabilities.$inferInsert>();
@@ -204,46 +263,103 @@ export async function applyFindings(
   };
   const values = [...rows.values()];
   for (const v of values) summary.by_severity[v.severity!] += 1;
-  for (let i = 0; i < values.length; i += BATCH) {
-    checkSignal();
-    const excluded = (column: string) => sql.raw(`excluded.${column}`);
-    const written = await tx
-      .insert(vulnerabilities)
-      .values(values.slice(i, i + BATCH))
-      .onConflictDoUpdate({
-        target: [vulnerabilities.tenantId, vulnerabilities.assetId, vulnerabilities.findingKey],
-        // first_seen, created_at and the resolution state are the analyst's history: kept.
-        set: {
-          scanId: sql`${excluded('scan_id')}`,
-          cveId: sql`${excluded('cve_id')}`,
-          title: sql`${excluded('title')}`,
-          description: sql`${excluded('description')}`,
-          severity: sql`${excluded('severity')}`,
-          cvssScore: sql`${excluded('cvss_score')}`,
-          cvssVector: sql`${excluded('cvss_vector')}`,
-          kev: sql`${excluded('kev')}`,
-          cweIds: sql`${excluded('cwe_ids')}`,
-          port: sql`${excluded('port')}`,
-          protocol: sql`${excluded('protocol')}`,
-          service: sql`${excluded('service')}`,
-          packageName: sql`${excluded('package_name')}`,
-          installedVersion: sql`${excluded('installed_version')}`,
-          fixedVersion: sql`${excluded('fixed_version')}`,
-          solution: sql`${excluded('solution')}`,
-          source: sql`${excluded('source')}`,
-          lastSeen: sql`${excluded('last_seen')}`,
-          updatedAt: sql`now()`,
-        },
-      })
-      // xmax is 0 for a freshly inserted row and set for one the conflict clause updated.
-      .returning({ inserted: sql<boolean>`(xmax = 0)` });
-    for (const w of written) {
-      if (w.inserted) summary.created += 1;
-      else summary.updated += 1;
-    }
+  const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  for (let i = 0; i < values.length; i += FINDINGS_BATCH) {
+    const chunk = values.slice(i, i + FINDINGS_BATCH);
+    await batch(async (tx) => {
+      // The rows this batch will update, as they are: put back if the import does not complete.
+      const before = await tx
+        .select({ id: vulnerabilities.id, ...overwrittenColumns })
+        .from(vulnerabilities)
+        .where(
+          and(
+            eq(vulnerabilities.tenantId, tenantId),
+            sql`(${vulnerabilities.assetId}, ${vulnerabilities.findingKey}) in (select * from unnest(${`{${chunk.map((v) => v.assetId).join(',')}}`}::bigint[], ${pgTextArray(chunk.map((v) => v.findingKey))}::text[]))`,
+          ),
+        );
+      const written = await tx
+        .insert(vulnerabilities)
+        .values(chunk)
+        .onConflictDoUpdate({
+          target: [vulnerabilities.tenantId, vulnerabilities.assetId, vulnerabilities.findingKey],
+          set: {
+            scanId: sql`${excluded('scan_id')}`,
+            cveId: sql`${excluded('cve_id')}`,
+            title: sql`${excluded('title')}`,
+            description: sql`${excluded('description')}`,
+            severity: sql`${excluded('severity')}`,
+            cvssScore: sql`${excluded('cvss_score')}`,
+            cvssVector: sql`${excluded('cvss_vector')}`,
+            kev: sql`${excluded('kev')}`,
+            cweIds: sql`${excluded('cwe_ids')}`,
+            port: sql`${excluded('port')}`,
+            protocol: sql`${excluded('protocol')}`,
+            service: sql`${excluded('service')}`,
+            packageName: sql`${excluded('package_name')}`,
+            installedVersion: sql`${excluded('installed_version')}`,
+            fixedVersion: sql`${excluded('fixed_version')}`,
+            solution: sql`${excluded('solution')}`,
+            source: sql`${excluded('source')}`,
+            lastSeen: sql`${excluded('last_seen')}`,
+            updatedAt: sql`now()`,
+          },
+        })
+        // xmax is 0 for a freshly inserted row and set for one the conflict clause updated.
+        .returning({
+          id: vulnerabilities.id,
+          inserted: sql<boolean>`(xmax = 0)`,
+          severity: vulnerabilities.severity,
+          title: vulnerabilities.title,
+        });
+      journal.previous.push(...before);
+      for (const w of written) {
+        if (!w.inserted) {
+          summary.updated += 1;
+          continue;
+        }
+        summary.created += 1;
+        journal.createdFindings.push(w.id);
+        if (w.severity === 'critical') journal.createdCritical.push({ id: w.id, title: w.title });
+      }
+    });
   }
-  checkSignal();
+  if (signal?.aborted) throw new Cancelled();
   return summary;
+}
+
+/** A text[] literal of `values` (quoted, backslashes and quotes escaped): one parameter for any number of keys. */
+function pgTextArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+/** Puts back what an import that did not complete had written, in short transactions too. */
+export async function undoImport(run: TenantRun, journal: ImportJournal): Promise<void> {
+  for (let i = 0; i < journal.createdFindings.length; i += FINDINGS_BATCH) {
+    const ids = journal.createdFindings.slice(i, i + FINDINGS_BATCH);
+    await run((tx) => tx.delete(vulnerabilities).where(inArray(vulnerabilities.id, ids)));
+  }
+  for (let i = 0; i < journal.previous.length; i += FINDINGS_BATCH) {
+    const rows = journal.previous.slice(i, i + FINDINGS_BATCH);
+    await run(async (tx) => {
+      for (const { id, ...old } of rows) await tx.update(vulnerabilities).set(old).where(eq(vulnerabilities.id, id));
+    });
+  }
+  if (journal.createdAssets.length > 0) {
+    // Only assets that nothing else came to use meanwhile.
+    await run((tx) =>
+      tx
+        .delete(assets)
+        .where(
+          and(
+            inArray(assets.id, journal.createdAssets),
+            sql`not exists (select 1 from ${vulnerabilities} where ${vulnerabilities.assetId} = ${assets.id})`,
+          ),
+        ),
+    );
+  }
+  journal.createdFindings = [];
+  journal.previous = [];
+  journal.createdAssets = [];
 }
 
 async function setScan(
@@ -263,10 +379,38 @@ async function setScan(
   return rows.length > 0;
 }
 
+/** The reason a scan whose processing was cut short by the death of its process is FAILED. */
+export const INTERRUPTED_SCAN_MESSAGE =
+  'Traitement interrompu : le serveur s’est arrêté pendant le traitement du rapport. Relancez le scan pour le reprendre.';
+
 /**
- * Processes a scan's stored report: RUNNING with progress, parse, apply the findings and complete the scan in one
- * transaction (a cancel or a failure leaves no partial state), COMPLETED with its summary, or FAILED with a French
- * error, or CANCELLED when the signal aborts.
+ * The scan a dead process was processing (its task run `taskId`): FAILED with a French reason, if it still waits
+ * for that run (RUNNING under that job, or under none yet). Answers whether it changed.
+ */
+export async function failInterruptedScan(
+  database: Database,
+  opts: { tenantId: string; scanId: number; taskId: string },
+): Promise<boolean> {
+  const rows = await withTenant(database.db, opts.tenantId as TenantId, (tx) =>
+    tx
+      .update(scans)
+      .set({ status: 'FAILED', error: INTERRUPTED_SCAN_MESSAGE, completedAt: new Date(), updatedAt: new Date() })
+      .where(
+        and(
+          eq(scans.id, opts.scanId),
+          inArray(scans.status, ['PENDING', 'RUNNING']),
+          or(eq(scans.jobId, opts.taskId), isNull(scans.jobId)),
+        ),
+      )
+      .returning({ id: scans.id }),
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Processes a scan's stored report: RUNNING with progress, parse, apply the findings in short transactions (a cancel
+ * or a failure puts back what was written: no partial state), COMPLETED with its summary, or FAILED with a French
+ * error, or CANCELLED when the signal aborts or the scan is cancelled meanwhile.
  */
 export async function processScanReport(database: Database, opts: ProcessOptions): Promise<ProcessOutcome> {
   const tenantId = opts.tenantId as TenantId;
@@ -284,6 +428,7 @@ export async function processScanReport(database: Database, opts: ProcessOptions
     return { status: 'FAILED', error };
   }
 
+  const journal: ImportJournal = { createdAssets: [], createdFindings: [], previous: [], createdCritical: [] };
   const cancel = async (): Promise<ProcessOutcome> => {
     await setScan(database, tenantId, scanId, { status: 'CANCELLED', jobId: null, completedAt: new Date() });
     return { status: 'CANCELLED' };
@@ -313,45 +458,60 @@ export async function processScanReport(database: Database, opts: ProcessOptions
     await progress(50);
 
     const notifier = notifierOf(database);
-    let notices: Created[] = [];
-    const summary = await withTenant(database.db, tenantId, async (tx) => {
-      // Lock the scan: a cancel that lands meanwhile waits, then finds it finished (or this rolls back).
-      const [current] = await tx
-        .select({ status: scans.status, assetId: scans.assetId })
-        .from(scans)
-        .where(eq(scans.id, scanId))
-        .for('update');
+    const run: TenantRun = (fn) => withTenant(database.db, tenantId, fn);
+    // A cancel that lands while the findings are written is seen by the next batch, which stops the import.
+    const stillRunning = async (tx: TenantDb) => {
+      const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, scanId));
       if (current?.status !== 'RUNNING') throw new Cancelled();
-      const result = await applyFindings(tx, {
-        tenantId,
-        scanId,
-        source: parsed.format,
-        findings: parsed.findings,
-        assetId: current.assetId,
-        signal,
+    };
+    const [target] = await run((tx) => tx.select({ assetId: scans.assetId }).from(scans).where(eq(scans.id, scanId)));
+    try {
+      const summary = await applyFindings(
+        run,
+        {
+          tenantId,
+          scanId,
+          source: parsed.format,
+          findings: parsed.findings,
+          assetId: target?.assetId,
+          signal,
+          check: stillRunning,
+        },
+        journal,
+      );
+      const notices = await run(async (tx) => {
+        // Locked: a cancel arriving now waits, then finds the scan finished.
+        const [current] = await tx
+          .select({ status: scans.status })
+          .from(scans)
+          .where(eq(scans.id, scanId))
+          .for('update');
+        if (current?.status !== 'RUNNING') throw new Cancelled();
+        await tx
+          .update(scans)
+          .set({
+            status: 'COMPLETED',
+            progress: 100,
+            summary: { ...summary },
+            error: null,
+            completedAt: new Date(),
+            updatedAt: new Date(),
+          })
+          .where(eq(scans.id, scanId));
+        return notifier.criticalFindings(
+          tx,
+          { id: scanId, name: scan.name, launchedBy: opts.requestedBy ?? scan.createdBy },
+          journal.createdCritical,
+        );
       });
-      await tx
-        .update(scans)
-        .set({
-          status: 'COMPLETED',
-          progress: 100,
-          summary: { ...result },
-          error: null,
-          completedAt: new Date(),
-          updatedAt: new Date(),
-        })
-        .where(eq(scans.id, scanId));
-      // Written with the findings, published once they are committed.
-      notices = await notifier.criticalFindings(tx, {
-        id: scanId,
-        name: scan.name,
-        launchedBy: opts.requestedBy ?? scan.createdBy,
-      });
-      return result;
-    });
-    notifier.publish(notices);
-    await progress(100);
-    return { status: 'COMPLETED', summary };
+      notifier.publish(notices);
+      await progress(100);
+      return { status: 'COMPLETED', summary };
+    } catch (err) {
+      // Nothing of an import that did not complete stays (a crash meanwhile is recovered as a failed scan).
+      await undoImport(run, journal);
+      throw err;
+    }
   } catch (err) {
     if (err instanceof Cancelled || (signal?.aborted && err === signal.reason)) return cancel();
     const error = err instanceof ReportError ? err.message : FAILED_MESSAGE;

@@ -11,6 +11,8 @@ import type { Multipart } from '@fastify/multipart';
 import type { ScanStatus } from '../db/schema.ts';
 import type { TenantDb, TenantId } from '../db/tenant-scope.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
+import { storageFailure } from '../domain/storage-errors.ts';
+import { clipText } from '../../../contract/text.ts';
 import { ScansRepository, type ScanRow } from '../repositories/scans.ts';
 import {
   FORMAT_LABELS,
@@ -88,7 +90,8 @@ async function receiveParts(parts: AsyncIterable<Multipart>, uploadPath: string,
       }
     }
   } catch (err) {
-    if (err instanceof ApiError) throw err;
+    // A refusal of ours, or the server's disk failing (503 from the errors plugin): not a broken form.
+    if (err instanceof ApiError || storageFailure(err)) throw err;
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
     if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
@@ -142,15 +145,15 @@ export class ScanService {
     const target =
       asset ?? (reportAssets.length > 1 ? `${reportAssets[0]} (+${reportAssets.length - 1})` : reportAssets[0]);
     // eslint-disable-next-line no-control-regex -- control characters are dropped from a display label
-    const label = upload.file.name.replace(/[\u0000-\u001f]/g, '').slice(0, 100);
+    const label = clipText(upload.file.name.replace(/[\u0000-\u001f]/g, ''), 100);
     try {
       const scan = await scope.inTenant((tx) =>
         this.repo.create(tx, scope.tenantId, {
           name:
             options.name ||
-            `Import ${FORMAT_LABELS[parsed.format]}${label ? ` — ${label}` : ''}`.slice(0, MAX_SCAN_NAME),
+            clipText(`Import ${FORMAT_LABELS[parsed.format]}${label ? ` — ${label}` : ''}`, MAX_SCAN_NAME),
           scanner: parsed.format,
-          target: (target ?? '').slice(0, MAX_SCAN_TARGET),
+          target: clipText(target ?? '', MAX_SCAN_TARGET),
           assetId: options.assetId ?? null,
           reportFile,
           reportFormat: parsed.format,

@@ -65,7 +65,7 @@ export class SignInService {
   ): Promise<UserRow> {
     const user = await this.users.findByLogin(login);
     const lockKey = lockoutKey(user?.id, login);
-    const lockedFor = this.lockout.lockedFor(lockKey);
+    const lockedFor = await this.lockout.lockedFor(lockKey);
     if (lockedFor > 0) {
       await refused({
         user,
@@ -78,7 +78,7 @@ export class SignInService {
     /** Counts a failed attempt toward the lock-out, audits it, and answers the lock once it is reached. */
     const failed = async (reason: string, description: string, fallback: ApiError): Promise<never> => {
       const { lockoutThreshold, lockoutMinutes } = policy;
-      const locked = this.lockout.fail(lockKey, lockoutThreshold, lockoutMinutes);
+      const locked = await this.lockout.fail(lockKey, lockoutThreshold, lockoutMinutes);
       await refused({
         user,
         description: locked ? `${description} ; compte verrouillé ${lockoutMinutes} min` : description,
@@ -107,7 +107,7 @@ export class SignInService {
 
   /** After a successful sign-in: the lock-out forgets the account, and a session opens for the policy's lifetime. */
   async open(user: UserRow, policy: SecurityPolicy): Promise<OpenedSession> {
-    this.lockout.clear(lockoutKey(user.id, user.username));
+    await this.lockout.clear(lockoutKey(user.id, user.username));
     await this.users.touchLastLogin(user.id);
     const fresh = (await this.users.findById(user.id)) ?? user;
     const memberships = await this.users.membershipsOf(user.id);

@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { systemSettings } from '../db/schema.ts';
 import { FieldErrors } from '../domain/errors.ts';
+import { charCount } from '../../../contract/text.ts';
 import { booleanProblem, integerProblem } from '../domain/setting-values.ts';
 
 /** A setting's rule: its spec §3 default and how a new value is checked (a French message when refused). */
@@ -84,7 +85,7 @@ function messageFor(key: SettingKey, value: unknown): string | null {
         ? null
         : `« ${key} » doit valoir ${rule.choices.join(', ')}.`;
     case 'text': {
-      if (typeof value !== 'string' || value.length > rule.max)
+      if (typeof value !== 'string' || charCount(value) > rule.max)
         return `« ${key} » doit être un texte de ${rule.max} caractères au plus.`;
       const problem = rule.check?.(value);
       return problem ? `« ${key} » invalide : ${problem}.` : null;
@@ -101,7 +102,7 @@ export function validateSettingsPatch(body: unknown): Partial<SystemSettings> {
   }
   const patch: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(body as Record<string, unknown>)) {
-    if (!(key in SETTING_RULES)) {
+    if (!Object.hasOwn(SETTING_RULES, key)) {
       errors.add(key, `Paramètre inconnu : « ${key} ».`);
       continue;
     }

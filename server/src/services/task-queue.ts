@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
+import { publicReason } from '../domain/storage-errors.ts';
 import { isScheduled, toTaskRunView } from '../presenters/task.ts';
+import { serverProcessRepo } from '../repositories/server-processes.ts';
 import { taskRunReads, taskRunWrites, type TaskRunRow } from '../repositories/task-runs.ts';
 import { notifierOf } from './notifier.ts';
+import type { ProcessRegistry } from './process-registry.ts';
 import {
   FINAL_TASK_STATUSES,
   UnknownTaskError,
@@ -33,6 +36,9 @@ const DEFAULT_RETRY_LIMIT = 2;
 const DEFAULT_EXPIRE_SECONDS = 3600;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** meta.error of a run whose process died while executing it. */
+export const INTERRUPTED_MESSAGE = 'Interrompue : le processus qui l’exécutait s’est arrêté.';
+
 /** Keys of meta the queue owns; a task's progress() cannot overwrite them. */
 const QUEUE_META_KEYS = new Set(['attempts', 'start_time', 'revoked_by', 'reason', 'duration', 'error']);
 
@@ -44,6 +50,8 @@ export interface TaskQueueOptions {
   tasks: readonly TaskDefinition[];
   /** Run workers and schedules in this process; false only enqueues. */
   runJobs: boolean;
+  /** This process in server_processes: the owner written on every run it starts, whose heartbeat drives recovery. */
+  registry: ProcessRegistry;
   /** How often an idle worker asks for a job launched by another process (launches here wake it at once). */
   pollIntervalMs?: number;
   /** How often a running job checks whether another process revoked it. */
@@ -82,7 +90,7 @@ function jobData(raw: unknown): JobData {
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
-const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const failedAfter = (attempts: number) => `Échec après ${attempts} tentative${attempts > 1 ? 's' : ''}`;
 
 /**
  * Coalesces a run's progress reports into at most one write per throttle window; the last report is always
@@ -146,6 +154,7 @@ export class TaskQueue implements JobQueue {
   private readonly log: FastifyBaseLogger;
   private readonly filesDir: string;
   private readonly runJobs: boolean;
+  private readonly registry: ProcessRegistry;
   private readonly pollIntervalMs: number;
   private readonly revokeCheckMs: number;
   private readonly progressThrottleMs: number;
@@ -161,6 +170,8 @@ export class TaskQueue implements JobQueue {
   private readonly queues = new Set<string>();
   private stopping = false;
   private bossStarted = false;
+  /** The recovery pass under way (start and heartbeats never run two at once). */
+  private recovering: Promise<void> | undefined;
 
   constructor(opts: TaskQueueOptions) {
     this.tasks = opts.tasks;
@@ -169,6 +180,7 @@ export class TaskQueue implements JobQueue {
     this.filesDir = opts.filesDir;
     this.log = opts.log;
     this.runJobs = opts.runJobs;
+    this.registry = opts.registry;
     this.pollIntervalMs = opts.pollIntervalMs ?? 2000;
     this.revokeCheckMs = opts.revokeCheckMs ?? 1000;
     this.progressThrottleMs = opts.progressThrottleMs ?? 500;
@@ -196,6 +208,10 @@ export class TaskQueue implements JobQueue {
     this.bossStarted = true;
     for (const q of await this.boss.getQueues()) this.queues.add(q.name);
     if (!this.runJobs) return;
+    // Before any worker: what a dead process left running is settled first (a backup it left RUNNING would
+    // otherwise block every restore until its job expired).
+    await this.recoverOrphans();
+    this.registry.onBeat(() => this.recoverOrphans());
     await this.registerSchedules();
     for (const def of this.tasks) {
       for (let i = 0; i < Math.max(1, def.concurrency ?? 1); i++) this.loops.push(this.workLoop(def));
@@ -247,7 +263,7 @@ export class TaskQueue implements JobQueue {
     if (queuesByDatabase.get(this.database) === this) queuesByDatabase.delete(this.database);
     for (const controller of this.running.values()) controller.abort(new TaskAbort('shutdown'));
     for (const set of this.sleepers.values()) for (const wake of set) wake();
-    await Promise.allSettled(this.loops);
+    await Promise.allSettled([...this.loops, this.recovering]);
     if (this.bossStarted) {
       await this.boss.stop({ graceful: false, close: false, wait: true }).catch((err: unknown) => {
         this.log.error({ err }, 'job queue stop failed');
@@ -274,7 +290,7 @@ export class TaskQueue implements JobQueue {
       await this.ensureQueue(def);
       await this.boss.send(taskName, data, { id, ...this.jobOptions(def) });
     } catch (err) {
-      await taskRunWrites.failToQueue(this.database.db, id, errorMessage(err)).catch(() => {});
+      await taskRunWrites.failToQueue(this.database.db, id, publicReason(err)).catch(() => {});
       throw err;
     }
     this.wake(taskName);
@@ -371,7 +387,7 @@ export class TaskQueue implements JobQueue {
     const lastAttempt = job.retryCount >= job.retryLimit;
     await taskRunWrites.ensure(db, { id, taskName: def.name, ...data });
     const startedAt = Date.now();
-    const started = await taskRunWrites.start(db, id, attempt, new Date(startedAt).toISOString());
+    const started = await taskRunWrites.start(db, id, attempt, new Date(startedAt).toISOString(), this.registry.id);
     if (!started) {
       // Revoked between the fetch and now.
       await this.boss.cancel(def.name, id);
@@ -444,29 +460,32 @@ export class TaskQueue implements JobQueue {
     }
     if (!aborted && outcome) {
       const meta = Object.fromEntries(Object.entries(outcome.meta ?? {}).filter(([k]) => !QUEUE_META_KEYS.has(k)));
-      await taskRunWrites.finish(db, id, attempt, {
+      const done = await taskRunWrites.finish(db, id, attempt, {
         status: 'SUCCESS',
         result: outcome.result,
         meta: { ...rest, progress: 100, ...meta, duration, error: null },
       });
-      await this.boss.complete(def.name, id);
+      // Not ours any more (recovered by another process while this one was silent): its job is theirs too.
+      if (done) await this.boss.complete(def.name, id);
       return;
     }
 
+    if (!aborted) ctx.log.warn({ err: failure }, 'task failed');
     const error =
       aborted?.kind === 'shutdown'
         ? "Interrompue par l'arrêt du serveur"
         : aborted?.kind === 'expired'
           ? `Délai d'exécution dépassé (${expireInSeconds} s)`
-          : errorMessage(failure);
+          : publicReason(failure);
     const finished = await taskRunWrites.finish(db, id, attempt, {
       status: lastAttempt ? 'FAILURE' : 'PENDING',
-      result: lastAttempt ? `Échec après ${attempt} tentative${attempt > 1 ? 's' : ''}` : null,
+      result: lastAttempt ? failedAfter(attempt) : null,
       meta: { ...rest, duration, error },
     });
+    if (!finished) return;
     // pg-boss decides: retry state while attempts remain (we just said PENDING), failed otherwise.
     await this.boss.fail(def.name, id, { message: error });
-    if (finished?.status === 'FAILURE') {
+    if (finished.status === 'FAILURE') {
       // Best effort: taskFailed logs its own errors and never throws.
       await notifierOf(this.database, this.log).taskFailed({
         id,
@@ -478,6 +497,89 @@ export class TaskQueue implements JobQueue {
       });
     }
     if (!lastAttempt && !this.stopping) this.wake(def.name);
+  }
+
+  /**
+   * Recovers the runs that processes now dead left STARTED (killed, crashed, cut off): run at start and after each
+   * heartbeat where jobs run, so nothing waits for pg-boss's expiry (an hour by default).
+   */
+  recoverOrphans(): Promise<void> {
+    this.recovering ??= this.recoverPass().finally(() => {
+      this.recovering = undefined;
+    });
+    return this.recovering;
+  }
+
+  private async recoverPass(): Promise<void> {
+    if (this.stopping) return;
+    const db = this.database.db;
+    const staleSeconds = this.registry.staleSeconds;
+    const dead = await serverProcessRepo.markStale(db, staleSeconds);
+    if (dead.length > 0) this.log.warn({ processes: dead }, 'processes found dead (no heartbeat)');
+    const orphans = await taskRunReads.orphaned(db, {
+      self: this.registry.id,
+      staleSeconds,
+      // One process at a time on PGlite: a run naming no process and older than this one's start is a dead one's.
+      unownedBefore: this.database.kind === 'pglite' ? (this.registry.startedAt ?? null) : null,
+    });
+    for (const run of orphans) {
+      if (this.stopping) return;
+      await this.recoverRun(run).catch((err: unknown) => {
+        this.log.error({ err, task: run.taskName, taskId: run.id }, 'recovery of a dead process run failed');
+      });
+    }
+  }
+
+  /**
+   * One orphaned run: claimed (one recoverer wins), PENDING again when pg-boss will retry its job or FAILURE, its
+   * task's recover hook run, then its job failed so pg-boss retries it or closes it at once.
+   */
+  private async recoverRun(run: TaskRunRow): Promise<void> {
+    const def = this.byName.get(run.taskName);
+    const job = await this.boss.getJobById<unknown>(run.taskName, run.id);
+    const active = job?.state === 'active';
+    const willRetry = active ? job.retryCount < job.retryLimit : job?.state === 'retry' || job?.state === 'created';
+    const attempts = Math.max(1, Number(run.meta.attempts) || 1);
+    const recovered = await taskRunWrites.recover(
+      this.database.db,
+      { id: run.id, processId: run.processId },
+      {
+        status: willRetry ? 'PENDING' : 'FAILURE',
+        result: willRetry ? null : failedAfter(attempts),
+        error: INTERRUPTED_MESSAGE,
+      },
+    );
+    if (!recovered) return;
+    const log = this.log.child({ task: run.taskName, taskId: run.id });
+    log.warn({ deadProcess: run.processId, retry: willRetry }, 'run of a dead process recovered');
+    if (def?.recover) {
+      await def
+        .recover({
+          taskId: run.id,
+          tenantId: run.tenantId,
+          args: run.args,
+          database: this.database,
+          filesDir: this.filesDir,
+          log,
+          final: !willRetry,
+          reason: INTERRUPTED_MESSAGE,
+        })
+        .catch((err: unknown) => log.error({ err }, 'task recover hook failed'));
+    }
+    // After the hook: a retry must not start before what the lost attempt left is put right.
+    if (active) await this.boss.fail(run.taskName, run.id, { message: INTERRUPTED_MESSAGE });
+    if (willRetry) {
+      if (!this.stopping) this.wake(run.taskName);
+      return;
+    }
+    await notifierOf(this.database, this.log).taskFailed({
+      id: run.id,
+      label: def?.label ?? run.taskName,
+      tenantId: run.tenantId,
+      requestedBy: run.requestedBy,
+      attempts,
+      error: INTERRUPTED_MESSAGE,
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { users } from '../db/schema.ts';
-import { CREATE_BACKUP_TASK, runBackup } from '../services/backups.ts';
-import type { TaskContext, TaskDefinition, TaskOutcome } from './types.ts';
+import { CREATE_BACKUP_TASK, recoverInterruptedBackup, runBackup } from '../services/backups.ts';
+import type { RecoveryContext, TaskContext, TaskDefinition, TaskOutcome } from './types.ts';
 
 export { CREATE_BACKUP_TASK } from '../services/backups.ts';
 
@@ -62,6 +62,19 @@ export async function createBackup(ctx: TaskContext): Promise<TaskOutcome> {
   };
 }
 
+/**
+ * The process writing the backup died: the backup is FAILED (no retry) and its `.part` archive and scratch folder
+ * are removed, so the list tells the truth and restores are possible again at once.
+ */
+export async function recoverBackup(ctx: RecoveryContext): Promise<void> {
+  const backupId = ctx.args.backup_id;
+  if (typeof backupId !== 'string' || !UUID.test(backupId)) return;
+  const { removed } = await recoverInterruptedBackup({ database: ctx.database, filesDir: ctx.filesDir }, backupId, {
+    fail: ctx.final,
+  });
+  ctx.log.warn({ backupId, removed }, 'backup interrupted by the death of its process recovered');
+}
+
 export const backupTasks: TaskDefinition[] = [
   {
     name: CREATE_BACKUP_TASK,
@@ -73,5 +86,6 @@ export const backupTasks: TaskDefinition[] = [
     retryLimit: 0,
     expireInSeconds: 6 * 3600,
     run: createBackup,
+    recover: recoverBackup,
   },
 ];

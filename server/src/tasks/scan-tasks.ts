@@ -1,4 +1,4 @@
-import { processScanReport } from '../services/scan-import.ts';
+import { failInterruptedScan, processScanReport } from '../services/scan-import.ts';
 import type { TaskDefinition } from './types.ts';
 
 export const PROCESS_SCAN_REPORT = 'vulnerabilities.tasks.process_scan_report';
@@ -41,6 +41,20 @@ const processScanReportTask: TaskDefinition = {
         return { result: `Traitement du scan ${scanId} annulé.`, meta: { scan_id: scanId } };
       case 'SKIPPED':
         return { result: `Scan ${scanId} non traité (${outcome.reason}).`, meta: { scan_id: scanId } };
+    }
+  },
+  /**
+   * The process died while processing the report: the scan is FAILED, not requeued. Its findings are written in one
+   * transaction, so nothing half-applied remains and a rerun would be safe for the data; but the death may be the
+   * report's doing (a report too big for the process's memory: the OOM killer's kill -9), and a requeued run would
+   * then kill every next process too, the web with it on a single-process install. The scan says why it stopped and
+   * restart/ reprocesses it in one click (docs/api-vulnerabilities.md "Scans").
+   */
+  async recover(ctx) {
+    const scanId = ctx.args.scanId;
+    if (!ctx.final || ctx.tenantId === null || typeof scanId !== 'number') return;
+    if (await failInterruptedScan(ctx.database, { tenantId: ctx.tenantId, scanId, taskId: ctx.taskId })) {
+      ctx.log.warn({ scanId }, 'scan interrupted by the death of its process marked FAILED');
     }
   },
 };

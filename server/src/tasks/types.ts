@@ -26,6 +26,23 @@ export interface TaskOutcome {
   meta?: Partial<TaskMeta>;
 }
 
+/**
+ * What a task's recover hook gets: a run of it that was executing in a process that died (killed, crashed, lost)
+ * and was just recovered by another process or the next start.
+ */
+export interface RecoveryContext {
+  taskId: string;
+  tenantId: string | null;
+  args: Record<string, unknown>;
+  database: Database;
+  filesDir: string;
+  log: FastifyBaseLogger;
+  /** True when no attempt remains (the run is FAILURE); false when pg-boss runs it again. */
+  final: boolean;
+  /** The French reason written to the run's meta.error. */
+  reason: string;
+}
+
 export interface TaskDefinition {
   /** The full name, e.g. 'vulnerabilities.tasks.update_cve_database' (spec §3 full_name). */
   name: string;
@@ -43,6 +60,11 @@ export interface TaskDefinition {
   /** Runs of this task one process may execute at the same time (default 1). */
   concurrency?: number;
   run(ctx: TaskContext): Promise<TaskOutcome>;
+  /**
+   * Puts right what a run left half-done when its process died (rows it left RUNNING, scratch files), before the
+   * job is retried or failed for good. Called once per recovered run; it must tolerate finding nothing to do.
+   */
+  recover?(ctx: RecoveryContext): Promise<void>;
 }
 
 /** The product's view of one run (spec §3 recent task). */

@@ -11,7 +11,7 @@ import { formatDateTime } from './format.ts';
 const NOTIFY_LABELS: Record<string, string> = { off: 'Désactivées', critical: 'Critiques seulement', all: 'Toutes' };
 const SECRET_SOURCES: Record<string, string> = {
   environment: 'variable d’environnement',
-  data_dir: 'dossier de données',
+  database: 'base de données (partagée par tous les processus)',
 };
 const SECRET_LABELS: Record<string, string> = {
   jwt_secret: 'Clé de signature des jetons',

@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import type { AdminModel, ModelField, ModelRow } from './models-api.ts';
 import { formatDate, formatDateTime, NUMBER } from './format.ts';
 
@@ -56,7 +57,7 @@ export function parseValue(field: ModelField, draft: FieldDraft, creating: boole
         .filter(Boolean);
       if (field.max_items !== undefined && items.length > field.max_items)
         return fail(`Au plus ${NUMBER.format(field.max_items)} éléments.`);
-      if (field.max_length !== undefined && items.some((s) => s.length > field.max_length!))
+      if (field.max_length !== undefined && items.some((s) => charCount(s) > field.max_length!))
         return fail(`Chaque élément : ${NUMBER.format(field.max_length)} caractères au plus.`);
       return { ok: true, value: items };
     }
@@ -76,7 +77,7 @@ export function parseValue(field: ModelField, draft: FieldDraft, creating: boole
         ? { ok: true, value: text }
         : fail('Un identifiant UUID est attendu.');
     default:
-      if (field.max_length !== undefined && text.length > field.max_length)
+      if (field.max_length !== undefined && charCount(text) > field.max_length)
         return fail(`${NUMBER.format(field.max_length)} caractères au plus.`);
       return { ok: true, value: text };
   }

@@ -2,6 +2,7 @@
  * Typed descriptions of the system settings and security policies (docs/api-admin.md), so one form renders each
  * with the right control and checks it with the server's ranges before sending.
  */
+import { charCount } from '../../../contract/text.ts';
 
 export type SettingSpec =
   | { key: string; label: string; kind: 'boolean'; help?: string }
@@ -240,7 +241,8 @@ export function checkValue(spec: SettingSpec, value: DraftValue): string | null 
     case 'text': {
       const text = String(value).trim();
       if (spec.required && text === '') return `${spec.label} : ce champ est requis.`;
-      if (text.length > spec.maxLength) return `${spec.label} : ${NUMBER.format(spec.maxLength)} caractères au plus.`;
+      if (charCount(text) > spec.maxLength)
+        return `${spec.label} : ${NUMBER.format(spec.maxLength)} caractères au plus.`;
       return null;
     }
     case 'email': {

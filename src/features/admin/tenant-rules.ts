@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { textsOf } from '../../lib/use-form.ts';
 import type { Tenant, TenantInput } from './admin-api.ts';
 
@@ -32,7 +33,7 @@ export function validateTenant(draft: TenantDraft): TenantFieldErrors {
   const errors: TenantFieldErrors = {};
   const name = draft.name.trim();
   if (!name) errors.name = 'Le nom de l’organisation est requis.';
-  else if (name.length > 200) errors.name = 'Le nom ne doit pas dépasser 200 caractères.';
+  else if (charCount(name) > 200) errors.name = 'Le nom ne doit pas dépasser 200 caractères.';
   if (!HOST.test(draft.domain.trim().toLowerCase()))
     errors.domain = 'Domaine invalide : un nom d’hôte est attendu, par exemple « exemple.fr ».';
   const email = draft.contact_email.trim();
@@ -40,7 +41,7 @@ export function validateTenant(draft: TenantDraft): TenantFieldErrors {
   const logo = draft.logo_url.trim();
   if (
     logo &&
-    (logo.length > 2048 || !(logo.startsWith('https://') || (logo.startsWith('/') && !logo.startsWith('//'))))
+    (charCount(logo) > 2048 || !(logo.startsWith('https://') || (logo.startsWith('/') && !logo.startsWith('//'))))
   )
     errors.logo_url = 'Adresse du logo invalide : une URL https:// ou un chemin commençant par « / » est attendu.';
   return errors;

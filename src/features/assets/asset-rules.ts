@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { ASSET_TYPE_LABELS as CONTRACT_ASSET_TYPE_LABELS } from '../../../contract/assets.ts';
 import { CRITICALITY_LABELS as CONTRACT_CRITICALITY_LABELS } from '../../../contract/severity.ts';
 import type { AssetInput } from './assets-api.ts';
@@ -51,14 +52,15 @@ export function validateAsset(draft: AssetDraft): AssetFieldErrors {
   const errors: AssetFieldErrors = {};
   const name = draft.name.trim();
   if (name === '') errors.name = 'Le nom de l’actif est requis.';
-  else if (name.length > NAME_MAX) errors.name = `Le nom ne doit pas dépasser ${NAME_MAX} caractères.`;
+  else if (charCount(name) > NAME_MAX) errors.name = `Le nom ne doit pas dépasser ${NAME_MAX} caractères.`;
   const ip = draft.ip_address.trim();
   if (ip !== '' && !isIpAddress(ip)) errors.ip_address = 'Adresse IP invalide (IPv4 ou IPv6 attendue).';
   const tags = parseTags(draft.tags);
-  if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG_LENGTH))
+  if (tags.length > MAX_TAGS || tags.some((t) => charCount(t) > MAX_TAG_LENGTH))
     errors.tags = `Au plus ${MAX_TAGS} étiquettes de ${MAX_TAG_LENGTH} caractères chacune.`;
-  if (!(draft.asset_type in ASSET_TYPE_LABELS)) errors.asset_type = 'Type d’actif inconnu.';
-  if (!(draft.criticality in CRITICALITY_LABELS)) errors.criticality = 'Criticité inconnue.';
+  // Own keys only: `constructor` is not an asset type.
+  if (!Object.hasOwn(ASSET_TYPE_LABELS, draft.asset_type)) errors.asset_type = 'Type d’actif inconnu.';
+  if (!Object.hasOwn(CRITICALITY_LABELS, draft.criticality)) errors.criticality = 'Criticité inconnue.';
   return errors;
 }
 

@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { useState, type ChangeEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
@@ -53,12 +54,12 @@ export function parseTags(text: string): string[] {
 export function validateDraft(draft: Draft): FieldErrors {
   const errors: FieldErrors = {};
   const title = draft.title.trim();
-  if (title === '' || title.length > 200) errors.title = BLOG_MESSAGES.title;
+  if (title === '' || charCount(title) > 200) errors.title = BLOG_MESSAGES.title;
   if (draft.slug.trim() && !SLUG_PATTERN.test(draft.slug.trim())) errors.slug = BLOG_MESSAGES.slug;
-  if (draft.excerpt.length > 500) errors.excerpt = BLOG_MESSAGES.excerpt;
-  if (draft.content.length > 200_000) errors.content = BLOG_MESSAGES.content;
+  if (charCount(draft.excerpt) > 500) errors.excerpt = BLOG_MESSAGES.excerpt;
+  if (charCount(draft.content) > 200_000) errors.content = BLOG_MESSAGES.content;
   const tags = parseTags(draft.tags);
-  if (tags.length > 10 || tags.some((t) => t.length > 40)) errors.tags = BLOG_MESSAGES.tags;
+  if (tags.length > 10 || tags.some((t) => charCount(t) > 40)) errors.tags = BLOG_MESSAGES.tags;
   return errors;
 }
 

@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
@@ -301,8 +302,8 @@ function SendForm({ onSent, onClose }: { onSent: (message: string, queued: boole
   const validate = ({ title, body, link }: typeof values) => {
     const found: SendErrors = {};
     const t = title.trim();
-    if (t === '' || t.length > 200) found.title = FIELD_MESSAGES.title;
-    if (body.length > 2000) found.body = FIELD_MESSAGES.body;
+    if (t === '' || charCount(t) > 200) found.title = FIELD_MESSAGES.title;
+    if (charCount(body) > 2000) found.body = FIELD_MESSAGES.body;
     if (link.trim() && !safeLink(link.trim())) found.link = FIELD_MESSAGES.link;
     if (!everyone && recipient === null) found.user = FIELD_MESSAGES.user;
     return found;

@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { useState } from 'react';
 import { DataTable } from '../../components/data-table.tsx';
 import { FilterSelect } from '../../components/filter-select.tsx';
@@ -181,7 +182,7 @@ function UploadForm({
 
   const validate = () => {
     const file = checkDocumentFile(values.file);
-    const title = values.title.trim().length > TITLE_MAX ? TITLE_TOO_LONG : null;
+    const title = charCount(values.title.trim()) > TITLE_MAX ? TITLE_TOO_LONG : null;
     return { ...(file ? { file } : {}), ...(title ? { title } : {}) };
   };
   const send = async () => {
@@ -251,7 +252,7 @@ function DocumentEditForm({
   const { values } = form;
   const validate = () => ({
     ...(values.name.trim() === '' ? { name: DOCUMENT_NAME_REQUIRED } : {}),
-    ...(values.title.trim().length > TITLE_MAX ? { title: TITLE_TOO_LONG } : {}),
+    ...(charCount(values.title.trim()) > TITLE_MAX ? { title: TITLE_TOO_LONG } : {}),
   });
   const send = () =>
     saveChanges(

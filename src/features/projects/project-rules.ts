@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import {
   DOCUMENT_TYPES,
   PLAN_STATUSES,
@@ -230,7 +231,7 @@ export function validateProject(draft: ProjectDraft): ProjectFieldErrors {
   const errors: ProjectFieldErrors = {};
   const name = draft.name.trim();
   if (name === '') errors.name = PROJECT_FORM_MESSAGES.nameRequired;
-  else if (name.length > NAME_MAX) errors.name = PROJECT_FORM_MESSAGES.nameTooLong;
+  else if (charCount(name) > NAME_MAX) errors.name = PROJECT_FORM_MESSAGES.nameTooLong;
   if (!(PROJECT_STATUSES as readonly string[]).includes(draft.status))
     errors.status = PROJECT_FORM_MESSAGES.statusInvalid;
   if (!(PROJECT_PRIORITIES as readonly string[]).includes(draft.priority))
@@ -253,7 +254,7 @@ export const TITLE_TOO_LONG = `Le titre ne doit pas dépasser ${TITLE_MAX} carac
 export function titleProblem(title: string): string | null {
   const t = title.trim();
   if (t === '') return TITLE_REQUIRED;
-  return t.length > TITLE_MAX ? TITLE_TOO_LONG : null;
+  return charCount(t) > TITLE_MAX ? TITLE_TOO_LONG : null;
 }
 
 /** The title's check as a form's field errors. */

@@ -18,6 +18,16 @@ function Outcome({ notice, error }: { notice: string | null; error: string | nul
   );
 }
 
+/** An address as the server compares it: trimmed, the domain in lower case (the local part may be case-sensitive). */
+function sameAddress(a: string, b: string): boolean {
+  const normal = (email: string) => {
+    const trimmed = email.trim();
+    const at = trimmed.lastIndexOf('@');
+    return at < 0 ? trimmed : trimmed.slice(0, at) + trimmed.slice(at).toLowerCase();
+  };
+  return normal(a) === normal(b);
+}
+
 function ProfileForm() {
   useSignals();
   const profile = session.value?.profile;
@@ -25,10 +35,14 @@ function ProfileForm() {
     first_name: profile?.first_name ?? '',
     last_name: profile?.last_name ?? '',
     email: profile?.email ?? '',
+    current_password: '',
   });
-  const send = async (values: typeof form.values) => {
-    await updateMyProfile(values);
-    form.setNotice('Profil enregistré.');
+  // A new address needs the current password, and changes only once the link mailed to it is opened.
+  const emailChanged = !sameAddress(form.values.email, profile?.email ?? '');
+  const send = async ({ current_password, ...values }: typeof form.values) => {
+    const { profile: saved, notice } = await updateMyProfile(emailChanged ? { ...values, current_password } : values);
+    form.setValues({ ...values, email: saved.email, current_password: '' });
+    form.setNotice(notice ?? 'Profil enregistré.');
   };
   return (
     <form className="card form" onSubmit={form.onSubmit(send)} aria-labelledby="profile-title">
@@ -39,6 +53,12 @@ function ProfileForm() {
       <input {...form.control('last_name')} autoComplete="family-name" />
       <label htmlFor={`${form.id}-email`}>Email</label>
       <input {...form.control('email')} type="email" autoComplete="email" />
+      {emailChanged && (
+        <>
+          <label htmlFor={`${form.id}-current_password`}>Mot de passe actuel (pour changer d’adresse e-mail)</label>
+          <input {...form.control('current_password')} type="password" autoComplete="current-password" required />
+        </>
+      )}
       <Outcome notice={form.notice} error={form.error} />
       <button className="btn primary" type="submit">
         Enregistrer

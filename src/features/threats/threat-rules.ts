@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { SEVERITIES, SEVERITY_FULL_LABELS } from '../../../contract/severity.ts';
 import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
 import type { ThreatInput, ThreatStatus } from './threats-api.ts';
@@ -36,7 +37,7 @@ export type ThreatFieldErrors = Partial<Record<keyof ThreatInput, string>>;
 export function validateThreat(input: { title: string; cve_id: string; asset_id: string }): ThreatFieldErrors {
   const errors: ThreatFieldErrors = {};
   if (input.title.trim() === '') errors.title = 'Le titre est obligatoire.';
-  else if (input.title.trim().length > 300) errors.title = 'Le titre ne doit pas dépasser 300 caractères.';
+  else if (charCount(input.title.trim()) > 300) errors.title = 'Le titre ne doit pas dépasser 300 caractères.';
   if (input.cve_id.trim() !== '' && !CVE_ID.test(input.cve_id.trim()))
     errors.cve_id = 'Identifiant CVE invalide (format CVE-AAAA-NNNN).';
   if (input.asset_id.trim() !== '' && !/^\d+$/.test(input.asset_id.trim()))

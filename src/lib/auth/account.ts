@@ -1,3 +1,4 @@
+import { charCount } from '../../../contract/text.ts';
 import { apiRequest, apiRequestWithOrigin, ApiError, TIMEOUTS } from '../api-client.ts';
 import { UserMessageError } from '../error-message.ts';
 import { session, updateProfile } from './session.ts';
@@ -92,19 +93,32 @@ export async function register(input: RegisterInput): Promise<UserProfile> {
   }
 }
 
-/** spec §7 PATCH /accounts/me/: requires a session; the first server error message is shown on failure. */
+/** What PATCH /accounts/me/ adds to the profile when a new e-mail awaits its confirmation link. */
+interface ProfileUpdated extends UserProfile {
+  detail?: string;
+  pending_email?: string;
+}
+
+/**
+ * spec §7 PATCH /accounts/me/: requires a session; the first server error message is shown on failure. A new e-mail
+ * needs `current_password` and changes only once the link mailed to it is followed: `notice` says so (else null).
+ */
 export async function updateMyProfile(
-  fields: Partial<Pick<UserProfile, 'first_name' | 'last_name' | 'email'>>,
-): Promise<UserProfile> {
+  fields: Partial<Pick<UserProfile, 'first_name' | 'last_name' | 'email'>> & { current_password?: string },
+): Promise<{ profile: UserProfile; notice: string | null }> {
   if (!session.value?.tokens.access_token) throw new FormError('Utilisateur non authentifié.');
   try {
-    const profile = await apiRequest<UserProfile>('/accounts/me/', {
+    const {
+      detail,
+      pending_email: _pending,
+      ...profile
+    } = await apiRequest<ProfileUpdated>('/accounts/me/', {
       method: 'PATCH',
       body: fields,
       timeoutMs: TIMEOUTS.auth,
     });
     await updateProfile({ ...session.value.profile, ...profile });
-    return profile;
+    return { profile, notice: detail ?? null };
   } catch (err) {
     if (err instanceof ApiError) {
       const f = fieldErrors(err);
@@ -126,7 +140,7 @@ export interface AdminInput {
 export function validateAdmin(input: AdminInput): string | null {
   if (!input.username.trim() || !input.email.trim() || !input.password)
     return 'Tous les champs requis doivent être remplis';
-  if (input.password.length < 8) return 'Le mot de passe doit contenir au moins 8 caractères';
+  if (charCount(input.password) < 8) return 'Le mot de passe doit contenir au moins 8 caractères';
   return null;
 }
 
@@ -196,3 +210,12 @@ export const password = {
       timeoutMs: TIMEOUTS.auth,
     }),
 };
+
+/** The link mailed to a new address (/confirm-email?token=): no session needed, it may be opened on any device. */
+export const confirmEmail = (token: string) =>
+  apiRequest<{ detail: string; email: string }>('/accounts/email/confirm/', {
+    method: 'POST',
+    body: { token },
+    anonymous: true,
+    timeoutMs: TIMEOUTS.auth,
+  });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 // What several Vigie processes on one database share (issue 17, docs/SCALING.md): who is alive, the keys every
 // process signs and seals with, and the attempt counters of rate limits and lock-outs. Platform tables: never
@@ -49,6 +49,10 @@ export const signingKeys = pgTable(
   (t) => [
     check('signing_keys_purpose', sql`${t.purpose} in ('access', 'seal')`),
     index('signing_keys_purpose_idx').on(t.purpose, t.createdAt),
+    // One current key per purpose, even when two processes start at once.
+    uniqueIndex('signing_keys_current_idx')
+      .on(t.purpose)
+      .where(sql`${t.retiredAt} is null`),
   ],
 );
 

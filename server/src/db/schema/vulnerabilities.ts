@@ -13,6 +13,7 @@ import {
   unique,
   uniqueIndex,
   uuid,
+  type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import type { Severity } from '../../../../contract/severity.ts';
 import { assets, scans } from './assets.ts';
@@ -25,6 +26,10 @@ import { bigId, tenantRef, timestamps, titled, userRef } from './columns.ts';
  * scanner's own stable key (an OpenVAS NVT OID, an Nmap port), so a re-imported report updates instead of
  * duplicating.
  */
+/** A severity as a number to sort by (critical 5 … info 1): the ordering `severity` and its index. */
+export const severityRank = (severity: AnyPgColumn) =>
+  sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
+
 export const vulnerabilities = pgTable(
   'vulnerabilities',
   {
@@ -71,7 +76,19 @@ export const vulnerabilities = pgTable(
     // The id tiebreak makes the default ordering (newest first) and keyset paging an index walk.
     index('vulnerabilities_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
-    index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId),
+    index('vulnerabilities_tenant_scan_idx').on(t.tenantId, t.scanId),
+    // Every documented ordering (docs/api-vulnerabilities.md) is an index walk in both directions, the id breaking
+    // ties: a page of 25 reads about 25 rows instead of sorting the tenant's findings (issue 17, docs/SCALING.md).
+    // Nullable keys sort their nulls last both ways, hence one index per direction for them.
+    index('vulnerabilities_tenant_updated_idx').on(t.tenantId, t.updatedAt, t.id),
+    index('vulnerabilities_tenant_last_seen_idx').on(t.tenantId, t.lastSeen, t.id),
+    index('vulnerabilities_tenant_title_idx').on(t.tenantId, t.title, t.id),
+    index('vulnerabilities_tenant_severity_rank_idx').on(t.tenantId, severityRank(t.severity), t.id),
+    index('vulnerabilities_tenant_cvss_idx').on(t.tenantId, t.cvssScore.asc().nullsLast(), t.id),
+    index('vulnerabilities_tenant_cvss_desc_idx').on(t.tenantId, t.cvssScore.desc().nullsLast(), t.id.desc()),
+    // Also the cve= filter's index.
+    index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId.asc().nullsLast(), t.id),
+    index('vulnerabilities_tenant_cve_desc_idx').on(t.tenantId, t.cveId.desc().nullsLast(), t.id.desc()),
     // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.
     index('vulnerabilities_tenant_text_idx').on(t.tenantId, t.textHash, t.isResolved, t.severity, t.kev),
   ],

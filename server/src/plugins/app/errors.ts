@@ -1,9 +1,13 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
+import { storageFailure } from '../../domain/storage-errors.ts';
 import { fieldMessages } from '../../schemas/validation-messages.ts';
 
-/** One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. */
+/**
+ * One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. The server's own disk or
+ * database failing (full, read-only, unreachable…) is a 503 that says so in French, never the client's fault.
+ */
 export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
@@ -20,6 +24,14 @@ export default fp(
         const fields = fieldMessages(error.validation);
         const detail = Object.values(fields)[0]?.[0] ?? 'Données invalides.';
         return reply.code(400).send({ detail, code: 'invalid', fields });
+      }
+      const failure = storageFailure(error);
+      if (failure) {
+        request.log.error({ err: error }, `${failure.kind} unavailable`);
+        return reply
+          .code(503)
+          .header('Retry-After', '30')
+          .send({ detail: failure.message, code: `${failure.kind === 'disk' ? 'storage' : 'database'}_unavailable` });
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {

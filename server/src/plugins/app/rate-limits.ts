@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
-import { AttemptLimiter } from '../../lib/attempt-limiter.ts';
 import { securityPolicies } from '../../db/schema.ts';
+import { attemptCounterRepo, loginLockoutRepo } from '../../repositories/attempts.ts';
 import { ApiError } from '../../domain/errors.ts';
 
 export type LimitScope = 'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit';
@@ -11,7 +11,7 @@ export interface RateLimits {
   /** Counts an attempt for the client IP and, when given, the account; throws 429 past the policy's limit. */
   hit(request: FastifyRequest, scope: LimitScope, account?: string): Promise<void>;
   /** Forgets the account's failures after a success. */
-  clear(scope: LimitScope, account: string): void;
+  clear(scope: LimitScope, account: string): Promise<void>;
   /** Counts `n` units for the client IP against a fixed per-minute budget; throws 429 past it. */
   hitCount(request: FastifyRequest, scope: LimitScope, n: number, perMinute: number): Promise<void>;
 }
@@ -24,10 +24,18 @@ declare module 'fastify' {
 
 // An office behind one NAT shares an IP: the per-IP budget is a multiple of the per-account one.
 const IP_FACTOR = 3;
+const WINDOW_MS = 60_000;
+const PURGE_EVERY_MS = 10 * 60_000;
 
 export default fp(
   async (app) => {
-    const limiter = new AttemptLimiter(60_000);
+    // Counted in the database: every process on it spends the same budget (docs/SCALING.md).
+    const db = app.database.db;
+    const hit = async (key: string, n: number, limit: number): Promise<number> => {
+      const now = new Date();
+      const { count, windowStart } = await attemptCounterRepo.hit(db, key, n, WINDOW_MS, now);
+      return count > limit ? Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000)) : 0;
+    };
     const perMinute = async () => {
       const [row] = await app.database.db
         .select({ n: securityPolicies.loginAttemptsPerMinute })
@@ -43,22 +51,31 @@ export default fp(
         { retry_after: wait },
         { 'Retry-After': String(wait) },
       );
+    // Ended windows, and failure counts left alone for a day, are forgotten now and then (by every process: harmless).
+    const purge = setInterval(() => {
+      const now = Date.now();
+      void attemptCounterRepo
+        .purge(db, new Date(now - 5 * WINDOW_MS))
+        .then(() => loginLockoutRepo.purge(db, new Date(now - 24 * 3600_000)))
+        .catch((err: unknown) => app.log.warn({ err }, 'attempt counters purge failed'));
+    }, PURGE_EVERY_MS);
+    purge.unref();
+    app.addHook('onClose', async () => clearInterval(purge));
+
     app.decorate('limits', {
       async hit(request, scope, account) {
         const limit = await perMinute();
-        const ipWait = limiter.hit(`${scope}:ip:${request.ip}`, limit * IP_FACTOR);
-        const accountWait = account ? limiter.hit(`${scope}:acct:${account.trim().toLowerCase()}`, limit) : 0;
+        const ipWait = await hit(`${scope}:ip:${request.ip}`, 1, limit * IP_FACTOR);
+        const accountWait = account ? await hit(`${scope}:acct:${account.trim().toLowerCase()}`, 1, limit) : 0;
         const wait = Math.max(ipWait, accountWait);
         if (wait > 0) throw refuse(wait);
       },
       async hitCount(request, scope, n, perMinute) {
-        let wait = 0;
-        for (let i = 0; i < Math.max(1, n); i++)
-          wait = Math.max(wait, limiter.hit(`${scope}:ip:${request.ip}`, perMinute));
+        const wait = await hit(`${scope}:ip:${request.ip}`, Math.max(1, n), perMinute);
         if (wait > 0) throw refuse(wait);
       },
       clear(scope, account) {
-        limiter.reset(`${scope}:acct:${account.trim().toLowerCase()}`);
+        return attemptCounterRepo.reset(db, `${scope}:acct:${account.trim().toLowerCase()}`);
       },
     } satisfies RateLimits);
   },

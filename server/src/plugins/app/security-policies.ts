@@ -47,7 +47,7 @@ export function twoFactorGate(db: Db) {
 export default fp(
   async (app) => {
     app.decorate('securityPolicies', SecurityPolicyStore.of(app.database.db));
-    app.decorate('lockout', new LoginLockout());
+    app.decorate('lockout', new LoginLockout(app.database.db));
   },
   { name: 'security-policies', dependencies: ['database'] },
 );

@@ -8,9 +8,21 @@ import path from 'node:path';
  * manifest must be revalidated so an update reaches users. App routes fall back to index.html;
  * /api never does.
  */
+const isApiPath = (url: string) => {
+  const pathname = url.split('?')[0] ?? '';
+  return pathname === '/api' || pathname.startsWith('/api/');
+};
+
 export default fp<{ staticDir: string }>(
   async (app, { staticDir }) => {
     const hasBuild = existsSync(path.join(staticDir, 'index.html'));
+    // An /api path no API route took (a path parameter over the router's length limit, say) is not a file either:
+    // the same 404 as any unknown API path, never the file server's own (English) refusal.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.url !== '/*' || !isApiPath(request.url)) return;
+      reply.callNotFound();
+      return reply;
+    });
     if (hasBuild) {
       await app.register(fastifyStatic, {
         root: staticDir,
@@ -29,7 +41,7 @@ export default fp<{ staticDir: string }>(
 
     app.setNotFoundHandler((request, reply) => {
       const url = request.url.split('?')[0] ?? '';
-      if (url === '/api' || url.startsWith('/api/')) {
+      if (isApiPath(url)) {
         return reply.code(404).send({ detail: 'Ressource introuvable.', code: 'not_found' });
       }
       const wantsHtml = (request.headers.accept ?? '').includes('text/html');

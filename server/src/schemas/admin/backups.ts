@@ -1,5 +1,6 @@
 /** The backups' input (docs/api-admin.md "Backups"): the note of a new backup, the typed restore confirmation. */
 import { ApiError, FieldErrors } from '../../domain/errors.ts';
+import { charCount } from '../../../../contract/text.ts';
 import { Type } from '../common.ts';
 import { UuidParams } from './common.ts';
 
@@ -35,7 +36,7 @@ export function noteOf(raw: unknown, errors: FieldErrors): string {
     return '';
   }
   const note = raw.trim();
-  if (note.length > MAX_NOTE) errors.add('note', MESSAGES.note);
+  if (charCount(note) > MAX_NOTE) errors.add('note', MESSAGES.note);
   return note;
 }
 

@@ -5,6 +5,7 @@ import type { ServerLogFilters } from '../../repositories/server-logs.ts';
 import { FilterQuery, ListQuery } from '../common.ts';
 import { parseDateRange, parsePaging, parseQueryId, parseText, type RawQuery } from '../query.ts';
 import { isUuid } from './common.ts';
+import { clipText } from '../../../../contract/text.ts';
 
 /** The filters of the list and of the export. */
 const FILTERS = {
@@ -40,7 +41,9 @@ const MESSAGES = {
 
 function parseLevel(errors: FieldErrors, raw: string, key: string): LogLevel | undefined {
   const value = raw.trim().toLowerCase();
-  const level = LEVEL_ALIASES[value] ?? ((LOG_LEVELS as readonly string[]).includes(value) ? value : undefined);
+  // Own keys only: `__proto__` or `constructor` must not find Object's.
+  const alias = Object.hasOwn(LEVEL_ALIASES, value) ? LEVEL_ALIASES[value] : undefined;
+  const level = alias ?? ((LOG_LEVELS as readonly string[]).includes(value) ? value : undefined);
   if (!level) errors.add(key, MESSAGES.level);
   return level as LogLevel | undefined;
 }
@@ -105,6 +108,6 @@ export function parseLogExport(query: RawQuery) {
   if (!FORMATS.includes(format)) errors.add('format', MESSAGES.format);
   const filters = parseFilters(errors, query);
   errors.throwIfAny();
-  const asked = Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, query[k]!.slice(0, 200)]));
+  const asked = Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, clipText(query[k]!, 200)]));
   return { format, filters, asked };
 }

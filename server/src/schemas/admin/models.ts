@@ -1,5 +1,6 @@
 /** The model administration's input (docs/api-admin.md "Models"): path names, list query, ?tenant=. */
 import type { AdminModel, ModelField } from '../../domain/admin-models.ts';
+import { charCount } from '../../../../contract/text.ts';
 import { FieldErrors } from '../../domain/errors.ts';
 import { FilterQuery, ListQuery, Type } from '../common.ts';
 import { invalid } from '../fields.ts';
@@ -45,7 +46,7 @@ export function parseListQuery(model: AdminModel, query: RawQuery): ListOptions 
   const { page, pageSize } = parsePaging(errors, query, MAX_MODEL_PAGE_SIZE);
   const search = parseText(errors, query, 'q', MAX_SEARCH);
   // PostgreSQL stores no NUL character in text, so none can match.
-  if (search?.includes('\u0000') && search.length <= MAX_SEARCH) {
+  if (search?.includes('\u0000') && charCount(search) <= MAX_SEARCH) {
     errors.add('q', 'La recherche contient un caractère nul (\\u0000), refusé.');
   }
   const sortable = sortableFields(model);
@@ -87,7 +88,7 @@ export function parseRowId(model: AdminModel, raw: string): unknown[] | undefine
       if (!isUuid(part)) return undefined;
       key.push(part.toLowerCase());
     } else {
-      if (part === '' || part.length > 200 || part.includes('\u0000')) return undefined;
+      if (part === '' || charCount(part) > 200 || part.includes('\u0000')) return undefined;
       key.push(part);
     }
   }

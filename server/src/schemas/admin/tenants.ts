@@ -1,5 +1,6 @@
 /** The tenant administration's input (docs/api-admin.md "Tenants"): body, path id, confirmation, list query. */
 import { domainToASCII } from 'node:url';
+import { charCount } from '../../../../contract/text.ts';
 import { ApiError, FieldErrors } from '../../domain/errors.ts';
 import type { NewTenant, TenantChanges } from '../../repositories/tenants.ts';
 import { FilterQuery, Type, type Static } from '../common.ts';
@@ -45,7 +46,7 @@ function normaliseDomain(raw: string): string | undefined {
 
 /** An https URL, or a same-origin path ("/…" but not "//…", which would name another host). */
 function isLogoUrl(value: string): boolean {
-  if (value.length > MAX_LOGO_URL || /[\s\\]/.test(value)) return false;
+  if (charCount(value) > MAX_LOGO_URL || /[\s\\]/.test(value)) return false;
   if (value.startsWith('/')) return !value.startsWith('//');
   try {
     return new URL(value).protocol === 'https:';
@@ -107,7 +108,7 @@ export function validateTenant(body: TenantBody, mode: 'create' | 'patch'): NewT
   const name = required('name');
   if (name === '') errors.add('name', TENANT_MESSAGES.nameRequired);
   else if (name !== undefined) {
-    if ([...name].length > MAX_NAME) errors.add('name', TENANT_MESSAGES.nameTooLong);
+    if (charCount(name) > MAX_NAME) errors.add('name', TENANT_MESSAGES.nameTooLong);
     else out.name = name;
   }
 
@@ -135,7 +136,7 @@ export function validateTenant(body: TenantBody, mode: 'create' | 'patch'): NewT
   if (email === null || email === '') out.contactEmail = null;
   else if (email !== undefined) {
     const normalised = normaliseEmail(email);
-    if (normalised.length <= MAX_EMAIL && EMAIL_RE.test(normalised)) out.contactEmail = normalised;
+    if (charCount(normalised) <= MAX_EMAIL && EMAIL_RE.test(normalised)) out.contactEmail = normalised;
     else errors.add('contact_email', TENANT_MESSAGES.emailInvalid);
   }
 

@@ -1,5 +1,6 @@
 /** The account administration's input (docs/api-admin.md "Users"): list query, create and patch bodies. */
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../../db/schema.ts';
+import { charCount } from '../../../../contract/text.ts';
 import { FieldErrors } from '../../domain/errors.ts';
 import { passwordProblems, type PasswordRules } from '../../domain/security-policy.ts';
 import { pagedResponse } from '../../presenters/paged.ts';
@@ -64,12 +65,12 @@ const USERNAME_RE = /^[\p{L}\p{N}_.@+-]+$/u;
 
 function checkEmail(errors: FieldErrors, email: string): void {
   if (email === '') errors.add('email', MESSAGES.emailRequired);
-  else if (email.length > MAX_EMAIL || !EMAIL_RE.test(email)) errors.add('email', MESSAGES.emailInvalid);
+  else if (charCount(email) > MAX_EMAIL || !EMAIL_RE.test(email)) errors.add('email', MESSAGES.emailInvalid);
 }
 
 function checkNames(errors: FieldErrors, first: string | undefined, last: string | undefined): void {
-  if (first !== undefined && first.length > MAX_NAME) errors.add('first_name', MESSAGES.firstNameTooLong);
-  if (last !== undefined && last.length > MAX_NAME) errors.add('last_name', MESSAGES.lastNameTooLong);
+  if (first !== undefined && charCount(first) > MAX_NAME) errors.add('first_name', MESSAGES.firstNameTooLong);
+  if (last !== undefined && charCount(last) > MAX_NAME) errors.add('last_name', MESSAGES.lastNameTooLong);
 }
 
 function checkRole(errors: FieldErrors, role: string | undefined): MembershipRole | undefined {
@@ -83,7 +84,7 @@ export function validateCreate(body: CreateBody, passwordRules: PasswordRules) {
   const errors = new FieldErrors();
   const username = (body.username ?? '').trim();
   if (username === '') errors.add('username', MESSAGES.usernameRequired);
-  else if (username.length > MAX_NAME) errors.add('username', MESSAGES.usernameTooLong);
+  else if (charCount(username) > MAX_NAME) errors.add('username', MESSAGES.usernameTooLong);
   else if (!USERNAME_RE.test(username)) errors.add('username', MESSAGES.usernameChars);
 
   const email = normaliseEmail(body.email ?? '');
@@ -91,7 +92,7 @@ export function validateCreate(body: CreateBody, passwordRules: PasswordRules) {
 
   const password = body.password ?? '';
   if (password === '') errors.add('password', MESSAGES.passwordRequired);
-  else if (password.length > MAX_PASSWORD) errors.add('password', MESSAGES.passwordTooLong);
+  else if (charCount(password) > MAX_PASSWORD) errors.add('password', MESSAGES.passwordTooLong);
   else for (const problem of passwordProblems(password, passwordRules)) errors.add('password', problem);
   if (body.confirm_password !== undefined && body.confirm_password !== password) {
     errors.add('confirm_password', MESSAGES.passwordMismatch);

@@ -3,6 +3,7 @@
  * fields shared by the upload and PUT/PATCH, the list's filters, with their French messages.
  */
 import { DOCUMENT_TYPES } from '../../domain/project-vocabulary.ts';
+import { charCount } from '../../../../contract/text.ts';
 import { FieldErrors } from '../../domain/errors.ts';
 import { safeFileName } from '../../lib/file-type.ts';
 import { ProjectDocumentSchema } from '../../presenters/project-document.ts';
@@ -96,12 +97,12 @@ function validateFields(errors: FieldErrors, body: UpdateBody, full: boolean, re
   }
   if (body.title !== undefined || full) {
     const title = (body.title ?? '').trim();
-    if (title.length > MAX_TITLE) errors.add('title', MESSAGES.titleTooLong);
+    if (charCount(title) > MAX_TITLE) errors.add('title', MESSAGES.titleTooLong);
     else out.title = title;
   }
   if (body.description !== undefined || full) {
     const description = (body.description ?? '').trim();
-    if (description.length > MAX_DESCRIPTION) errors.add('description', MESSAGES.descriptionTooLong);
+    if (charCount(description) > MAX_DESCRIPTION) errors.add('description', MESSAGES.descriptionTooLong);
     else out.description = description;
   }
   if (body.document_type !== undefined || full) {

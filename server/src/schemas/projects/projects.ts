@@ -3,6 +3,7 @@
  * list's filters, with their French messages.
  */
 import { PROJECT_STATUS_LABELS } from '../../../../contract/projects.ts';
+import { charCount } from '../../../../contract/text.ts';
 import {
   PROJECT_PRIORITIES,
   PROJECT_STATUSES,
@@ -123,11 +124,11 @@ export function validateProject(
   const name = body.name?.trim();
   if (name === undefined || name === '') {
     if (requireName || name === '') errors.add('name', MESSAGES.nameRequired);
-  } else if (name.length > MAX_NAME) errors.add('name', MESSAGES.nameTooLong);
+  } else if (charCount(name) > MAX_NAME) errors.add('name', MESSAGES.nameTooLong);
   else out.name = name;
   if (body.description !== undefined) {
     const description = body.description?.trim() ?? '';
-    if (description.length > MAX_DESCRIPTION) errors.add('description', MESSAGES.descriptionTooLong);
+    if (charCount(description) > MAX_DESCRIPTION) errors.add('description', MESSAGES.descriptionTooLong);
     else out.description = description;
   }
   const status = choiceOf(errors, 'status', body.status, STATUSES);

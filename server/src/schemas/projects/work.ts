@@ -4,6 +4,7 @@
  * its reading (trimming, case, fields required on full writes); its list's query and filters; the messages.
  */
 import { FieldErrors } from '../../domain/errors.ts';
+import { charCount } from '../../../../contract/text.ts';
 import {
   PLAN_STATUSES,
   PROJECT_PRIORITIES,
@@ -149,7 +150,7 @@ const title: WorkField = {
     if (raw === undefined && !full) return undefined;
     const value = ((raw as string | undefined) ?? '').trim();
     if (value === '') errors.add(key, MESSAGES.titleRequired);
-    else if (value.length > MAX_TITLE) errors.add(key, MESSAGES.titleTooLong);
+    else if (charCount(value) > MAX_TITLE) errors.add(key, MESSAGES.titleTooLong);
     return value;
   },
 };

@@ -5,6 +5,7 @@
  */
 import type { TenantDb } from '../../db/tenant-scope.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
+import { charCount, clipText } from '../../../../contract/text.ts';
 import { FORBIDDEN_MESSAGE, hasProjectAccess, type Actor, type ProjectAccess } from '../../policies/index.ts';
 import { ProjectAccessRepository, type ActivityEntry, type ProjectRecord } from '../../repositories/project-access.ts';
 import type { Created, Notifier } from '../notifier.ts';
@@ -12,7 +13,7 @@ import type { Created, Notifier } from '../notifier.ts';
 export type ProjectNeed = Exclude<ProjectAccess, 'none'>;
 
 /** A title quoted in an activity summary, kept short. */
-export const quoted = (text: string) => `« ${text.length > 120 ? `${text.slice(0, 119)}…` : text} »`;
+export const quoted = (text: string) => `« ${charCount(text) > 120 ? `${clipText(text, 119)}…` : text} »`;
 
 /**
  * A refusal on a project the caller can read. Thrown inside the tenant transaction; the projects area audits it

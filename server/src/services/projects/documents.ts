@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import type { Multipart } from '@fastify/multipart';
 import type { TenantDb } from '../../db/tenant-scope.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
+import { storageFailure } from '../../domain/storage-errors.ts';
 import type { DocumentStore, StoredFile } from '../../lib/document-store.ts';
 import { ContentCheck, kindOfName, safeFileName, type FileKind } from '../../lib/file-type.ts';
 import type { Actor } from '../../policies/index.ts';
@@ -95,7 +96,8 @@ export class DocumentUpload {
         file = { originalName, kind, stored: await this.put(part.file, kind) };
       }
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      // A refusal of ours, or the server's disk or database failing (503 from the errors plugin): not a broken form.
+      if (err instanceof ApiError || storageFailure(err)) throw err;
       const code = (err as { code?: string }).code;
       if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(this.maxBytes);
       if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {

@@ -56,9 +56,9 @@ const password: FastifyPluginAsyncTypebox<{ service: PasswordService }> = async 
       await app.limits.hit(request, 'reset');
       const user = await service.confirmReset(request.body.token, request.body.new_password);
       // The owner proved control of the mailbox: lift any sign-in lockout.
-      app.limits.clear('login', user.username);
-      app.limits.clear('login', user.email);
-      app.lockout.clear(lockoutKey(user.id, user.username));
+      await app.limits.clear('login', user.username);
+      await app.limits.clear('login', user.email);
+      await app.lockout.clear(lockoutKey(user.id, user.username));
       await auditReset(request, user, 'Mot de passe réinitialisé', 'WARNING');
       return { detail: 'Mot de passe réinitialisé.' };
     },
@@ -84,7 +84,7 @@ const password: FastifyPluginAsyncTypebox<{ service: PasswordService }> = async 
         });
         throw wrongCurrentPassword();
       }
-      app.limits.clear('login', user.username);
+      await app.limits.clear('login', user.username);
       await app.audit.record(request, { eventType: 'password_change', description: 'Mot de passe modifié' });
       return { detail: 'Mot de passe modifié.' };
     },

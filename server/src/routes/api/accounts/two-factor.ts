@@ -37,7 +37,7 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
       const user = signedIn(request).user;
       await app.limits.hit(request, 'two_factor', user.username);
       await service.confirm(user, request.body.token);
-      app.limits.clear('two_factor', user.username);
+      await app.limits.clear('two_factor', user.username);
       await audit(request, 'Double authentification activée', 'INFO');
       return { enabled: true };
     },
@@ -51,7 +51,7 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
       const credentials = disableCredentials(request.body);
       await app.limits.hit(request, 'two_factor', user.username);
       await service.disable(user, credentials);
-      app.limits.clear('two_factor', user.username);
+      await app.limits.clear('two_factor', user.username);
       // Losing a factor weakens the account: worth a reviewer's attention.
       await audit(request, 'Double authentification désactivée', 'WARNING');
       return { enabled: false };

@@ -22,10 +22,15 @@ const Accepted = Type.Object(
 
 /** The client's audit buffer: events posted by fetch or sendBeacon, signed in or not (docs/api-audit.md). */
 const auditEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
-  // sendBeacon with a string body sends text/plain.
-  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) =>
-    done(null, body),
-  );
+  // sendBeacon with a string body sends text/plain. Parsed here, so the input guard reads its events as it reads
+  // a JSON body's.
+  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new ApiError(400, 'invalid', 'Corps JSON invalide.'), undefined);
+    }
+  });
 
   /**
    * Who sent the events: the Bearer header (fetch), else the token inside a beacon body, else the access cookie.

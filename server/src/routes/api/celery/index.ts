@@ -3,12 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.ts';
 import type { AuditInput } from '../../../plugins/app/audit.ts';
 import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
-import { canRunPlatformTasks, canWrite } from '../../../policies/index.ts';
+import { canReadPlatformTaskDetails, canRunPlatformTasks, canWrite } from '../../../policies/index.ts';
 import {
   presentAvailable,
   presentLaunch,
   presentScheduled,
   presentTask,
+  presentTaskOutline,
   TaskLaunchSchema,
   TaskSchema,
   toTaskRunView,
@@ -28,7 +29,7 @@ import {
   TaskParams,
 } from '../../../schemas/tasks.ts';
 import { cancelRun, knownTask, taskOfRun } from '../../../services/tasks.ts';
-import type { TaskDefinition } from '../../../tasks/types.ts';
+import type { TaskDefinition, TaskRunView } from '../../../tasks/types.ts';
 
 const BASE = '/api/celery/tasks/';
 
@@ -38,7 +39,13 @@ const BASE = '/api/celery/tasks/';
  */
 const celeryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['Tâches'];
-  const view = (row: TaskRunRow) => presentTask(toTaskRunView(row, app.jobs.find(row.taskName)));
+  /** A run as the caller may see it: a platform run's details are staff's only. */
+  const shown = (request: FastifyRequest, run: TaskRunView) =>
+    run.tenant_id === null && !canReadPlatformTaskDetails(signedIn(request).actor)
+      ? presentTaskOutline(presentTask(run))
+      : presentTask(run);
+  const view = (request: FastifyRequest, row: TaskRunRow) =>
+    shown(request, toTaskRunView(row, app.jobs.find(row.taskName)));
 
   /** 403 (and its audit line) unless the caller may launch or cancel this task in the current tenant. */
   const authorize = async (request: FastifyRequest, task: Pick<TaskDefinition, 'scope' | 'label'>, verb: string) => {
@@ -66,7 +73,7 @@ const celeryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   const recent = async (request: FastifyRequest, limit: number) =>
-    (await request.tenantDb((tx) => taskRunReads.recent(tx, limit))).map(view);
+    (await request.tenantDb((tx) => taskRunReads.recent(tx, limit))).map((row) => view(request, row));
 
   app.get(BASE, signedInRoute({ response: replies.signedIn({ 200: OverviewReply }) }), async (request) => ({
     recent_tasks: await recent(request, recentLimit()),
@@ -109,7 +116,7 @@ const celeryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${BASE}:id/`,
     signedInRoute({ params: TaskParams, response: replies.signedIn({ 200: TaskSchema }, 404) }),
-    async (request) => view(await loadVisible(request, request.params.id)),
+    async (request) => view(request, await loadVisible(request, request.params.id)),
   );
 
   app.post(
@@ -129,7 +136,7 @@ const celeryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tenantId: row.tenantId,
         extra: { action: 'task_cancelled', task_id: row.id, task_name: row.taskName, reason: reason ?? null },
       });
-      return presentTask(revoked);
+      return shown(request, revoked);
     },
   );
 };

@@ -22,6 +22,8 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     const auth = signedIn(request);
     // verifyAccess hands back the whole JWT payload: exp is there even though AccessClaims does not name it.
     const exp = (auth.claims as AccessClaims & { exp?: number }).exp;
+    // Listening before the stream opens: nothing published after this answer starts can be missed.
+    await notifier.bus.ready();
     const { stream, release } = streams.open({
       userId: auth.user.id,
       scope: memberTenants(request),

@@ -85,6 +85,8 @@ const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     LIST_PATH,
     {
       ...guard.write,
+      // The display name is a file name: validateUploadForm cleans it (safeFileName) rather than refusing it.
+      config: { fileNameFields: ['name'] },
       schema: {
         tags,
         description: `multipart/form-data : file (requis), project (requis), ${FORM_FIELDS.slice(1).join(', ')}.`,

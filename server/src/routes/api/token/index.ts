@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { presentProfile } from '../../../presenters/user.ts';
 import { ACCESS_TOKEN_TTL_S } from '../../../lib/tokens.ts';
-import { ACCESS_COOKIE, CSRF_COOKIE, readAuthorization } from '../../../plugins/app/authentication.ts';
+import { ACCESS_COOKIE, assertCsrf, CSRF_COOKIE, readAuthorization } from '../../../plugins/app/authentication.ts';
 import { replies } from '../../../schemas/common.ts';
 import {
   LoggedOut,
@@ -63,7 +63,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
           ...entry,
         }),
       );
-      app.limits.clear('login', login);
+      await app.limits.clear('login', login);
       const session = await signIn.open(account, policy);
       await app.audit.record(request, {
         eventType: 'user_login',
@@ -103,17 +103,23 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // The three logout paths of spec §7 do the same thing; all are idempotent and never fail.
+  // The three logout paths of spec §7 do the same thing; all are idempotent and never fail, except a logout by
+  // the access cookie alone, which must echo the CSRF token as every cookie write does.
   for (const url of ['/api/token/logout/', '/api/auth/logout/', '/api/logout/']) {
     app.post(
       url,
-      { schema: { tags, body: LogoutBody, response: replies({ 200: LoggedOut }, 400) } },
+      { schema: { tags, body: LogoutBody, response: replies({ 200: LoggedOut }, 400, 403) } },
       async (request, reply) => {
-        reply.clearCookie(ACCESS_COOKIE, { path: '/api' });
         const { body, headers } = request;
         const header = headers['logout-token'] ?? headers['x-logout-token'];
         const presented = [body?.refresh, body?.refresh_token, body?.logout_token, header];
-        const user = await signIn.signOut(presented, readAuthorization(headers.authorization));
+        const bearer = readAuthorization(headers.authorization);
+        const cookie = request.cookies[ACCESS_COOKIE];
+        // A token in the header or the body cannot come from another site; the cookie alone can (a forged form).
+        const byCookie = !bearer && !!cookie && !presented.some((t) => typeof t === 'string' && t !== '');
+        if (byCookie) assertCsrf(request);
+        reply.clearCookie(ACCESS_COOKIE, { path: '/api' });
+        const user = await signIn.signOut(presented, bearer ?? (byCookie ? cookie : undefined));
         if (user) {
           await app.audit.record(request, {
             eventType: 'user_logout',
