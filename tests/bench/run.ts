@@ -10,6 +10,7 @@ import { initialJsGzipBytes } from '../../server/src/cli/build.ts';
 import { benchServiceWorkerCache } from './sw-cache.ts';
 import { benchCveImport } from './cve-import.ts';
 import { benchVulnerabilities } from './vulnerabilities.ts';
+import { benchPgliteLoad, printLoad } from './pglite-load.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -95,3 +96,4 @@ try {
 
 await benchCveImport();
 await benchVulnerabilities();
+printLoad(await benchPgliteLoad());

@@ -26,21 +26,39 @@ describe.runIf(onPostgres)('several processes on one PostgreSQL database', () =>
   beforeAll(async () => {
     const fresh = await freshDatabase();
     database = fresh.database;
-    const dirs = ['a', 'b', 'w', 'static'].map((d) => mkdtempSync(path.join(tmpdir(), `vigie-cluster-${d}-`)));
-    env = { DATABASE_URL: fresh.url!, VIGIE_STATIC_DIR: dirs[3]!, VIGIE_HEARTBEAT_INTERVAL_MS: '250' };
+    const dirs = ['data', 'static'].map((d) => mkdtempSync(path.join(tmpdir(), `vigie-cluster-${d}-`)));
+    // One data directory for all, as a shared volume would be across machines (README "Running several processes").
+    env = {
+      DATABASE_URL: fresh.url!,
+      VIGIE_DATA_DIR: dirs[0]!,
+      VIGIE_STATIC_DIR: dirs[1]!,
+      VIGIE_HEARTBEAT_INTERVAL_MS: '250',
+    };
     return async () => {
       await fresh.drop();
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     };
   });
 
-  const web = () =>
-    startServer({ ...env, VIGIE_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'vigie-web-')) }, ['serve', '--no-worker']);
-  const worker = (extra: Record<string, string> = {}) =>
-    startServer({ ...env, VIGIE_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'vigie-worker-')), ...extra }, ['worker']);
+  const web = () => startServer(env, ['serve', '--no-worker']);
+  const worker = (extra: Record<string, string> = {}) => startServer({ ...env, ...extra }, ['worker']);
 
   it('shares sessions, notifications, sign-in budgets and jobs; a killed worker’s run is recovered by the next one', async () => {
     const [a, b, w] = await Promise.all([web(), web(), worker()]);
+
+    // A process on another data directory would miss the files the others store: refused with one line.
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'vigie-cluster-elsewhere-'));
+    afterThisTest(async () => rmSync(elsewhere, { recursive: true, force: true }));
+    const refused = await worker({ VIGIE_DATA_DIR: elsewhere }).then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    const said = refused
+      .replace(/^the server exited:\n/, '')
+      .trim()
+      .split('\n');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`data directory ${elsewhere} is not the one the other Vigie processes`);
 
     // A token issued by A works on B.
     const login = await fetch(`${a.url}/api/token/`, {
@@ -99,10 +117,17 @@ describe.runIf(onPostgres)('several processes on one PostgreSQL database', () =>
     });
     expect(imported.status, JSON.stringify(imported.body)).toBe(201);
     const scanId = imported.body.id as number;
-    const scanTask = await until('the scan task started on the worker', async () => {
-      const scan = (await analyst('GET', `/api/vulnerabilities/scans/${scanId}/`)).body;
-      return scan.status === 'RUNNING' && scan.progress === 10 ? (scan.task_id as string) : undefined;
-    });
+    let last: unknown;
+    const scanTask = await until(
+      'the scan task started on the worker',
+      async () => {
+        const scan = (await analyst('GET', `/api/vulnerabilities/scans/${scanId}/`)).body;
+        last = scan;
+        return scan.status === 'RUNNING' && scan.progress === 10 ? (scan.task_id as string) : undefined;
+      },
+      30_000,
+      () => `scan: ${JSON.stringify(last)}\nworker: ${stalled.output()}\nweb: ${a.output()}`,
+    );
     await stalled.kill('SIGKILL');
     const killedAt = Date.now();
     await worker();

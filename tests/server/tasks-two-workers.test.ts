@@ -30,9 +30,13 @@ const endless = testTask('tests.tasks.endless', 'Tâche sans fin', "Tourne jusqu
 
 const TASKS = [counted, endless];
 
-/** A second server process on the same PostgreSQL database: its own pool, its own app and workers. */
+/**
+ * A second server process on the same PostgreSQL database: its own pool, its own app and workers, the first one's
+ * data directory (processes on one database share their files).
+ */
 async function secondServer(
   url: string,
+  filesDir: string,
 ): Promise<{ app: FastifyInstance; database: Database; close(): Promise<void> }> {
   const database = await openDatabase({ databaseUrl: url });
   const dir = mkdtempSync(path.join(tmpdir(), 'vigie-second-'));
@@ -41,7 +45,7 @@ async function secondServer(
     tokens: new TokenService(TEST_SECRET),
     secretBox: new SecretBox('test-encryption-key'),
     staticDir: dir,
-    filesDir: dir,
+    filesDir,
     tasks: TASKS,
   });
   return {
@@ -69,7 +73,7 @@ describe.skipIf(!onPostgres)('background tasks with two server processes (Postgr
     executions = [];
     running = undefined;
     first = await createTestApp({ tasks: TASKS });
-    second = await secondServer(first.database.url!);
+    second = await secondServer(first.database.url!, first.filesDir);
     return [jobQueueOf(first.database)!, jobQueueOf(second.database)!, first.database, second.database];
   }
 

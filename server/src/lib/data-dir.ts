@@ -9,6 +9,7 @@ import {
   writeFileSync,
   accessSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError } from '../config.ts';
 
@@ -74,4 +75,18 @@ export function lockDataDir(dir: string): () => void {
 export function readSecretFile(dir: string, name: string): string | undefined {
   const file = path.join(dir, 'secrets', name);
   return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
+}
+
+/**
+ * The id of a data directory (`vigie-volume` in it, made on first use): processes on one PostgreSQL database
+ * compare theirs, because a file one of them stores (an uploaded report, a backup) must be there for the others.
+ */
+export function dataVolumeOf(dir: string): string {
+  const file = path.join(dir, 'vigie-volume');
+  try {
+    writeFileSync(file, randomUUID(), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return readFileSync(file, 'utf8').trim();
 }

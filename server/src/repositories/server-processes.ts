@@ -17,7 +17,30 @@ const KEEP_STOPPED = sql`interval '7 days'`;
 
 /** The registry of open processes (platform table, owner connection). */
 export const serverProcessRepo = {
-  async register(db: Db, row: { id: string; role: ProcessRole; hostname: string; pid: number }): Promise<Date> {
+  /** A live process keeping its files in another data directory than `dataVolume`, if there is one. */
+  async otherVolume(
+    db: Db,
+    dataVolume: string,
+    staleSeconds: number,
+  ): Promise<Pick<ServerProcessRow, 'hostname' | 'pid' | 'role'> | undefined> {
+    const [other] = await db
+      .select({ hostname: serverProcesses.hostname, pid: serverProcesses.pid, role: serverProcesses.role })
+      .from(serverProcesses)
+      .where(
+        and(
+          isNull(serverProcesses.stoppedAt),
+          sql`${serverProcesses.heartbeatAt} > now() - make_interval(secs => ${staleSeconds})`,
+          ne(serverProcesses.dataVolume, dataVolume),
+        ),
+      )
+      .limit(1);
+    return other;
+  },
+
+  async register(
+    db: Db,
+    row: { id: string; role: ProcessRole; hostname: string; pid: number; dataVolume: string | null },
+  ): Promise<Date> {
     const [inserted] = await db.insert(serverProcesses).values(row).returning({ startedAt: serverProcesses.startedAt });
     return inserted!.startedAt;
   },

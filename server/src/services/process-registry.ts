@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { ProcessRole } from '../db/schema.ts';
+import { ConfigError } from '../config.ts';
+import { dataVolumeOf } from '../lib/data-dir.ts';
 import { serverProcessRepo } from '../repositories/server-processes.ts';
 
 /**
@@ -35,6 +37,19 @@ export interface ProcessRegistryOptions {
   role?: ProcessRole;
   /** Default: VIGIE_HEARTBEAT_INTERVAL_MS, else 5 s. */
   heartbeatMs?: number;
+  /** The data directory this process keeps its files in; on PostgreSQL every live process must share it. */
+  filesDir?: string;
+}
+
+/** Refused at start: the live processes of this database keep their files in another data directory. */
+export class DataVolumeMismatchError extends ConfigError {
+  constructor(dir: string, other: { hostname: string; pid: number; role: string }) {
+    super(
+      `data directory ${dir} is not the one the other Vigie processes on this database use (${other.role} process ` +
+        `${other.pid} on ${other.hostname}): files stored by one (uploaded reports, documents, backups) must be ` +
+        'readable by all; give every process the same VIGIE_DATA_DIR (a shared volume across machines)',
+    );
+  }
 }
 
 /** The outcome of the last heartbeat: a process whose writes fail is not healthy, whatever a read says. */
@@ -58,6 +73,7 @@ export class ProcessRegistry {
   readonly heartbeatMs: number;
   private readonly database: Database;
   private readonly log: FastifyBaseLogger;
+  private readonly filesDir: string | undefined;
   private readonly listeners: BeatListener[] = [];
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
@@ -72,6 +88,7 @@ export class ProcessRegistry {
     this.log = opts.log;
     this.role = opts.role ?? 'all';
     this.heartbeatMs = opts.heartbeatMs ?? heartbeatIntervalOf();
+    this.filesDir = opts.filesDir;
   }
 
   /** Heartbeats older than this are a dead process's. */
@@ -92,11 +109,17 @@ export class ProcessRegistry {
   async start(): Promise<void> {
     if (this.started) return;
     const db = this.database.db;
+    const dataVolume = this.filesDir ? dataVolumeOf(this.filesDir) : null;
+    if (dataVolume && this.database.kind !== 'pglite') {
+      const other = await serverProcessRepo.otherVolume(db, dataVolume, this.staleSeconds);
+      if (other) throw new DataVolumeMismatchError(this.filesDir!, other);
+    }
     this.startedAt = await serverProcessRepo.register(db, {
       id: this.id,
       role: this.role,
       hostname: hostname(),
       pid: process.pid,
+      dataVolume,
     });
     this.started = true;
     registriesByDatabase.set(this.database, this);

@@ -105,13 +105,23 @@ export function withToken(server: ServerProcess, access: string, headers: Record
   };
 }
 
-/** `probe()` until it gives a value, every 100 ms, failing after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/**
+ * `probe()` until it gives a value, every 100 ms, failing after `timeoutMs`. `seen` (optional) tells what was there
+ * instead, for the failure message.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  seen?: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms: ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`still waiting after ${timeoutMs} ms: ${what}${seen ? `\n${seen()}` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -19,6 +19,11 @@ export const serverProcesses = pgTable(
     role: text('role').$type<ProcessRole>().notNull(),
     hostname: text('hostname').notNull().default(''),
     pid: integer('pid').notNull(),
+    /**
+     * The id of the data directory it keeps files in (reports, documents, images, backups): every live process of
+     * a database must share one directory, and a process on another is refused at start.
+     */
+    dataVolume: text('data_volume'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
     /** Set when the process closed cleanly, or when another found it dead and recovered its work. */

@@ -34,6 +34,7 @@ export default fp<JobsOptions>(
       database: app.database,
       log,
       role: opts.role ?? (opts.runJobs ? 'all' : 'web'),
+      filesDir: app.filesDir,
       ...(opts.heartbeatMs !== undefined ? { heartbeatMs: opts.heartbeatMs } : {}),
     });
     const queue = new TaskQueue({
