@@ -322,7 +322,11 @@ describe(`scans (${backend})`, () => {
       });
       const first = Array.from({ length: 300 }, (_, i) => finding(i, `Première ${i}`));
       const done = emptyJournal();
-      const summary = await applyFindings(run, { tenantId, scanId: null, source: 'trivy', findings: first }, done);
+      const summary = await applyFindings(
+        run,
+        { tenantId, scanId: null, source: 'trivy', findings: first, batchSize: 250 },
+        done,
+      );
       expect(summary).toMatchObject({ findings: 300, created: 300, updated: 0, assets_created: 3 });
       expect(done.createdCritical).toHaveLength(30);
       const lot = () =>
@@ -349,12 +353,12 @@ describe(`scans (${backend})`, () => {
       await expect(
         applyFindings(
           counting,
-          { tenantId, scanId: null, source: 'trivy', findings: second, signal: controller.signal },
+          { tenantId, scanId: null, source: 'trivy', findings: second, signal: controller.signal, batchSize: 250 },
           journal,
         ),
       ).rejects.toThrow();
       expect(journal.createdFindings.length + journal.previous.length).toBeGreaterThan(0);
-      await undoImport(run, journal);
+      await undoImport(run, journal, 250);
       expect(new Map((await lot()).map((r) => [r.key, r.title]))).toEqual(before);
       expect(await t.database.db.select({ id: assets.id }).from(assets)).toEqual(assetsBefore);
     });
