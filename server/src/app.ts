@@ -6,9 +6,11 @@ import type { SecretBox } from './lib/secret-box.ts';
 import audit from './plugins/app/audit.ts';
 import rateLimits from './plugins/app/rate-limits.ts';
 import idempotency from './plugins/app/idempotency.ts';
+import answerCache from './plugins/app/answer-cache.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
+import compression from './plugins/external/compression.ts';
 import errors from './plugins/app/errors.ts';
 import inputGuard from './plugins/app/input-guard.ts';
 import authentication from './plugins/app/authentication.ts';
@@ -74,6 +76,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(errors);
   await fastify.register(inputGuard);
   await fastify.register(securityHeaders);
+  await fastify.register(compression);
   // Before any route: the document is built from the routes as they register.
   await fastify.register(openapi);
   await fastify.register(databasePlugin, { database: opts.database });
@@ -87,6 +90,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(systemSettingsPlugin);
   await fastify.register(serverLogsPlugin);
   await fastify.register(idempotency);
+  await fastify.register(answerCache);
   await fastify.register(jobs, {
     tasks: opts.tasks ?? TASKS,
     runJobs: opts.runJobs ?? true,

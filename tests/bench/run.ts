@@ -11,6 +11,9 @@ import { benchServiceWorkerCache } from './sw-cache.ts';
 import { benchCveImport } from './cve-import.ts';
 import { benchVulnerabilities } from './vulnerabilities.ts';
 import { benchPgliteLoad, printLoad } from './pglite-load.ts';
+import { benchSummaryLoad, printCannon } from './summary-load.ts';
+import { benchWireBytes } from './wire-bytes.ts';
+import { benchLighthouse } from './lighthouse.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -97,3 +100,6 @@ try {
 await benchCveImport();
 await benchVulnerabilities();
 printLoad(await benchPgliteLoad());
+printCannon(await benchSummaryLoad());
+await benchWireBytes();
+await benchLighthouse();

@@ -40,6 +40,7 @@ const EXCLUDED = [
   'signing_keys',
   'attempt_counters',
   'login_lockouts',
+  'tenant_writes',
 ];
 const FILENAME_RE = /^vigie-backup-\d{8}-\d{6}-[0-9a-f]{8}\.tar\.gz$/;
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');

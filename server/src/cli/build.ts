@@ -2,6 +2,7 @@ import { readFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { projectPath } from '../config.ts';
+import { precompressDir } from './precompress.ts';
 
 const distDir = projectPath('dist');
 
@@ -46,6 +47,12 @@ export function initialJsGzipBytes(dir = distDir): { files: string[]; raw: numbe
 export async function buildPwa(): Promise<void> {
   const { build } = await import('vite');
   await build({ configFile: projectPath('vite.config.ts'), logLevel: 'warn' });
+  // After Vite (and the service worker's precache manifest): the .br/.gz siblings are never precached.
+  const packed = await precompressDir(distDir);
+  const sum = (key: 'raw' | 'br' | 'gzip') => packed.reduce((total, p) => total + p[key], 0) / 1024;
+  console.log(
+    `Precompressed ${packed.length} file(s): ${sum('raw').toFixed(1)} KiB -> ${sum('br').toFixed(1)} KiB brotli, ${sum('gzip').toFixed(1)} KiB gzip`,
+  );
   const size = initialJsGzipBytes();
   console.log(
     `Initial JavaScript: ${(size.gzip / 1024).toFixed(1)} KiB gzip (${(size.raw / 1024).toFixed(1)} KiB raw) in ${size.files.length} file(s)`,

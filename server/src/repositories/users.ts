@@ -32,6 +32,36 @@ export class UsersRepository {
     return row;
   }
 
+  /**
+   * What every authenticated request reads, in one round trip: the user, whether the token's session was revoked,
+   * and the memberships of membershipsOf(). Undefined when the user is gone.
+   */
+  async signedInState(
+    userId: number,
+    sessionId: string | undefined,
+  ): Promise<{ user: UserRow; revoked: boolean; memberships: MembershipView[] } | undefined> {
+    const revoked = sessionId
+      ? sql<boolean>`exists (select 1 from ${refreshTokens} where ${refreshTokens.familyId} = ${sessionId} and ${refreshTokens.revokedAt} is not null)`
+      : sql<boolean>`false`;
+    const [row] = await this.db
+      .select({
+        user: users,
+        revoked,
+        memberships: sql<MembershipView[] | string>`coalesce((
+          select json_agg(json_build_object('tenantId', m.tenant_id, 'tenantName', t.name, 'role', m.role)
+                          order by t.name)
+            from ${memberships} m join ${tenants} t on t.id = m.tenant_id
+           where m.user_id = "users"."id" and t.status = 'active' and t.deleted_at is null), '[]'::json)`,
+      })
+      .from(users)
+      .where(eq(users.id, userId))
+      .limit(1);
+    if (!row) return undefined;
+    const list =
+      typeof row.memberships === 'string' ? (JSON.parse(row.memberships) as MembershipView[]) : row.memberships;
+    return { user: row.user, revoked: Boolean(row.revoked), memberships: list };
+  }
+
   async membershipsOf(userId: number): Promise<MembershipView[]> {
     // A suspended or soft-deleted tenant is closed to its members (docs/api-admin.md "Tenants").
     return this.db
@@ -53,15 +83,6 @@ export class UsersRepository {
   }
 
   /** True once the sign-in session (refresh family) was revoked: logout, reuse, password reset. */
-  async sessionRevoked(familyId: string): Promise<boolean> {
-    const [row] = await this.db
-      .select({ jti: refreshTokens.jti })
-      .from(refreshTokens)
-      .where(and(eq(refreshTokens.familyId, familyId), isNotNull(refreshTokens.revokedAt)))
-      .limit(1);
-    return row !== undefined;
-  }
-
   async touchLastLogin(userId: number): Promise<void> {
     await this.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, userId));
   }

@@ -12,7 +12,7 @@ export const BACKUP_FORMAT_VERSION = 1;
  * Tables of schema public left out: the list of backups (it must survive a restore), the server's operational log
  * (written continuously) and the job queue's run history (it mirrors pg-boss, which is not backed up either: a
  * restored run row would contradict the queue and abort the runs in progress), and the cluster's own state (processes,
- * keys, attempt counters) that belongs to the running deployment: a restore must not resurrect dead processes, and
+ * keys, attempt counters, the write log of the dashboards' data versions) that belongs to the running deployment: a restore must not resurrect dead processes, and
  * keys are secrets.
  */
 export const EXCLUDED_TABLES: readonly string[] = [
@@ -23,6 +23,7 @@ export const EXCLUDED_TABLES: readonly string[] = [
   'signing_keys',
   'attempt_counters',
   'login_lockouts',
+  'tenant_writes',
 ];
 
 export type Engine = Database['kind'];

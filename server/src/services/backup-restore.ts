@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { dataVersionRepo } from '../repositories/data-versions.ts';
 import type { Db } from '../db/client.ts';
 import { backedUp, ident, qualified, readCatalog, rows, type TableInfo } from './backup-catalog.ts';
 import { EXCLUDED_TABLES, refused, type InspectedArchive } from './backup-format.ts';
@@ -149,6 +150,8 @@ export async function loadArchive(
     }
   }
   await settleExcludedReferences(tx, tables);
+  // Triggers were off: every tenant's data changed all the same, so no dashboard answer kept from before may stay.
+  await dataVersionRepo.bumpAll(tx);
   return { tables: tables.length, rows: total };
 }
 

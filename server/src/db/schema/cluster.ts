@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 // What several Vigie processes on one database share (issue 17, docs/SCALING.md): who is alive, the keys every
 // process signs and seals with, and the attempt counters of rate limits and lock-outs. Platform tables: never
@@ -83,3 +94,23 @@ export const loginLockouts = pgTable(
   },
   (t) => [index('login_lockouts_updated_idx').on(t.updatedAt)],
 );
+
+/**
+ * One row per write statement on the tables the dashboards read (migration 0019's triggers): a tenant's data
+ * version is the largest `seq` of its rows, a platform write (a task run, the CWE names) is filed under
+ * PLATFORM_WRITES. Inserts only, so concurrent writers never wait on each other; older rows are pruned. Read through
+ * tenant_data_version() only.
+ */
+export const tenantWrites = pgTable(
+  'tenant_writes',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    seq: bigint('seq', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('tenant_writes_seq')`),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.seq] })],
+);
+
+/** The tenant_id of platform writes in tenant_writes. */
+export const PLATFORM_WRITES = '00000000-0000-0000-0000-000000000000';

@@ -91,13 +91,12 @@ export default fp<{ tokens: TokenService }>(
         throw err;
       }
       // The token only names the user; activity, flags and memberships are read fresh on every call.
-      const user = await users.findById(Number(claims.sub));
-      if (!user || !user.isActive) throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
       // An access token dies with its session: logout or a password reset take effect at once, not in an hour.
-      if (claims.sid && (await users.sessionRevoked(claims.sid))) {
+      const state = await users.signedInState(Number(claims.sub), claims.sid);
+      if (!state || !state.user.isActive || state.revoked) {
         throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
       }
-      const memberships = await users.membershipsOf(user.id);
+      const { user, memberships } = state;
       // Security policy: an account that must use 2FA and has not set it up may only set it up.
       await requireTwoFactorReady(request, user, memberships);
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 /**
  * Serves the built PWA. Hashed assets are immutable; index.html, the service worker and the
  * manifest must be revalidated so an update reaches users. App routes fall back to index.html;
- * /api never does.
+ * /api never does. Text files go out as the .br/.gz siblings the build wrote (cli/precompress.ts),
+ * chosen by Accept-Encoding with `Vary: Accept-Encoding`, the SPA fallback included.
  */
 const isApiPath = (url: string) => {
   const pathname = url.split('?')[0] ?? '';
@@ -28,6 +29,7 @@ export default fp<{ staticDir: string }>(
         root: staticDir,
         wildcard: true,
         index: ['index.html'],
+        preCompressed: true,
         setHeaders(reply, filePath) {
           const rel = path.relative(staticDir, filePath);
           if (rel.startsWith('assets' + path.sep)) {

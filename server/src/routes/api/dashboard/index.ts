@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HomeSummarySchema } from '../../../presenters/dashboard.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
+import { currentTenant } from '../../../plugins/app/authorization.ts';
 import { replies } from '../../../schemas/common.ts';
 import { taggedRoutes } from '../shared.ts';
 
@@ -11,7 +12,10 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboard/summary/',
     read({ response: replies.signedIn({ 200: HomeSummarySchema }) }),
-    async (request) => request.tenantDb((tx) => repo.homeSummary(tx)),
+    async (request) =>
+      request.tenantDb((tx) =>
+        app.answers.answer(tx, `home-summary|${currentTenant(request)}`, true, () => repo.homeSummary(tx)),
+      ),
   );
 };
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { todayUtc } from '../../../domain/risk-scoring.ts';
-import { signedIn } from '../../../plugins/app/authorization.ts';
+import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { canCreateProject } from '../../../policies/index.ts';
 import { pagedResponse } from '../../../presenters/paged.ts';
 import {
@@ -127,9 +127,14 @@ const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get(`${ITEM_PATH}dashboard/`, item({ 200: ProjectDashboardSchema }), async (request) =>
+    // After the gate: the answer is the project's, the same for everyone it lets through.
     withProject(request, 'read', async (tx, project) => {
-      const row = (await projects.repo.detail(tx, project.id))!;
-      return presentProjectDashboard(row, await projects.repo.dashboard(tx, project.id, todayUtc()));
+      const today = todayUtc();
+      const key = `project-dashboard|${currentTenant(request)}|${project.id}|${today}`;
+      return app.answers.answer(tx, key, false, async () => {
+        const row = (await projects.repo.detail(tx, project.id))!;
+        return presentProjectDashboard(row, await projects.repo.dashboard(tx, project.id, today));
+      });
     }),
   );
 

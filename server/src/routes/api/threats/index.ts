@@ -37,8 +37,12 @@ const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${LIST_PATH}summary/`,
     read({ response: replies.signedIn({ 200: ThreatSummarySchema }) }),
     async (request) => {
-      const { bySeverity, byStatus, recent } = await request.tenantDb((tx) => threatSummary(tx, RECENT));
-      return presentThreatSummary(bySeverity, byStatus, recent);
+      return request.tenantDb((tx) =>
+        app.answers.answer(tx, `threat-summary|${currentTenant(request)}`, false, async () => {
+          const { bySeverity, byStatus, recent } = await threatSummary(tx, RECENT);
+          return presentThreatSummary(bySeverity, byStatus, recent);
+        }),
+      );
     },
   );
 

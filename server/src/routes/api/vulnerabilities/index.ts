@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { signedIn } from '../../../plugins/app/authorization.ts';
+import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
+import { todayUtc } from '../../../domain/risk-scoring.ts';
 import { presentCve } from '../../../presenters/cve.ts';
 import { VulnerabilitySummarySchema } from '../../../presenters/dashboard.ts';
 import { pagedResponse } from '../../../presenters/paged.ts';
@@ -136,7 +137,11 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     read({ querystring: SummaryQuery, response: replies.signedIn({ 200: VulnerabilitySummarySchema }, 400) }),
     async (request) => {
       const filters = readSummaryQuery(request.query);
-      return request.tenantDb((tx) => dashboard.vulnerabilitySummary(tx, filters));
+      // Keyed by the UTC day too: the trend window ends today.
+      const key = `vulnerability-summary|${currentTenant(request)}|${todayUtc()}|${JSON.stringify(filters)}`;
+      return request.tenantDb((tx) =>
+        app.answers.answer(tx, key, true, () => dashboard.vulnerabilitySummary(tx, filters)),
+      );
     },
   );
 
