@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
 import { registerServiceWorker } from './app/update-prompt.ts';
@@ -21,10 +21,13 @@ const sessionReady = Promise.allSettled([restoreSession(), restoreMockMode()]).t
   () => startTokenRefresh({ paused: mockApiMode }).firstCheck,
 );
 void sessionReady.then(() => {
-  root.render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
+  // A transition: the first render yields to the browser every few milliseconds instead of one long task.
+  startTransition(() =>
+    root.render(
+      <StrictMode>
+        <App />
+      </StrictMode>,
+    ),
   );
   startAudit();
   watchConnection();

@@ -74,7 +74,7 @@ export function Layout({ children }: { children: ReactNode }) {
   }, []);
 
   return (
-    <div className="shell">
+    <div className={signedIn ? 'shell signed-in' : 'shell'}>
       <a className="skip-link" href="#main">
         Aller au contenu
       </a>

@@ -2,6 +2,7 @@ import { signal } from '@preact/signals-react';
 import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS } from '../lib/api-client.ts';
 import { kvGet, kvSet } from '../lib/storage.ts';
 import { recordAuditEvent } from '../lib/audit-log.ts';
+import { session } from '../lib/auth/session.ts';
 
 /** spec §1: on when the backend availability check failed; the app then works from cached and sample data. */
 export const localDataMode = signal(false);
@@ -25,14 +26,25 @@ export function backendList(configured: string | undefined): string[] {
   return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
 }
 
-/** spec §7 probe: GET /current-user/ in 3 s; 200, 401 and 403 all prove a backend is there. */
-export async function probeBackend(base: string): Promise<boolean> {
+/**
+ * spec §7 probe: GET /current-user/ in 3 s; 200, 401 and 403 all prove a backend is there. It carries the session's
+ * access token, so a signed-in start gets its 200; a signed-out visitor has no user to ask about, so the anonymous
+ * health endpoint answers instead (a 401 on the sign-in page would be a console error for nothing).
+ */
+export async function probeBackend(
+  base: string,
+  token: string | undefined = session.value?.tokens.access_token,
+): Promise<boolean> {
   setClientEnvironment({ baseUrl: () => base });
   try {
-    await apiRequest('/current-user/', { timeoutMs: TIMEOUTS.health, anonymous: true, allowForbidden: true });
+    if (token)
+      await apiRequest('/current-user/', { timeoutMs: TIMEOUTS.health, anonymous: true, token, allowForbidden: true });
+    else await apiRequest('/health/', { timeoutMs: TIMEOUTS.health, anonymous: true });
     return true;
   } catch (err) {
-    return err instanceof ApiError && (err.status === 401 || err.status === 403);
+    if (!(err instanceof ApiError)) return false;
+    // A backend without the health endpoint (404) still answered; a 5xx is a gateway in front of nothing.
+    return token ? err.status === 401 || err.status === 403 : err.status > 0 && err.status < 500;
   }
 }
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, type DataOrigin } from './api-client.ts';
 import { messageOf } from './error-message.ts';
 
@@ -66,7 +66,8 @@ export function useResource<T>(
       ({ data, origin, error }) => {
         if (mine !== seq.current) return;
         const ready = { status: 'ready', data, origin, error: error ?? null } as const;
-        setStored({ key: forKey, state: ready, last: ready });
+        // A transition: a big screen's render is split into short tasks, so input is never blocked for long.
+        startTransition(() => setStored({ key: forKey, state: ready, last: ready }));
       },
       (err: unknown) => {
         if (mine !== seq.current) return;

@@ -137,6 +137,8 @@ describe('blog Markdown sanitising', () => {
     expect(root.querySelectorAll('ul li')).toHaveLength(2);
     expect(root.querySelector('table th')?.textContent).toBe('Situation');
     expect(root.querySelector('table td')?.textContent).toBe('KEV exposée');
+    // A wide table scrolls inside the post: the keyboard reaches it too.
+    expect(root.querySelector('table')?.getAttribute('tabindex')).toBe('0');
     expect(root.querySelector('pre code')?.textContent).toBe('kill aaa session -all <b>\n');
     expect(root.querySelector('strong')?.textContent).toBe('gras');
     expect(root.querySelector('em')?.textContent).toBe('italique');

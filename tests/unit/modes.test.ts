@@ -4,6 +4,7 @@ import {
   backendList,
   checkAvailability,
   HealthMonitor,
+  probeBackend,
   localDataMode,
   activeBackend,
   setMockMode,
@@ -52,6 +53,47 @@ describe('availability check (spec §1)', () => {
   it('switches local-data mode on when no backend answers', async () => {
     expect(await checkAvailability(['', 'https://b'], async () => false)).toBe(false);
     expect(localDataMode.value).toBe(true);
+  });
+});
+
+describe('availability probe (spec §7)', () => {
+  /** A fetch answering `status` that records the URL and Authorization header of each request. */
+  function recording(status: number) {
+    const seen: { url: string; auth: string | null }[] = [];
+    setClientEnvironment({
+      fetch: async (input, init) => {
+        seen.push({
+          url: input instanceof Request ? input.url : input.toString(),
+          auth: new Headers(init?.headers).get('Authorization'),
+        });
+        return new Response(JSON.stringify({ status: 'ok' }), {
+          status,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+    });
+    return seen;
+  }
+
+  it('asks a signed-out visitor’s backend its health, never the current user (no 401 on the sign-in page)', async () => {
+    const seen = recording(200);
+    expect(await probeBackend('', undefined)).toBe(true);
+    expect(seen).toEqual([{ url: '/api/health/', auth: null }]);
+  });
+
+  it('asks about the current user with the session’s token when signed in', async () => {
+    const seen = recording(200);
+    expect(await probeBackend('https://b', 'access-token')).toBe(true);
+    expect(seen).toEqual([{ url: 'https://b/api/current-user/', auth: 'Bearer access-token' }]);
+  });
+
+  it('counts an authentication answer as a backend, a 5xx as none', async () => {
+    recording(401);
+    expect(await probeBackend('', 'expired-token')).toBe(true);
+    recording(502);
+    expect(await probeBackend('', undefined)).toBe(false);
+    recording(404);
+    expect(await probeBackend('', undefined)).toBe(true);
   });
 });
 

@@ -16,7 +16,7 @@ export interface ChartPalette {
 /** Defaults, equal to the CSS variables of charts.css (used when the variables cannot be read). */
 export const PALETTES: Record<ChartTheme, ChartPalette> = {
   light: {
-    severity: { critical: '#8e1b1b', high: '#d9480f', medium: '#b7791f', low: '#1d63d6', info: '#6b7280' },
+    severity: { critical: '#8e1b1b', high: '#c2410c', medium: '#b7791f', low: '#1d63d6', info: '#6b7280' },
     accent: '#1f6feb',
     ink: '#14213d',
     grid: '#d8dee8',

@@ -30,6 +30,30 @@ export function canvasSupported(): boolean {
   return canvasSupport;
 }
 
+/**
+ * Calls `onNear` once `el` comes within a screen's margin of the viewport (at once without IntersectionObserver):
+ * a chart below the fold costs nothing during the page load. Returns the canceller.
+ */
+function whenNearViewport(el: Element, onNear: () => void): () => void {
+  if (typeof IntersectionObserver === 'undefined') {
+    onNear();
+    return () => {};
+  }
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      observer.disconnect();
+      onNear();
+    },
+    { rootMargin: '200px' },
+  );
+  observer.observe(el);
+  return () => observer.disconnect();
+}
+
+/** A task of its own: charts ready together are drawn one per task, never as one long task. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 function prefersReducedMotion(): boolean {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
@@ -56,8 +80,11 @@ export function useChart(build: BuildConfig, key: string, theme: ChartTheme) {
     const canvas = canvasRef.current;
     if (!supported || !canvas) return;
     let cancelled = false;
-    loadChartJs().then(
-      ({ Chart }) => {
+    let stopWatching = () => {};
+    const near = new Promise<void>((resolve) => (stopWatching = whenNearViewport(canvas, resolve)));
+    Promise.all([loadChartJs(), near]).then(
+      async ([{ Chart }]) => {
+        await nextTask();
         if (cancelled) return;
         const config = buildRef.current(readPalette(figureRef.current, themeRef.current), prefersReducedMotion());
         chartRef.current = new Chart(canvas, config);
@@ -69,6 +96,7 @@ export function useChart(build: BuildConfig, key: string, theme: ChartTheme) {
     );
     return () => {
       cancelled = true;
+      stopWatching();
       chartRef.current?.destroy();
       chartRef.current = null;
     };

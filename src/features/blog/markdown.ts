@@ -84,6 +84,8 @@ function purify(): Purifier {
       }
       node.setAttribute('loading', 'lazy');
     }
+    // A wide table scrolls sideways inside the post (blog.css): focusable, so the keyboard can scroll it too.
+    if (tag === 'table') node.setAttribute('tabindex', '0');
     if (tag === 'a') {
       const href = node.getAttribute('href');
       if (href && isExternalLink(href)) node.setAttribute('target', '_blank');

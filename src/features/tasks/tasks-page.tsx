@@ -275,7 +275,11 @@ export default function TasksPage() {
           {state.recent.length === 0 ? (
             <EmptyState>Aucune tâche récente.</EmptyState>
           ) : (
-            <DataTable headers={['Tâche', 'Statut', 'Progression', 'Terminée le', 'Résultat']} actions>
+            <DataTable
+              region="Tâches récentes"
+              headers={['Tâche', 'Statut', 'Progression', 'Terminée le', 'Résultat']}
+              actions
+            >
               {state.recent.map((task) => {
                 const mayCancel = isRunning(task.status) && canHandle(perms, scopeOf(task));
                 return (
@@ -331,7 +335,7 @@ export default function TasksPage() {
           {state.scheduled.length === 0 ? (
             <EmptyState>Aucune tâche planifiée.</EmptyState>
           ) : (
-            <DataTable headers={['Nom', 'Tâche', 'Planification']}>
+            <DataTable region="Tâches planifiées" headers={['Nom', 'Tâche', 'Planification']}>
               {state.scheduled.map((s) => {
                 const when = scheduleLabel(s.schedule);
                 return (
