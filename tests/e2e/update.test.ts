@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 import { createTestApp, type TestApp } from '../server/helpers.ts';
+import { precompressDir } from '../../server/src/cli/precompress.ts';
 
 /** A new version is offered, never forced: the page asks, and the new worker takes over on 'Recharger'. */
 let t: TestApp;
@@ -33,9 +34,10 @@ describe('updates in Chromium', () => {
     await page.goto('/');
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
 
-    // Deploy a new version: a service worker that differs byte for byte.
+    // Deploy a new version: a service worker that differs byte for byte, compressed as the build does.
     const sw = path.join(appDir, 'sw.js');
     writeFileSync(sw, `${readFileSync(sw, 'utf8')}\n// version 2\n`);
+    await precompressDir(appDir);
     await page.evaluate(async () => {
       await (await navigator.serviceWorker.getRegistration())!.update();
     });

@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -40,7 +40,12 @@ export async function precompressDir(dir: string): Promise<Precompressed[]> {
     jobs.push(
       (async () => {
         const raw = await readFile(file);
-        if (raw.length < MIN_BYTES) return { file, raw: raw.length, br: raw.length, gzip: raw.length };
+        // A sibling left from an earlier content would be served in its place: none survives unless rewritten.
+        const stale = async (variant: string) => rm(`${file}.${variant}`, { force: true });
+        if (raw.length < MIN_BYTES) {
+          await Promise.all([stale('br'), stale('gz')]);
+          return { file, raw: raw.length, br: raw.length, gzip: raw.length };
+        }
         // Both run on libuv's thread pool, so files compress in parallel.
         const [br, gz] = await Promise.all([
           brotli(raw, {
@@ -52,8 +57,8 @@ export async function precompressDir(dir: string): Promise<Precompressed[]> {
           }),
           gzipAsync(raw, { level: 9 }),
         ]);
-        if (br.length < raw.length) await writeFile(`${file}.br`, br);
-        if (gz.length < raw.length) await writeFile(`${file}.gz`, gz);
+        await (br.length < raw.length ? writeFile(`${file}.br`, br) : stale('br'));
+        await (gz.length < raw.length ? writeFile(`${file}.gz`, gz) : stale('gz'));
         return {
           file,
           raw: raw.length,
