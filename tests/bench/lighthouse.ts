@@ -5,13 +5,13 @@
  * Debian's Chromium. Prints medians over BENCH_LIGHTHOUSE_RUNS runs (3); asserts nothing.
  * Targets: /login mobile performance ≥ 0.97 and LCP ≤ 2.0 s, the dashboard ≥ 0.90, accessibility 1.0, no console error.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
 import { chromium } from 'playwright-core';
+import { serveVigie, type BenchServer } from './server.ts';
 
 const RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3);
 /** Where to write each run's report (JSON) for a closer look; none by default. */
@@ -60,36 +60,6 @@ function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** `npm start`'s server on a fresh data dir (the demo seed runs on first start), once it listens. */
-async function serve(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/server.ts'], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      VIGIE_DATA_DIR: dataDir,
-      VIGIE_DEMO_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 120 s: ${out}`)), 120_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
 }
 
 /**
@@ -185,10 +155,11 @@ function print(scenario: Scenario, runs: Figures[]): void {
 
 export async function benchLighthouse(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vigie-bench-lighthouse-'));
-  let server: { url: string; child: ChildProcess } | undefined;
+  let server: BenchServer | undefined;
   let chrome: LaunchedChrome | undefined;
   try {
-    server = await serve(dataDir);
+    // A fresh data dir: the demo seed runs on first start.
+    server = await serveVigie({ VIGIE_DATA_DIR: dataDir, VIGIE_DEMO_PASSWORD: PASSWORD });
     await quiet(server.url);
     chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROME_FLAGS, logLevel: 'silent' });
     const scenarios = SCENARIOS.filter((s) => !ONLY || `${s.name} ${s.preset}`.includes(ONLY));
@@ -207,11 +178,7 @@ export async function benchLighthouse(): Promise<void> {
     for (const [scenario, runs] of results) print(scenario, runs);
   } finally {
     chrome?.kill();
-    if (server) {
-      const exited = new Promise((r) => server!.child.once('exit', r));
-      server.child.kill('SIGINT');
-      await exited;
-    }
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

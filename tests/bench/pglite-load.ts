@@ -8,10 +8,10 @@
  * Each page is first requested alone (the single-request figures, and a warm server). Prints figures; asserts nothing. Sizes: BENCH_LOAD_COUNT (100,000), BENCH_LOAD_SECONDS (20 per phase),
  * BENCH_IMPORT_FINDINGS (40,000).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runTsx, serveVigie, type BenchServer } from './server.ts';
 
 const COUNT = Number(process.env.BENCH_LOAD_COUNT ?? 100_000);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
@@ -35,34 +35,6 @@ export interface LoadFigures {
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]!;
-}
-
-function run(args: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
-}
-
-/** `npm start`'s server on `dataDir`, once it answers. */
-async function serve(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/server.ts'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', VIGIE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
 }
 
 async function signIn(url: string, username: string): Promise<string> {
@@ -201,14 +173,14 @@ export async function benchPgliteLoad(): Promise<LoadFigures[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vigie-bench-load-'));
   const env = { VIGIE_DATA_DIR: dataDir, VIGIE_DEMO_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', DATABASE_URL: '' };
   const figures: LoadFigures[] = [];
-  let server: { url: string; child: ChildProcess } | undefined;
+  let server: BenchServer | undefined;
   try {
-    await run(['server/src/cli/seed.ts'], env);
-    await run(
+    await runTsx(['server/src/cli/seed.ts'], env);
+    await runTsx(
       ['server/src/cli/generate-vulnerabilities.ts', '--count', String(COUNT), '--tenant', 'acme-securite.fr'],
       env,
     );
-    server = await serve(dataDir);
+    server = await serveVigie(env);
     const acme = { authorization: `Bearer ${await signIn(server.url, 'analyste')}` };
 
     const urls = filterOrderingUrls();
@@ -265,11 +237,7 @@ export async function benchPgliteLoad(): Promise<LoadFigures[]> {
     });
     return figures;
   } finally {
-    if (server) {
-      const exited = new Promise((r) => server!.child.once('exit', r));
-      server.child.kill('SIGINT');
-      await exited;
-    }
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -7,11 +7,11 @@
  * asserts nothing. Sizes: BENCH_SUMMARY_COUNT (1,000,000), BENCH_SUMMARY_SECONDS (10).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { runTsx, serveVigie, type BenchServer } from './server.ts';
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'vigie_bench_summary';
@@ -25,16 +25,6 @@ export interface CannonFigures {
   p50: number;
   p99: number;
   errors: number;
-}
-
-function run(args: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
 }
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -67,31 +57,14 @@ async function prepare(url: string, env: Record<string, string>): Promise<void> 
     await c.query(`create database ${DB}`);
   });
   const t0 = performance.now();
-  await run(['server/src/cli/seed.ts'], env);
-  await run(
+  await runTsx(['server/src/cli/seed.ts'], env);
+  await runTsx(
     ['server/src/cli/generate-vulnerabilities.ts', '--count', String(COUNT), '--tenant', 'acme-securite.fr'],
     env,
   );
   console.log(
     `(bench database: ${COUNT.toLocaleString('en')} findings in ${((performance.now() - t0) / 1000).toFixed(0)} s)`,
   );
-}
-
-async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/server.ts'], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
 }
 
 async function cannon(what: string, url: string, headers: Record<string, string>): Promise<CannonFigures> {
@@ -120,10 +93,10 @@ export async function benchSummaryLoad(): Promise<CannonFigures[] | undefined> {
     VIGIE_DEMO_PASSWORD: PASSWORD,
     LOG_LEVEL: 'warn',
   };
-  let server: { url: string; child: ChildProcess } | undefined;
+  let server: BenchServer | undefined;
   try {
     await prepare(url.toString(), env);
-    server = await serve(env);
+    server = await serveVigie(env);
     const res = await fetch(`${server.url}/api/token/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -141,11 +114,7 @@ export async function benchSummaryLoad(): Promise<CannonFigures[] | undefined> {
       await cannon(`first list page, ${n} findings`, `${base}/api/vulnerabilities/vulnerabilities/`, headers),
     ];
   } finally {
-    if (server) {
-      const exited = new Promise((r) => server!.child.once('exit', r));
-      server.child.kill('SIGINT');
-      await exited;
-    }
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -5,11 +5,11 @@
  * Also prints what the service worker then precaches in the background. Needs a build (npm run build). Prints
  * figures; asserts nothing. Alone: `node --import tsx tests/bench/wire-bytes.ts`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { launchChromium } from '../e2e/chromium.ts';
+import { serveVigie } from './server.ts';
 
 const TARGET_BYTES = 110 * 1024;
 
@@ -19,32 +19,6 @@ interface Received {
   headerBytes: number;
   bodyBytes: number;
   wireBytes: number;
-}
-
-/** `npm start`'s server on `dataDir` serving `staticDir`, once it answers. */
-async function serve(dataDir: string, staticDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/server.ts'], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      VIGIE_DATA_DIR: dataDir,
-      VIGIE_STATIC_DIR: staticDir,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
 }
 
 /** What the worker precaches (its injected manifest), in bytes as served to a brotli client and as stored. */
@@ -66,7 +40,7 @@ export async function benchWireBytes(): Promise<void> {
   const staticDir = path.resolve(process.env.VIGIE_STATIC_DIR ?? 'dist');
   if (!existsSync(path.join(staticDir, 'index.html'))) throw new Error(`${staticDir} has no build: npm run build`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vigie-bench-wire-'));
-  const { url: base, child } = await serve(dataDir, staticDir);
+  const { url: base, stop } = await serveVigie({ VIGIE_DATA_DIR: dataDir, VIGIE_STATIC_DIR: staticDir });
   const browser = await launchChromium();
   try {
     const context = await browser.newContext({ baseURL: base });
@@ -113,7 +87,7 @@ export async function benchWireBytes(): Promise<void> {
     );
   } finally {
     await browser.close();
-    child.kill();
+    await stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
