@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { taskRuns, tenantWrites, type TaskMeta } from '../../server/src/db/schema.ts';
-import { withTenant, type TenantDb, type TenantId } from '../../server/src/db/tenant-scope.ts';
+import { cves, taskRuns, tenantWrites, type TaskMeta } from '../../server/src/db/schema.ts';
+import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
 import { dataVersionRepo } from '../../server/src/repositories/data-versions.ts';
 import { AnswerCache } from '../../server/src/services/answer-cache.ts';
 import { apiFor } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
-import { ACME, addFinding, addProject, addThreat, HORIZON, seededTenants } from './support/world.ts';
+import { ACME, addFinding, addProject, addThreat, addUser, HORIZON, seededTenants } from './support/world.ts';
 
 const SUMMARY = '/api/vulnerabilities/summary/';
 const HOME = '/api/dashboard/summary/';
@@ -111,6 +111,49 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     expect(dashboardAfter.tasks_by_status.TODO).toBe(dashboard.tasks_by_status.TODO + 1);
   });
 
+  it('keeps the first list page until a write: the user’s own, or a CVE score update, shows at once', async () => {
+    const LIST = '/api/vulnerabilities/vulnerabilities/?ordering=-cvss_score';
+    const first = await read(LIST);
+    expect(await read(LIST)).toEqual(first);
+    const later = await read(`${LIST}&page=2`);
+    expect(later.results[0].id).not.toBe(first.results[0].id);
+
+    const open = first.results.find((v: { is_resolved: boolean }) => !v.is_resolved);
+    const resolved = await api.call(
+      'analyste',
+      'POST',
+      `/api/vulnerabilities/vulnerabilities/${open.id}/mark_resolved/`,
+      {
+        tenant: ACME,
+        payload: {},
+      },
+    );
+    expect(resolved.statusCode, resolved.body).toBe(200);
+    const after = await read(LIST);
+    expect(after.results.find((v: { id: number }) => v.id === open.id).is_resolved).toBe(true);
+
+    // The rows show the CVE store's EPSS score: a platform write (the EPSS import, another process) counts too.
+    const withCve = after.results.find((v: { cve_id: string | null }) => v.cve_id !== null);
+    expect(withCve).toBeDefined();
+    await t.database.db.update(cves).set({ epssScore: 0.4242 }).where(eq(cves.cveId, withCve.cve_id));
+    const rescored = await read(LIST);
+    expect(rescored.results.find((v: { id: number }) => v.id === withCve.id).epss_score).toBe(0.4242);
+
+    // Never another tenant's page.
+    const horizon = await read(LIST, 'manager', HORIZON);
+    const acmeIds = new Set(rescored.results.map((v: { id: number }) => v.id));
+    expect(horizon.results.some((v: { id: number }) => acmeIds.has(v.id))).toBe(false);
+  });
+
+  it('checks the version of a tenant the user is not a member of (a superuser elsewhere)', async () => {
+    await addUser(t.database.db, 'racine', [acme, 'admin'], { superuser: true });
+    const before = await read(SUMMARY, 'racine', HORIZON);
+    expect(await read(SUMMARY, 'racine', HORIZON)).toEqual(before);
+    await addFinding(t.database.db, { tenantId: horizon, title: 'Vu par le superutilisateur', severity: 'low' });
+    const after = await read(SUMMARY, 'racine', HORIZON);
+    expect(after.total_vulnerabilities).toBe(before.total_vulnerabilities + 1);
+  });
+
   it('keeps each tenant’s version through the pruning of the write log', async () => {
     const version = (tenant: string) =>
       withTenant(t.database.db, tenant as TenantId, (tx) => dataVersionRepo.current(tx, false));
@@ -147,12 +190,6 @@ describe(`dashboard answers under the data version (${backend})`, () => {
 });
 
 describe('AnswerCache', () => {
-  // The version lookup needs no database here: a fake transaction answers it.
-  const versions = { current: 1 };
-  const tx = {
-    execute: async () => ({ rows: [{ v: versions.current }] }),
-  } as unknown as TenantDb;
-
   it('computes once per version, shares a computation under way, and drops a failed one', async () => {
     const cache = new AnswerCache();
     let computed = 0;
@@ -161,15 +198,13 @@ describe('AnswerCache', () => {
       await new Promise((r) => setTimeout(r, 5));
       return { n: computed };
     };
-    const [a, b] = await Promise.all([cache.answer(tx, 'k', false, compute), cache.answer(tx, 'k', false, compute)]);
+    const [a, b] = await Promise.all([cache.answer(1, 'k', compute), cache.answer(1, 'k', compute)]);
     expect([a, b, computed]).toEqual([{ n: 1 }, { n: 1 }, 1]);
-    versions.current = 2;
-    expect(await cache.answer(tx, 'k', false, compute)).toEqual({ n: 2 });
-    await expect(cache.answer(tx, 'bad', false, async () => Promise.reject(new Error('panne')))).rejects.toThrow(
-      'panne',
-    );
+    expect(await cache.answer(2, 'k', compute)).toEqual({ n: 2 });
+    expect(await cache.answer(2, 'k', compute)).toEqual({ n: 2 });
+    await expect(cache.answer(2, 'bad', async () => Promise.reject(new Error('panne')))).rejects.toThrow('panne');
     await new Promise((r) => setTimeout(r, 0));
-    expect(await cache.answer(tx, 'bad', false, async () => 'rétabli')).toBe('rétabli');
+    expect(await cache.answer(2, 'bad', async () => 'rétabli')).toBe('rétabli');
   });
 
   it('recomputes what is older than its age limit and forgets the least recently used first', async () => {
@@ -177,16 +212,16 @@ describe('AnswerCache', () => {
     const cache = new AnswerCache({ maxEntries: 2, maxAgeMs: 1000, now: () => now });
     let n = 0;
     const next = async () => ++n;
-    expect(await cache.answer(tx, 'a', false, next)).toBe(1);
+    expect(await cache.answer(1, 'a', next)).toBe(1);
     now = 999;
-    expect(await cache.answer(tx, 'a', false, next)).toBe(1);
+    expect(await cache.answer(1, 'a', next)).toBe(1);
     now = 1000;
-    expect(await cache.answer(tx, 'a', false, next)).toBe(2);
-    await cache.answer(tx, 'b', false, next); // 3
-    await cache.answer(tx, 'a', false, next); // still 2: a is now the most recent
-    await cache.answer(tx, 'c', false, next); // 4, b goes
+    expect(await cache.answer(1, 'a', next)).toBe(2);
+    await cache.answer(1, 'b', next); // 3
+    await cache.answer(1, 'a', next); // still 2: a is now the most recent
+    await cache.answer(1, 'c', next); // 4, b goes
     expect(cache.size).toBe(2);
-    expect(await cache.answer(tx, 'a', false, next)).toBe(2);
-    expect(await cache.answer(tx, 'b', false, next)).toBe(5);
+    expect(await cache.answer(1, 'a', next)).toBe(2);
+    expect(await cache.answer(1, 'b', next)).toBe(5);
   });
 });

@@ -21,6 +21,16 @@ export interface RefreshClaims {
 
 export class TokenError extends Error {}
 
+/** Access tokens whose signature was checked, kept so a token used for many calls is checked once. */
+const VERIFIED_KEPT = 10_000;
+
+interface Verified {
+  claims: AccessClaims;
+  /** Expiry, ms since the epoch. */
+  exp: number;
+  kid: string;
+}
+
 const encoder = new TextEncoder();
 
 /**
@@ -31,6 +41,7 @@ const encoder = new TextEncoder();
  */
 export class TokenService {
   readonly #ring: () => KeyRing;
+  readonly #verified = new Map<string, Verified>();
 
   constructor(
     keys: KeySource,
@@ -63,9 +74,25 @@ export class TokenService {
       .sign(encoder.encode(key.secret));
   }
 
+  /**
+   * The claims of a valid access token. A token checked before is trusted again until it expires, as long as the key
+   * that signed it is still in the ring (a key dropped from the ring takes its tokens with it).
+   */
   async verifyAccess(token: string): Promise<AccessClaims> {
+    const known = this.#verified.get(token);
+    if (known && Date.now() < known.exp && this.#ring().get(known.kid)) {
+      return known.claims;
+    }
+    if (known) this.#verified.delete(token);
     const payload = await this.#verify(token, 'access');
-    return payload as unknown as AccessClaims;
+    const claims = payload as unknown as AccessClaims;
+    // #verify read the header already; a token without a key id (tried with every key) is checked each time.
+    const kid = decodeProtectedHeader(token).kid;
+    if (typeof payload.exp === 'number' && typeof kid === 'string') {
+      this.#verified.set(token, { claims, exp: payload.exp * 1000, kid });
+      if (this.#verified.size > VERIFIED_KEPT) this.#verified.delete(this.#verified.keys().next().value!);
+    }
+    return claims;
   }
 
   async verifyRefresh(token: string): Promise<RefreshClaims> {

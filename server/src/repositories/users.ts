@@ -1,6 +1,14 @@
-import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { memberships, refreshTokens, tenants, users, type MembershipRole } from '../db/schema.ts';
+import {
+  memberships,
+  PLATFORM_WRITES,
+  refreshTokens,
+  tenants,
+  tenantWrites,
+  users,
+  type MembershipRole,
+} from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -10,12 +18,59 @@ export interface MembershipView {
   role: MembershipRole;
 }
 
+type MembershipRow = MembershipView & { version: number | string };
+
+/** The data versions read with the signed-in state: per member tenant, and the platform's. */
+export interface DataVersions {
+  tenants: Map<string, number>;
+  platform: number;
+}
+
+export interface SignedInState {
+  user: UserRow;
+  revoked: boolean;
+  memberships: MembershipView[];
+  versions: DataVersions;
+}
+
 /**
  * Accounts are global; tenant-owned data is reached only through memberships,
  * which this repository returns for the user it is given.
  */
 export class UsersRepository {
   constructor(private readonly db: Db) {}
+
+  /**
+   * signedInState's statement, built once: it runs on every authenticated call, and building it each time cost more
+   * than the query. Unnamed (the name is empty): no server-side prepared statement, so a transaction-mode pooler in
+   * front of PostgreSQL stays correct.
+   */
+  #signedIn: ReturnType<UsersRepository['buildSignedInQuery']> | undefined;
+  #signedInQuery() {
+    return (this.#signedIn ??= this.buildSignedInQuery());
+  }
+
+  private buildSignedInQuery() {
+    const sessionId = sql.placeholder('sessionId');
+    const versionOf = (tenant: SQL) =>
+      sql`coalesce((select max(w.seq) from ${tenantWrites} w where w.tenant_id = ${tenant}), 0)`;
+    return this.db
+      .select({
+        user: users,
+        revoked: sql<boolean>`exists (select 1 from ${refreshTokens} where ${refreshTokens.familyId} = ${sessionId} and ${refreshTokens.revokedAt} is not null)`,
+        memberships: sql<MembershipRow[] | string>`coalesce((
+          select json_agg(json_build_object('tenantId', m.tenant_id, 'tenantName', t.name, 'role', m.role,
+                                            'version', ${versionOf(sql`m.tenant_id`)})
+                          order by t.name)
+            from ${memberships} m join ${tenants} t on t.id = m.tenant_id
+           where m.user_id = "users"."id" and t.status = 'active' and t.deleted_at is null), '[]'::json)`,
+        platformVersion: sql<string>`${versionOf(sql`${PLATFORM_WRITES}::uuid`)}::text`,
+      })
+      .from(users)
+      .where(eq(users.id, sql.placeholder('userId')))
+      .limit(1)
+      .prepare('');
+  }
 
   async findByLogin(identifier: string): Promise<UserRow | undefined> {
     const lowered = identifier.trim().toLowerCase();
@@ -34,32 +89,23 @@ export class UsersRepository {
 
   /**
    * What every authenticated request reads, in one round trip: the user, whether the token's session was revoked,
-   * and the memberships of membershipsOf(). Undefined when the user is gone.
+   * the memberships of membershipsOf(), and the data versions (migration 0019) of those tenants and of the platform,
+   * which cached answers are checked against. Undefined when the user is gone.
    */
-  async signedInState(
-    userId: number,
-    sessionId: string | undefined,
-  ): Promise<{ user: UserRow; revoked: boolean; memberships: MembershipView[] } | undefined> {
-    const revoked = sessionId
-      ? sql<boolean>`exists (select 1 from ${refreshTokens} where ${refreshTokens.familyId} = ${sessionId} and ${refreshTokens.revokedAt} is not null)`
-      : sql<boolean>`false`;
-    const [row] = await this.db
-      .select({
-        user: users,
-        revoked,
-        memberships: sql<MembershipView[] | string>`coalesce((
-          select json_agg(json_build_object('tenantId', m.tenant_id, 'tenantName', t.name, 'role', m.role)
-                          order by t.name)
-            from ${memberships} m join ${tenants} t on t.id = m.tenant_id
-           where m.user_id = "users"."id" and t.status = 'active' and t.deleted_at is null), '[]'::json)`,
-      })
-      .from(users)
-      .where(eq(users.id, userId))
-      .limit(1);
+  async signedInState(userId: number, sessionId: string | undefined): Promise<SignedInState | undefined> {
+    const [row] = await this.#signedInQuery().execute({ userId, sessionId: sessionId ?? null });
     if (!row) return undefined;
     const list =
-      typeof row.memberships === 'string' ? (JSON.parse(row.memberships) as MembershipView[]) : row.memberships;
-    return { user: row.user, revoked: Boolean(row.revoked), memberships: list };
+      typeof row.memberships === 'string' ? (JSON.parse(row.memberships) as MembershipRow[]) : row.memberships;
+    return {
+      user: row.user,
+      revoked: Boolean(row.revoked),
+      memberships: list.map(({ tenantId, tenantName, role }) => ({ tenantId, tenantName, role })),
+      versions: {
+        tenants: new Map(list.map((m) => [m.tenantId, Number(m.version)])),
+        platform: Number(row.platformVersion),
+      },
+    };
   }
 
   async membershipsOf(userId: number): Promise<MembershipView[]> {

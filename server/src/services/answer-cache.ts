@@ -1,6 +1,3 @@
-import type { TenantDb } from '../db/tenant-scope.ts';
-import { dataVersionRepo } from '../repositories/data-versions.ts';
-
 interface Entry {
   version: number;
   at: number;
@@ -16,10 +13,11 @@ export interface AnswerCacheOptions {
 }
 
 /**
- * Dashboard answers kept in this process, each under the data version it was computed at (migration 0019). A read
- * costs one version lookup; a write committed by any process changes the version, so the next read computes anew
- * and nobody is shown a figure older than their own last write. Concurrent reads of one missing answer share one
- * computation.
+ * Answers kept in this process, each under the data version read before it was computed (migration 0019; the version
+ * comes with the signed-in state, so a hit costs no query of its own). A write committed by any process changes the
+ * version, so the next read computes anew and nobody is shown a figure older than their own last write; an answer
+ * computed after its version was read can only be newer, never older. Concurrent reads of one missing answer share
+ * one computation.
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Entry>();
@@ -34,11 +32,10 @@ export class AnswerCache {
   }
 
   /**
-   * The answer under `key` (which names the tenant and every input of `compute`), computed in `tx` when the
-   * tenant's data changed since. `platform`: the answer shows platform rows too (task runs, CWE names).
+   * The answer under `key` (which names the tenant and every input of `compute`) at `version`, computed when the
+   * kept one is of another version.
    */
-  async answer<T>(tx: TenantDb, key: string, platform: boolean, compute: () => Promise<T>): Promise<T> {
-    const version = await dataVersionRepo.current(tx, platform);
+  answer<T>(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     const now = this.now();
     const hit = this.entries.get(key);
     if (hit && hit.version === version && now - hit.at < this.maxAgeMs) {

@@ -1,20 +1,109 @@
+import negotiate from '@fastify/accept-negotiator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { TenantDb } from '../../db/tenant-scope.ts';
 import { dataVersionRepo } from '../../repositories/data-versions.ts';
 import { AnswerCache } from '../../services/answer-cache.ts';
+import { BROTLI_QUALITY, COMPRESSION_THRESHOLD } from '../external/compression.ts';
+
+type Encoding = 'br' | 'gzip';
+const ENCODINGS: Encoding[] = ['br', 'gzip'];
+
+/**
+ * An answer as it goes out: serialised once by the route's serializer (its reply schema is checked under test), and
+ * compressed once per encoding asked, so a kept answer costs neither JSON nor compression again.
+ */
+export class PreparedAnswer {
+  private readonly encoded = new Map<Encoding, Buffer>();
+  constructor(readonly text: string) {}
+
+  send(reply: FastifyReply): FastifyReply {
+    reply.type('application/json; charset=utf-8').header('Vary', 'Accept-Encoding');
+    const { headers, method } = reply.request;
+    const header = headers['accept-encoding'];
+    // As the compression plugin does: HEAD describes the plain answer, and x-no-compression asks for it.
+    const plain =
+      method === 'HEAD' || headers['x-no-compression'] !== undefined || this.text.length < COMPRESSION_THRESHOLD;
+    const encoding = !plain && typeof header === 'string' ? negotiate(header.toLowerCase(), ENCODINGS) : null;
+    if (!encoding) return reply.send(this.text);
+    let body = this.encoded.get(encoding);
+    if (!body) {
+      body =
+        encoding === 'br'
+          ? brotliCompressSync(this.text, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              },
+            })
+          : gzipSync(this.text);
+      this.encoded.set(encoding, body);
+    }
+    // Already encoded: @fastify/compress leaves it as it is.
+    return reply.header('Content-Encoding', encoding).send(body);
+  }
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Dashboard answers under the tenant's data version (services/answer-cache.ts). */
     answers: AnswerCache;
+    /** First list pages under the tenant's data version: fewer kept, each is larger. */
+    firstPages: AnswerCache;
+  }
+  interface FastifyRequest {
+    /**
+     * The current tenant's data version, with the platform's when `platform` (the answer shows task runs, CVE or
+     * CWE rows too): read at authentication, or asked for a tenant the user is not a member of.
+     */
+    dataVersion(platform: boolean): Promise<number>;
+  }
+  interface FastifyReply {
+    /** `value` serialised by this route's serializer, ready to be kept and sent again. */
+    prepare(value: unknown): PreparedAnswer;
+    /**
+     * Sends the answer under `key` (naming the tenant and every input) at the current data version, computed by
+     * `compute` in the tenant's transaction when the kept one is older; kept among the dashboards' answers or the
+     * first list pages.
+     */
+    cachedAnswer<T>(
+      key: string,
+      platform: boolean,
+      compute: (tx: TenantDb) => Promise<T>,
+      among?: 'dashboards' | 'first-pages',
+    ): Promise<FastifyReply>;
   }
 }
 
 const PRUNE_EVERY_MS = 10 * 60_000;
+/** A first page of 25 findings is some 25 KB of JSON: 500 of them stay far below the process's memory budget. */
+const FIRST_PAGES_KEPT = 500;
 
-/** The dashboards' answer cache, and the pruning of the write log its versions come from (by every process). */
+/** The answer caches, and the pruning of the write log their versions come from (by every process). */
 export default fp(
   async (app) => {
-    app.decorate('answers', new AnswerCache());
+    const answers = new AnswerCache();
+    const firstPages = new AnswerCache({ maxEntries: FIRST_PAGES_KEPT });
+    app.decorate('answers', answers);
+    app.decorate('firstPages', firstPages);
+    app.decorateRequest('dataVersion', async function (this: FastifyRequest, platform: boolean): Promise<number> {
+      const known = this.auth?.versions;
+      if (known?.tenant === undefined) return this.tenantDb((tx) => dataVersionRepo.current(tx, platform));
+      return platform ? Math.max(known.tenant, known.platform) : known.tenant;
+    });
+    app.decorateReply('prepare', function (this: FastifyReply, value: unknown): PreparedAnswer {
+      return new PreparedAnswer(this.serialize(value) as string);
+    });
+    app.decorateReply('cachedAnswer', async function <
+      T,
+    >(this: FastifyReply, key: string, platform: boolean, compute: (tx: TenantDb) => Promise<T>, among: 'dashboards' | 'first-pages' = 'dashboards'): Promise<FastifyReply> {
+      const cache = among === 'dashboards' ? answers : firstPages;
+      const version = await this.request.dataVersion(platform);
+      const prepared = await cache.answer(version, key, async () => this.prepare(await this.request.tenantDb(compute)));
+      return prepared.send(this);
+    });
+
     const prune = setInterval(() => {
       void dataVersionRepo
         .prune(app.database.db)
@@ -23,5 +112,5 @@ export default fp(
     prune.unref();
     app.addHook('onClose', async () => clearInterval(prune));
   },
-  { name: 'answer-cache', dependencies: ['database'] },
+  { name: 'answer-cache', dependencies: ['database', 'authentication'] },
 );

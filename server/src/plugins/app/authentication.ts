@@ -22,6 +22,11 @@ export interface AuthContext {
   tenant: { id: TenantId; name: string } | null;
   actor: Actor;
   via: 'header' | 'cookie';
+  /**
+   * The data versions read at authentication (migration 0019): the current tenant's (undefined when the tenant is
+   * not one of the user's memberships: a superuser elsewhere) and the platform's.
+   */
+  versions: { tenant: number | undefined; platform: number };
 }
 
 declare module 'fastify' {
@@ -96,7 +101,7 @@ export default fp<{ tokens: TokenService }>(
       if (!state || !state.user.isActive || state.revoked) {
         throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
       }
-      const { user, memberships } = state;
+      const { user, memberships, versions } = state;
       // Security policy: an account that must use 2FA and has not set it up may only set it up.
       await requireTwoFactorReady(request, user, memberships);
 
@@ -135,6 +140,7 @@ export default fp<{ tokens: TokenService }>(
         memberships,
         tenant,
         via,
+        versions: { tenant: tenant ? versions.tenants.get(tenant.id) : undefined, platform: versions.platform },
         actor: {
           userId: user.id,
           username: user.username,

@@ -12,10 +12,8 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboard/summary/',
     read({ response: replies.signedIn({ 200: HomeSummarySchema }) }),
-    async (request) =>
-      request.tenantDb((tx) =>
-        app.answers.answer(tx, `home-summary|${currentTenant(request)}`, true, () => repo.homeSummary(tx)),
-      ),
+    async (request, reply) =>
+      reply.cachedAnswer(`home-summary|${currentTenant(request)}`, true, (tx) => repo.homeSummary(tx)),
   );
 };
 

@@ -126,17 +126,19 @@ const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get(`${ITEM_PATH}dashboard/`, item({ 200: ProjectDashboardSchema }), async (request) =>
+  app.get(`${ITEM_PATH}dashboard/`, item({ 200: ProjectDashboardSchema }), async (request, reply) => {
+    const version = await request.dataVersion(false);
     // After the gate: the answer is the project's, the same for everyone it lets through.
-    withProject(request, 'read', async (tx, project) => {
+    const prepared = await withProject(request, 'read', async (tx, project) => {
       const today = todayUtc();
       const key = `project-dashboard|${currentTenant(request)}|${project.id}|${today}`;
-      return app.answers.answer(tx, key, false, async () => {
+      return app.answers.answer(version, key, async () => {
         const row = (await projects.repo.detail(tx, project.id))!;
-        return presentProjectDashboard(row, await projects.repo.dashboard(tx, project.id, today));
+        return reply.prepare(presentProjectDashboard(row, await projects.repo.dashboard(tx, project.id, today)));
       });
-    }),
-  );
+    });
+    return prepared.send(reply);
+  });
 
   app.get(`${ITEM_PATH}team-members/`, item({ 200: Type.Array(TeamMemberSchema) }), async (request) => {
     const team = await withProject(request, 'read', (tx, project) => projects.repo.team(tx, project));

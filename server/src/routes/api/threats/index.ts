@@ -36,13 +36,11 @@ const threatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${LIST_PATH}summary/`,
     read({ response: replies.signedIn({ 200: ThreatSummarySchema }) }),
-    async (request) => {
-      return request.tenantDb((tx) =>
-        app.answers.answer(tx, `threat-summary|${currentTenant(request)}`, false, async () => {
-          const { bySeverity, byStatus, recent } = await threatSummary(tx, RECENT);
-          return presentThreatSummary(bySeverity, byStatus, recent);
-        }),
-      );
+    async (request, reply) => {
+      return reply.cachedAnswer(`threat-summary|${currentTenant(request)}`, false, async (tx) => {
+        const { bySeverity, byStatus, recent } = await threatSummary(tx, RECENT);
+        return presentThreatSummary(bySeverity, byStatus, recent);
+      });
     },
   );
 

@@ -13,6 +13,7 @@ import {
   VulnerabilityDetailSchema,
   VulnerabilitySchema,
 } from '../../../presenters/vulnerability.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { VulnerabilitiesRepository, type VulnerabilityRow } from '../../../repositories/vulnerabilities.ts';
 import { IdParams, Paged, replies } from '../../../schemas/common.ts';
@@ -71,19 +72,19 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: ListVulnerabilitiesQuery,
       response: replies.signedIn({ 200: Paged(VulnerabilitySchema) }, 400),
     }),
-    async (request) => {
+    async (request, reply) => {
       const { paging, filters, ordering } = readListQuery(request.query);
-      const { count, rows } = await request.tenantDb((tx) =>
-        repo.page(tx, { filters, ordering, ...pageWindow(paging) }),
-      );
-      return pagedResponse(
-        LIST_PATH,
-        request.query,
-        ListVulnerabilitiesQuery,
-        paging,
-        count,
-        rows.map(presentVulnerability),
-      );
+      const window = pageWindow(paging);
+      const answer = async (tx: TenantDb) => {
+        const { count, rows } = await repo.page(tx, { filters, ordering, ...window });
+        const results = rows.map(presentVulnerability);
+        return pagedResponse(LIST_PATH, request.query, ListVulnerabilitiesQuery, paging, count, results);
+      };
+      // The first page is what every screen opens on (wall screens, the list, a filter's first look): it is kept
+      // under the data version; the rows include the CVEs' EPSS scores, platform rows.
+      if (window.offset > 0) return request.tenantDb(answer);
+      const key = `vulnerability-list|${currentTenant(request)}|${JSON.stringify(request.query)}`;
+      return reply.cachedAnswer(key, true, answer, 'first-pages');
     },
   );
 
@@ -135,13 +136,11 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/vulnerabilities/summary/',
     read({ querystring: SummaryQuery, response: replies.signedIn({ 200: VulnerabilitySummarySchema }, 400) }),
-    async (request) => {
+    async (request, reply) => {
       const filters = readSummaryQuery(request.query);
       // Keyed by the UTC day too: the trend window ends today.
       const key = `vulnerability-summary|${currentTenant(request)}|${todayUtc()}|${JSON.stringify(filters)}`;
-      return request.tenantDb((tx) =>
-        app.answers.answer(tx, key, true, () => dashboard.vulnerabilitySummary(tx, filters)),
-      );
+      return reply.cachedAnswer(key, true, (tx) => dashboard.vulnerabilitySummary(tx, filters));
     },
   );
 
