@@ -17,9 +17,7 @@ import { RequireAuth } from './require-auth.tsx';
 import { useRouteAudit } from './route-audit.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
 import { LoginPage } from '../features/auth/login-page.tsx';
-import { ResetPasswordPage } from '../features/auth/reset-password-page.tsx';
 import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
-import { SettingsPage } from '../features/settings/settings-page.tsx';
 import { onAuthChange } from '../lib/auth/session.ts';
 import { clearAdminLocalData } from '../features/admin/admin-local.ts';
 import { clearUsersLocalData } from '../features/users/users-local.ts';
@@ -44,6 +42,13 @@ const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
 // Opened from a mail, maybe without a session: public, and a chunk of its own.
 const ConfirmEmailPage = lazy(() => import('../features/settings/confirm-email-page.tsx'));
+// Rarely the first screen: kept out of what the first visit loads.
+const ResetPasswordPage = lazy(() =>
+  import('../features/auth/reset-password-page.tsx').then((m) => ({ default: m.ResetPasswordPage })),
+);
+const SettingsPage = lazy(() =>
+  import('../features/settings/settings-page.tsx').then((m) => ({ default: m.SettingsPage })),
+);
 // The administration console: its frame (sub-navigation) and each screen are chunks of their own.
 const AdminLayout = lazy(() => import('../features/admin/admin-shell.tsx'));
 const AdminHomePage = lazy(() => import('../features/admin/admin-shell.tsx').then((m) => ({ default: m.AdminHome })));
@@ -229,7 +234,13 @@ function MainApp() {
         ))}
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
-        <Route path="/reset-password" component={ResetPasswordPage} />
+        <Route path="/reset-password">
+          <ScreenBoundary>
+            <Suspense fallback={<Loading />}>
+              <ResetPasswordPage />
+            </Suspense>
+          </ScreenBoundary>
+        </Route>
         <Route path="/confirm-email">
           <ScreenBoundary>
             <Suspense fallback={<Loading />}>
@@ -244,7 +255,11 @@ function MainApp() {
         </Route>
         <Route path="/settings">
           <RequireAuth>
-            <SettingsPage />
+            <ScreenBoundary>
+              <Suspense fallback={<Loading />}>
+                <SettingsPage />
+              </Suspense>
+            </ScreenBoundary>
           </RequireAuth>
         </Route>
         <Route>

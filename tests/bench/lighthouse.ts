@@ -18,6 +18,8 @@ const RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3);
 const REPORTS_DIR = process.env.BENCH_LIGHTHOUSE_REPORTS;
 /** Only the scenarios whose name and preset contain this text (e.g. "login mobile"); all by default. */
 const ONLY = process.env.BENCH_LIGHTHOUSE_ONLY;
+/** A data dir to keep between runs (its first start imports the CVE catalogue, minutes on PGlite); fresh by default. */
+const KEPT_DATA_DIR = process.env.BENCH_LIGHTHOUSE_DATA_DIR;
 const PASSWORD = 'bench-lighthouse-password-0123';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROME_FLAGS = [
@@ -154,7 +156,7 @@ function print(scenario: Scenario, runs: Figures[]): void {
 }
 
 export async function benchLighthouse(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'vigie-bench-lighthouse-'));
+  const dataDir = KEPT_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'vigie-bench-lighthouse-'));
   let server: BenchServer | undefined;
   let chrome: LaunchedChrome | undefined;
   try {
@@ -174,12 +176,14 @@ export async function benchLighthouse(): Promise<void> {
         results.get(scenario)!.push(await audit(chrome.port, `${server.url}${scenario.path}`, scenario));
       }
     }
-    console.log(`Lighthouse ${RUNS} run(s) on ${server.url} (uncompressed unless the server compresses):`);
+    console.log(
+      `Lighthouse ${RUNS} run(s) on ${server.url} (as npm start serves it: precompressed files, compressed answers):`,
+    );
     for (const [scenario, runs] of results) print(scenario, runs);
   } finally {
     chrome?.kill();
     await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEPT_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

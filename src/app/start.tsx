@@ -1,0 +1,39 @@
+import { startTransition, StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app.tsx';
+import { registerServiceWorker } from './update-prompt.ts';
+import { startAudit } from './audit.ts';
+import { watchWriteQueue } from './write-queue-status.ts';
+import { installOfflineCopies } from './offline-copy.ts';
+import { installMockFetch } from './mock-fetch.ts';
+import { backendList, mockApiMode, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './modes.ts';
+import { restoreSession } from '../lib/auth/session.ts';
+import { startTokenRefresh } from '../lib/auth/token-refresh.ts';
+
+/** Starts the app in index.html's frame (src/main.ts loads this module once React is evaluated). */
+export function start(): void {
+  // Before anything asks the API: mock mode answers on the device, and answers no worker saw are kept for offline.
+  installMockFetch();
+  installOfflineCopies();
+  const root = createRoot(document.getElementById('root')!);
+  // Render only once the session is known, so a signed-in reload never flashes the sign-in page. The next morning an
+  // expired access token is refreshed first (a few seconds at most; offline or in mock API mode, not at all).
+  const sessionReady = Promise.allSettled([restoreSession(), restoreMockMode()]).then(
+    () => startTokenRefresh({ paused: mockApiMode }).firstCheck,
+  );
+  void sessionReady.then(() => {
+    // A transition: the first render yields to the browser every few milliseconds instead of one long task.
+    startTransition(() =>
+      root.render(
+        <StrictMode>
+          <App />
+        </StrictMode>,
+      ),
+    );
+    startAudit();
+    watchConnection();
+    watchWriteQueue();
+    scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));
+  });
+  registerServiceWorker();
+}
