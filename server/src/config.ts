@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string;
   /** When set, PostgreSQL through node-postgres instead of the embedded PGlite. */
   databaseUrl: string | undefined;
+  /** PostgreSQL only: connections this process opens at most, and how long a request waits for a free one. */
+  pool: PoolOptions;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
   /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
@@ -25,6 +27,13 @@ export interface Config {
   trustProxy: boolean;
 }
 
+export interface PoolOptions {
+  max: number;
+  waitMs: number;
+}
+
+export const DEFAULT_POOL: PoolOptions = { max: 10, waitMs: 3000 };
+
 export class ConfigError extends Error {}
 
 const projectRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -40,6 +49,13 @@ function parsePort(raw: string | undefined, fallback: number): number {
     throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${raw}"`);
   }
   return port;
+}
+
+function parsePositive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  return n;
 }
 
 /** A comma-separated list, blanks dropped. */
@@ -59,6 +75,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parsePort(env.PORT, 8080),
     dataDir: path.resolve(env.VIGIE_DATA_DIR?.trim() || projectPath('data')),
     databaseUrl,
+    pool: {
+      max: parsePositive('VIGIE_DB_POOL_MAX', env.VIGIE_DB_POOL_MAX, DEFAULT_POOL.max),
+      waitMs: parsePositive('VIGIE_DB_POOL_WAIT_MS', env.VIGIE_DB_POOL_WAIT_MS, DEFAULT_POOL.waitMs),
+    },
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
     jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),

@@ -80,6 +80,7 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
     database = await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
+      pool: config.pool,
     });
     const db = database;
     // Several processes may start at once on one PostgreSQL database: one migrates and seeds, the others wait.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
+import type { PoolOptions } from '../../server/src/config.ts';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
 import { securityPolicies } from '../../server/src/db/schema.ts';
@@ -46,7 +47,9 @@ function seededPgliteTemplate(): Promise<Blob> {
  * A fresh, migrated database holding the demo seed (password TEST_PASSWORD): a copy of an
  * in-memory PGlite template, or a throwaway database on the PostgreSQL server of TEST_DATABASE_URL.
  */
-export async function freshDatabase(): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
+export async function freshDatabase(
+  pool?: PoolOptions,
+): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     const database = await openDatabase({ pgliteTemplate: await seededPgliteTemplate() });
@@ -59,7 +62,7 @@ export async function freshDatabase(): Promise<{ database: Database; url?: strin
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString() });
+  const database = await openDatabase({ databaseUrl: url.toString(), pool });
   await database.migrate();
   await seedTestData(database);
   return {
@@ -97,9 +100,11 @@ export async function createTestApp(
     tasks?: readonly TaskDefinition[];
     /** Run job workers in this instance (default true). */
     runJobs?: boolean;
+    /** PostgreSQL only: the connection pool's size and wait. */
+    pool?: PoolOptions;
   } = {},
 ): Promise<TestApp> {
-  const { database, drop } = await freshDatabase();
+  const { database, drop } = await freshDatabase(opts.pool);
   const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
   if (opts.withBuild !== false && !opts.appDir) {
     writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><html lang="fr"><title>Vigie</title></html>');

@@ -4,7 +4,7 @@ import type { Client as PgClient } from 'pg';
 import { sql } from 'drizzle-orm';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { projectPath } from '../config.ts';
+import { DEFAULT_POOL, projectPath, type PoolOptions } from '../config.ts';
 import { schema } from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -49,8 +49,12 @@ export async function openDatabase(opts: {
   dataDir?: string | undefined;
   /** PGlite only: start from a dumpDataDir() tarball instead of an empty cluster (much faster than initdb). */
   pgliteTemplate?: Blob | undefined;
+  /** PostgreSQL only: the pool's size and wait (config.ts). */
+  pool?: PoolOptions | undefined;
 }): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir, opts.pgliteTemplate);
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.pool ?? DEFAULT_POOL)
+    : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
 /** SQLSTATE of a statement sent to a session inside a failed transaction block. */
@@ -150,10 +154,15 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
   };
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, poolOptions: PoolOptions): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // A request waits waitMs at most for a free connection, then is answered 503 (storage-errors.ts: the pool is busy).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolOptions.max,
+    connectionTimeoutMillis: poolOptions.waitMs,
+  });
   // An idle client losing its connection must not crash the process; the health check reports it.
   pool.on('error', () => {});
   try {

@@ -2,9 +2,12 @@
 // they answer 503 with a French message, and the text stored in an error field (a failed backup, a task's
 // meta.error) says what happened in French without the SQL or the paths, which go to the server's log.
 
-/** A disk or database failure: the server cannot read or keep data for now. */
+/**
+ * A disk or database failure: the server cannot read or keep data for now. `busy`: every database connection stayed
+ * taken for the whole wait (a crowd of requests), which passes in a moment.
+ */
 export interface StorageFailure {
-  kind: 'disk' | 'database';
+  kind: 'disk' | 'database' | 'busy';
   /** The system error code (ENOSPC…) or SQLSTATE (53100…), when known. */
   code: string | undefined;
   /** French, for the answer's detail and the error fields. */
@@ -40,6 +43,7 @@ const SQL_REASONS: Record<string, string> = {
 export const STORAGE_MESSAGES = {
   disk: (reason: string) => `Stockage du serveur indisponible (${reason}) : réessayez plus tard.`,
   database: 'Base de données indisponible : réessayez dans un instant.',
+  busy: 'Serveur surchargé : réessayez dans un instant.',
   databaseBecause: (reason: string) => `Base de données indisponible (${reason}) : réessayez plus tard.`,
   databaseError: 'Erreur de la base de données (le détail est dans le journal du serveur).',
   fileError: (code: string) => `Erreur d’accès aux fichiers du serveur (${code}).`,
@@ -84,10 +88,14 @@ export function isDatabaseError(err: unknown): boolean {
   return false;
 }
 
+/** pg-pool's words when no connection came free within the wait (config.ts `pool.waitMs`). */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
 /** The disk or database failure behind `err`, or undefined when it is something else (a refusal, a bug). */
 export function storageFailure(err: unknown): StorageFailure | undefined {
   let viaDriver = false;
   for (const e of chain(err)) {
+    if (e.message === POOL_WAIT_TIMEOUT) return { kind: 'busy', code: undefined, message: STORAGE_MESSAGES.busy };
     const state = sqlState(e);
     if (state) {
       if (!UNAVAILABLE_SQLSTATE.test(state) && state !== IN_FAILED_TRANSACTION) return undefined;

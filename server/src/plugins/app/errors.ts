@@ -4,6 +4,9 @@ import { ApiError } from '../../domain/errors.ts';
 import { storageFailure } from '../../domain/storage-errors.ts';
 import { fieldMessages } from '../../schemas/validation-messages.ts';
 
+/** Seconds a client waits before asking again when every database connection was taken. */
+const BUSY_RETRY_AFTER_S = 2;
+
 /**
  * One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. The server's own disk or
  * database failing (full, read-only, unreachable…) is a 503 that says so in French, never the client's fault.
@@ -26,6 +29,14 @@ export default fp(
         return reply.code(400).send({ detail, code: 'invalid', fields });
       }
       const failure = storageFailure(error);
+      if (failure?.kind === 'busy') {
+        // Load shed, not a fault: no stack per request, and the client is asked back shortly.
+        request.log.warn('database pool busy: answered 503');
+        return reply
+          .code(503)
+          .header('Retry-After', String(BUSY_RETRY_AFTER_S))
+          .send({ detail: failure.message, code: 'server_busy' });
+      }
       if (failure) {
         request.log.error({ err: error }, `${failure.kind} unavailable`);
         return reply
