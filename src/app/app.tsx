@@ -77,6 +77,7 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/projects/:id', ProjectPage],
   ['/audit', AuditPage],
   ['/notifications', NotificationsPage],
+  ['/settings', SettingsPage],
   ['/blog', BlogListPage],
   // Before /blog/:slug, which would take "new" for a slug.
   ['/blog/new', BlogEditorPage],
@@ -167,6 +168,15 @@ function Loading() {
   );
 }
 
+/** A screen whose code is a chunk of its own: « Chargement… » while it loads, a French notice if it cannot. */
+function LazyScreen({ children }: { children: ReactNode }) {
+  return (
+    <ScreenBoundary>
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </ScreenBoundary>
+  );
+}
+
 export function App() {
   useRouteAudit();
   useEffect(() => {
@@ -181,11 +191,9 @@ export function App() {
     <Switch>
       <Route path="/kiosk">
         <RequireAuth>
-          <ScreenBoundary>
-            <Suspense fallback={<Loading />}>
-              <KioskPage />
-            </Suspense>
-          </ScreenBoundary>
+          <LazyScreen>
+            <KioskPage />
+          </LazyScreen>
         </RequireAuth>
       </Route>
       <Route>
@@ -203,63 +211,46 @@ function MainApp() {
         {/* One route for the console, so its frame (sub-navigation) stays put while its screens load. */}
         <Route path="/admin/*?">
           <RequireAuth>
-            <ScreenBoundary>
-              <Suspense fallback={<Loading />}>
-                <AdminLayout>
-                  <Suspense fallback={<Loading />}>
-                    <Switch>
-                      {ADMIN_LAZY.map(([path, Page]) => (
-                        <Route key={path} path={path} component={Page} />
-                      ))}
-                      <Route>
-                        <p>Cet écran d’administration n’existe pas.</p>
-                      </Route>
-                    </Switch>
-                  </Suspense>
-                </AdminLayout>
-              </Suspense>
-            </ScreenBoundary>
+            <LazyScreen>
+              <AdminLayout>
+                <Suspense fallback={<Loading />}>
+                  <Switch>
+                    {ADMIN_LAZY.map(([path, Page]) => (
+                      <Route key={path} path={path} component={Page} />
+                    ))}
+                    <Route>
+                      <p>Cet écran d’administration n’existe pas.</p>
+                    </Route>
+                  </Switch>
+                </Suspense>
+              </AdminLayout>
+            </LazyScreen>
           </RequireAuth>
         </Route>
         {PROTECTED_LAZY.map(([path, Page]) => (
           <Route key={path} path={path}>
             <RequireAuth>
-              <ScreenBoundary>
-                <Suspense fallback={<Loading />}>
-                  <Page />
-                </Suspense>
-              </ScreenBoundary>
+              <LazyScreen>
+                <Page />
+              </LazyScreen>
             </RequireAuth>
           </Route>
         ))}
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
         <Route path="/reset-password">
-          <ScreenBoundary>
-            <Suspense fallback={<Loading />}>
-              <ResetPasswordPage />
-            </Suspense>
-          </ScreenBoundary>
+          <LazyScreen>
+            <ResetPasswordPage />
+          </LazyScreen>
         </Route>
         <Route path="/confirm-email">
-          <ScreenBoundary>
-            <Suspense fallback={<Loading />}>
-              <ConfirmEmailPage />
-            </Suspense>
-          </ScreenBoundary>
+          <LazyScreen>
+            <ConfirmEmailPage />
+          </LazyScreen>
         </Route>
         <Route path="/dashboard">
           <RequireAuth>
             <DashboardPage />
-          </RequireAuth>
-        </Route>
-        <Route path="/settings">
-          <RequireAuth>
-            <ScreenBoundary>
-              <Suspense fallback={<Loading />}>
-                <SettingsPage />
-              </Suspense>
-            </ScreenBoundary>
           </RequireAuth>
         </Route>
         <Route>

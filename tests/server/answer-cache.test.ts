@@ -31,6 +31,14 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };
+  /** The user's own write through the API. */
+  const markResolved = async (id: number) => {
+    const res = await api.call('analyste', 'POST', `/api/vulnerabilities/vulnerabilities/${id}/mark_resolved/`, {
+      tenant: ACME,
+      payload: {},
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
 
   it('serves the summary again until a finding of the tenant changes, then shows the change at once', async () => {
     const first = await read(SUMMARY);
@@ -40,16 +48,7 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     // The user's own write through the API: the next read shows it.
     const [open] = (await read('/api/vulnerabilities/vulnerabilities/?severity=critical&is_resolved=false')).results;
     expect(open).toBeDefined();
-    const resolved = await api.call(
-      'analyste',
-      'POST',
-      `/api/vulnerabilities/vulnerabilities/${open.id}/mark_resolved/`,
-      {
-        tenant: ACME,
-        payload: {},
-      },
-    );
-    expect(resolved.statusCode, resolved.body).toBe(200);
+    await markResolved(open.id);
     const after = await read(SUMMARY);
     expect(after.severity_distribution.critical).toBe(first.severity_distribution.critical - 1);
     expect(after.resolved_count).toBe(first.resolved_count + 1);
@@ -119,16 +118,7 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     expect(later.results[0].id).not.toBe(first.results[0].id);
 
     const open = first.results.find((v: { is_resolved: boolean }) => !v.is_resolved);
-    const resolved = await api.call(
-      'analyste',
-      'POST',
-      `/api/vulnerabilities/vulnerabilities/${open.id}/mark_resolved/`,
-      {
-        tenant: ACME,
-        payload: {},
-      },
-    );
-    expect(resolved.statusCode, resolved.body).toBe(200);
+    await markResolved(open.id);
     const after = await read(LIST);
     expect(after.results.find((v: { id: number }) => v.id === open.id).is_resolved).toBe(true);
 

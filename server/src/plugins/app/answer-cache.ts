@@ -1,11 +1,11 @@
 import negotiate from '@fastify/accept-negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { TenantDb } from '../../db/tenant-scope.ts';
 import { dataVersionRepo } from '../../repositories/data-versions.ts';
 import { AnswerCache } from '../../services/answer-cache.ts';
-import { BROTLI_QUALITY, COMPRESSION_THRESHOLD } from '../external/compression.ts';
+import { BROTLI_PARAMS, COMPRESSION_THRESHOLD } from '../external/compression.ts';
 
 type Encoding = 'br' | 'gzip';
 const ENCODINGS: Encoding[] = ['br', 'gzip'];
@@ -29,15 +29,7 @@ export class PreparedAnswer {
     if (!encoding) return reply.send(this.text);
     let body = this.encoded.get(encoding);
     if (!body) {
-      body =
-        encoding === 'br'
-          ? brotliCompressSync(this.text, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-              },
-            })
-          : gzipSync(this.text);
+      body = encoding === 'br' ? brotliCompressSync(this.text, { params: BROTLI_PARAMS }) : gzipSync(this.text);
       this.encoded.set(encoding, body);
     }
     // Already encoded: @fastify/compress leaves it as it is.
@@ -49,8 +41,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Dashboard answers under the tenant's data version (services/answer-cache.ts). */
     answers: AnswerCache;
-    /** First list pages under the tenant's data version: fewer kept, each is larger. */
-    firstPages: AnswerCache;
   }
   interface FastifyRequest {
     /**
@@ -86,7 +76,6 @@ export default fp(
     const answers = new AnswerCache();
     const firstPages = new AnswerCache({ maxEntries: FIRST_PAGES_KEPT });
     app.decorate('answers', answers);
-    app.decorate('firstPages', firstPages);
     app.decorateRequest('dataVersion', async function (this: FastifyRequest, platform: boolean): Promise<number> {
       const known = this.auth?.versions;
       if (known?.tenant === undefined) return this.tenantDb((tx) => dataVersionRepo.current(tx, platform));

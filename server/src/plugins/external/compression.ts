@@ -5,7 +5,12 @@ import { constants } from 'node:zlib';
 /** Below this many bytes a buffered answer goes out as is (streams have no known size and are compressed). */
 export const COMPRESSION_THRESHOLD = 1024;
 /** Brotli quality on the fly: 4 packs a JSON page to gzip -9's size in ~1 ms per 58 KB; 11 takes ~80 ms. */
-export const BROTLI_QUALITY = 4;
+const BROTLI_QUALITY = 4;
+/** Brotli's parameters for answers made on the fly (here, and the kept answers of plugins/app/answer-cache.ts). */
+export const BROTLI_PARAMS = {
+  [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+  [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+};
 
 /**
  * Text worth compressing. Not event streams (a compressor holds events back until its buffer fills), nor
@@ -35,12 +40,7 @@ export default fp(
       encodings: ['br', 'gzip'],
       threshold: COMPRESSION_THRESHOLD,
       customTypes: isCompressibleType,
-      brotliOptions: {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        },
-      },
+      brotliOptions: { params: BROTLI_PARAMS },
       // Request bodies stay uncompressed: no client sends them so, and a small body could inflate to a huge one.
       globalDecompression: false,
     });
