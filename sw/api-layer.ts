@@ -7,6 +7,7 @@ import {
   isAuthEndpoint,
   isDownloadPath,
   isCacheable,
+  isOverloadStatus,
   isStreamPath,
   normalizePath,
   partitionName,
@@ -105,7 +106,9 @@ async function store(cacheName: string, request: Request, response: Response): P
 /**
  * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
  * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
- * else sample data; on 404 for the spec §8 areas, sample data. Every answer says where it came from.
+ * else sample data; on 404 for the spec §8 areas, sample data. A 502/503/504 (server shedding load, proxy) is never
+ * kept: the newest cached copy answers with its date, else the 5xx goes on as it is — never sample data. Every
+ * answer says where it came from.
  */
 export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;
@@ -128,8 +131,16 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const storedAt = cached ? Number(cached.headers.get(STORED_AT_HEADER)) : undefined;
   const state = freshness(storedAt, Date.now(), ttlSeconds(pathname), cacheName ? await lastWriteAt(cacheName) : 0);
 
-  const fromNetwork = async (): Promise<Response> => {
+  /** `revalidating`: behind a fresh copy already answered, only the cache is refreshed and the answer dropped. */
+  const fromNetwork = async (revalidating = false): Promise<Response> => {
     const response = await fetchWithTimeout(request);
+    // Overloaded (503 with Retry-After) or a proxy's 502/504: says nothing about the data, so never stored. The
+    // kept copy answers with its age; with none, the 5xx itself (its Retry-After and detail), not a sample.
+    if (isOverloadStatus(response.status)) {
+      if (!cached || revalidating) return marked(response, 'network');
+      void response.body?.cancel().catch(() => undefined);
+      return marked(cached, 'cache', storedAt);
+    }
     // A 404 on an area's list, summary or launch URL: the backend does not serve that area (sample). A 404 on one
     // record is the truth about that record (sampleAreaOf has no area for records) and is passed on.
     if (response.status === 404) {
@@ -147,7 +158,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   };
 
   if (cached && state === 'fresh') {
-    event.waitUntil(fromNetwork().catch(() => undefined));
+    event.waitUntil(fromNetwork(true).catch(() => undefined));
     return marked(cached, 'cache', storedAt);
   }
   try {

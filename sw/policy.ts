@@ -121,6 +121,15 @@ export function isCacheable(status: number, contentType: string | null, cacheCon
 }
 
 /**
+ * 502, 503 and 504 say the server (or the proxy before it) is overloaded or unreachable for a moment, not what the
+ * data is: such an answer is never kept, the kept copy answers with its date where there is one, and otherwise the
+ * answer goes on as it is (its `Retry-After` and French detail) — never sample data.
+ */
+export function isOverloadStatus(status: number): boolean {
+  return status === 502 || status === 503 || status === 504;
+}
+
+/**
  * The request a queued write is replayed with: the current token, without the queueable mark. Built from a clone:
  * sending a Request consumes its body, and the stored one must stay whole to go back in the queue when the network
  * (or the server) fails again — otherwise the write is lost.

@@ -10,6 +10,13 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL only: connections this process opens at most, and how long a request waits for a free one. */
   pool: PoolOptions;
+  /** PostgreSQL only: how long one statement may run, per request class (reads, writes, exports, imports). */
+  statementTimeouts: StatementTimeouts;
+  /**
+   * PostgreSQL only: a direct connection string for what needs a session of its own (LISTEN, advisory locks,
+   * migrations) when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; DATABASE_URL otherwise.
+   */
+  databaseSessionUrl: string | undefined;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
   /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
@@ -33,6 +40,24 @@ export interface PoolOptions {
 }
 
 export const DEFAULT_POOL: PoolOptions = { max: 10, waitMs: 3000 };
+
+/** Request classes, each with its own statement timeout (milliseconds). */
+export interface StatementTimeouts {
+  /** GET and HEAD: a screen waits on them. */
+  read: number;
+  write: number;
+  /** One batch of a streamed export. */
+  export: number;
+  /** One step of a scanner report's import (a background task). */
+  import: number;
+}
+
+export const DEFAULT_STATEMENT_TIMEOUTS: StatementTimeouts = {
+  read: 5000,
+  write: 15_000,
+  export: 60_000,
+  import: 300_000,
+};
 
 export class ConfigError extends Error {}
 
@@ -67,9 +92,17 @@ const list = (raw: string | undefined) =>
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  const databaseSessionUrl = env.DATABASE_SESSION_URL?.trim() || undefined;
+  for (const [name, url] of [
+    ['DATABASE_URL', databaseUrl],
+    ['DATABASE_SESSION_URL', databaseSessionUrl],
+  ] as const) {
+    if (url && !/^postgres(ql)?:\/\//.test(url))
+      throw new ConfigError(`${name} must start with postgres:// or postgresql://`);
   }
+  if (databaseSessionUrl && !databaseUrl) throw new ConfigError('DATABASE_SESSION_URL needs DATABASE_URL');
+  const timeout = (name: keyof StatementTimeouts, variable: string) =>
+    parsePositive(variable, env[variable], DEFAULT_STATEMENT_TIMEOUTS[name]);
   return {
     host: env.HOST?.trim() || 'localhost',
     port: parsePort(env.PORT, 8080),
@@ -79,6 +112,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       max: parsePositive('VIGIE_DB_POOL_MAX', env.VIGIE_DB_POOL_MAX, DEFAULT_POOL.max),
       waitMs: parsePositive('VIGIE_DB_POOL_WAIT_MS', env.VIGIE_DB_POOL_WAIT_MS, DEFAULT_POOL.waitMs),
     },
+    statementTimeouts: {
+      read: timeout('read', 'VIGIE_DB_READ_TIMEOUT_MS'),
+      write: timeout('write', 'VIGIE_DB_WRITE_TIMEOUT_MS'),
+      export: timeout('export', 'VIGIE_DB_EXPORT_TIMEOUT_MS'),
+      import: timeout('import', 'VIGIE_DB_IMPORT_TIMEOUT_MS'),
+    },
+    databaseSessionUrl,
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
     jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),

@@ -81,6 +81,8 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
       pool: config.pool,
+      sessionUrl: config.databaseSessionUrl,
+      statementTimeouts: config.statementTimeouts,
     });
     const db = database;
     // Several processes may start at once on one PostgreSQL database: one migrates and seeds, the others wait.

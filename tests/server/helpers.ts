@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
-import type { PoolOptions } from '../../server/src/config.ts';
+import type { PoolOptions, StatementTimeouts } from '../../server/src/config.ts';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
 import { securityPolicies } from '../../server/src/db/schema.ts';
@@ -48,11 +48,14 @@ function seededPgliteTemplate(): Promise<Blob> {
  * in-memory PGlite template, or a throwaway database on the PostgreSQL server of TEST_DATABASE_URL.
  */
 export async function freshDatabase(
-  pool?: PoolOptions,
+  options: { pool?: PoolOptions | undefined; statementTimeouts?: StatementTimeouts | undefined } = {},
 ): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
-    const database = await openDatabase({ pgliteTemplate: await seededPgliteTemplate() });
+    const database = await openDatabase({
+      pgliteTemplate: await seededPgliteTemplate(),
+      statementTimeouts: options.statementTimeouts,
+    });
     return { database, drop: () => database.close() };
   }
   const name = `vigie_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -62,7 +65,15 @@ export async function freshDatabase(
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), pool });
+  // Through a transaction-mode pooler (PgBouncer), TEST_DATABASE_SESSION_URL names the server itself.
+  const sessionUrl = process.env.TEST_DATABASE_SESSION_URL ? new URL(process.env.TEST_DATABASE_SESSION_URL) : undefined;
+  if (sessionUrl) sessionUrl.pathname = `/${name}`;
+  const database = await openDatabase({
+    databaseUrl: url.toString(),
+    sessionUrl: sessionUrl?.toString(),
+    pool: options.pool,
+    statementTimeouts: options.statementTimeouts,
+  });
   await database.migrate();
   await seedTestData(database);
   return {
@@ -102,9 +113,11 @@ export async function createTestApp(
     runJobs?: boolean;
     /** PostgreSQL only: the connection pool's size and wait. */
     pool?: PoolOptions;
+    /** PostgreSQL only: statement timeouts per request class. */
+    statementTimeouts?: StatementTimeouts;
   } = {},
 ): Promise<TestApp> {
-  const { database, drop } = await freshDatabase(opts.pool);
+  const { database, drop } = await freshDatabase({ pool: opts.pool, statementTimeouts: opts.statementTimeouts });
   const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
   if (opts.withBuild !== false && !opts.appDir) {
     writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><html lang="fr"><title>Vigie</title></html>');

@@ -4,7 +4,13 @@ import type { Client as PgClient } from 'pg';
 import { sql } from 'drizzle-orm';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { DEFAULT_POOL, projectPath, type PoolOptions } from '../config.ts';
+import {
+  DEFAULT_POOL,
+  DEFAULT_STATEMENT_TIMEOUTS,
+  projectPath,
+  type PoolOptions,
+  type StatementTimeouts,
+} from '../config.ts';
 import { schema } from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -16,6 +22,8 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Database {
   kind: 'pglite' | 'postgres';
   db: Db;
+  /** PostgreSQL: per request class, given to withTenant (PGlite ignores statement_timeout). */
+  statementTimeouts: StatementTimeouts;
   /** Cheap round trip used by the health check. Rejects when the database is unreachable. */
   ping(): Promise<void>;
   migrate(): Promise<void>;
@@ -51,10 +59,14 @@ export async function openDatabase(opts: {
   pgliteTemplate?: Blob | undefined;
   /** PostgreSQL only: the pool's size and wait (config.ts). */
   pool?: PoolOptions | undefined;
+  /** PostgreSQL only: a direct URL for LISTEN and advisory locks when databaseUrl is a transaction-mode pooler. */
+  sessionUrl?: string | undefined;
+  statementTimeouts?: StatementTimeouts | undefined;
 }): Promise<Database> {
+  const timeouts = opts.statementTimeouts ?? DEFAULT_STATEMENT_TIMEOUTS;
   return opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, opts.pool ?? DEFAULT_POOL)
-    : openPglite(opts.dataDir, opts.pgliteTemplate);
+    ? openPostgres(opts.databaseUrl, opts.sessionUrl ?? opts.databaseUrl, opts.pool ?? DEFAULT_POOL, timeouts)
+    : openPglite(opts.dataDir, opts.pgliteTemplate, timeouts);
 }
 
 /** SQLSTATE of a statement sent to a session inside a failed transaction block. */
@@ -62,7 +74,11 @@ const IN_FAILED_TRANSACTION = '25P02';
 
 const inFailedTransaction = (err: unknown) => (err as { code?: unknown }).code === IN_FAILED_TRANSACTION;
 
-async function openPglite(dataDir: string | undefined, template: Blob | undefined): Promise<Database> {
+async function openPglite(
+  dataDir: string | undefined,
+  template: Blob | undefined,
+  statementTimeouts: StatementTimeouts,
+): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -123,6 +139,7 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
   return {
     kind: 'pglite',
     db,
+    statementTimeouts,
     async ping() {
       if (closed) throw new DatabaseError('database closed');
       await db.execute(sql`select 1`);
@@ -154,7 +171,12 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
   };
 }
 
-async function openPostgres(url: string, poolOptions: PoolOptions): Promise<Database> {
+async function openPostgres(
+  url: string,
+  sessionUrl: string,
+  poolOptions: PoolOptions,
+  statementTimeouts: StatementTimeouts,
+): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   // A request waits waitMs at most for a free connection, then is answered 503 (storage-errors.ts: the pool is busy).
@@ -174,10 +196,13 @@ async function openPostgres(url: string, poolOptions: PoolOptions): Promise<Data
   }
   const db = drizzle({ client: pool, schema });
   let closed = false;
-  const listener = new PgListener(() => new pg.Client({ connectionString: url }));
+  // LISTEN and session-level advisory locks need a server session of their own: through a transaction-mode pooler
+  // (PgBouncer) a pooled connection changes server session between transactions, so these go to sessionUrl.
+  const listener = new PgListener(() => new pg.Client({ connectionString: sessionUrl }));
   return {
     kind: 'postgres',
     db,
+    statementTimeouts,
     async ping() {
       if (closed) throw new DatabaseError('database closed');
       await db.execute(sql`select 1`);
@@ -207,8 +232,10 @@ async function openPostgres(url: string, poolOptions: PoolOptions): Promise<Data
     },
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async exclusive(fn) {
-      // A session-level advisory lock, held on a connection of its own while `fn` uses the pool.
-      const connection = await pool.connect();
+      // A session-level advisory lock, held on a session of its own while `fn` uses the pool.
+      const connection = new pg.Client({ connectionString: sessionUrl });
+      connection.on('error', () => {});
+      await connection.connect();
       try {
         await connection.query('select pg_advisory_lock($1)', [EXCLUSIVE_LOCK]);
         try {
@@ -217,7 +244,7 @@ async function openPostgres(url: string, poolOptions: PoolOptions): Promise<Data
           await connection.query('select pg_advisory_unlock($1)', [EXCLUSIVE_LOCK]);
         }
       } finally {
-        connection.release();
+        await connection.end().catch(() => {});
       }
     },
     async notify(channel, payload) {

@@ -13,10 +13,24 @@ export type TenantDb = Db & { readonly [tenantScoped]: true };
 /** A tenant id, checked against the caller's memberships before it is trusted. */
 export type TenantId = string & { readonly __brand: 'TenantId' };
 
-export async function withTenant<T>(db: Db, tenantId: TenantId, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
+/**
+ * `fn` in a tenant transaction. `statementTimeoutMs` bounds each of its statements (SET LOCAL statement_timeout: a
+ * slow query cannot hold a pooled connection for long); the caller picks it from its request class.
+ */
+export async function withTenant<T>(
+  db: Db,
+  tenantId: TenantId,
+  fn: (tx: TenantDb) => Promise<T>,
+  statementTimeoutMs?: number,
+): Promise<T> {
   return db.transaction(async (tx) => {
-    // One round trip for both: set_config('role', …, true) is SET LOCAL ROLE.
-    await tx.execute(sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true)`);
+    // One round trip for all: set_config(…, true) is SET LOCAL (role: SET LOCAL ROLE), undone at the transaction's
+    // end, so a transaction-mode pooler hands the server connection on clean.
+    await tx.execute(
+      statementTimeoutMs === undefined
+        ? sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true)`
+        : sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true), set_config('statement_timeout', ${String(statementTimeoutMs)}, true)`,
+    );
     return fn(tx as unknown as TenantDb);
   });
 }

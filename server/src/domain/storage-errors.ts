@@ -4,10 +4,11 @@
 
 /**
  * A disk or database failure: the server cannot read or keep data for now. `busy`: every database connection stayed
- * taken for the whole wait (a crowd of requests), which passes in a moment.
+ * taken for the whole wait (a crowd of requests), which passes in a moment. `slow`: a statement ran past its
+ * request class's timeout (config.ts StatementTimeouts) and was cancelled.
  */
 export interface StorageFailure {
-  kind: 'disk' | 'database' | 'busy';
+  kind: 'disk' | 'database' | 'busy' | 'slow';
   /** The system error code (ENOSPC…) or SQLSTATE (53100…), when known. */
   code: string | undefined;
   /** French, for the answer's detail and the error fields. */
@@ -44,6 +45,7 @@ export const STORAGE_MESSAGES = {
   disk: (reason: string) => `Stockage du serveur indisponible (${reason}) : réessayez plus tard.`,
   database: 'Base de données indisponible : réessayez dans un instant.',
   busy: 'Serveur surchargé : réessayez dans un instant.',
+  slow: 'Requête trop longue, interrompue par le serveur : réessayez dans un instant ou affinez les filtres.',
   databaseBecause: (reason: string) => `Base de données indisponible (${reason}) : réessayez plus tard.`,
   databaseError: 'Erreur de la base de données (le détail est dans le journal du serveur).',
   fileError: (code: string) => `Erreur d’accès aux fichiers du serveur (${code}).`,
@@ -88,15 +90,23 @@ export function isDatabaseError(err: unknown): boolean {
   return false;
 }
 
-/** pg-pool's words when no connection came free within the wait (config.ts `pool.waitMs`). */
-const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+/**
+ * A crowd, not a fault: pg-pool's words when no connection came free within the wait (config.ts `pool.waitMs`), and
+ * PgBouncer's when its own wait ran out or it took no more clients.
+ */
+const BUSY = /^(timeout exceeded when trying to connect|query_wait_timeout|no more connections allowed)/;
+/** SQLSTATE of a statement cancelled by statement_timeout (or by an operator). */
+const QUERY_CANCELED = '57014';
 
 /** The disk or database failure behind `err`, or undefined when it is something else (a refusal, a bug). */
 export function storageFailure(err: unknown): StorageFailure | undefined {
   let viaDriver = false;
   for (const e of chain(err)) {
-    if (e.message === POOL_WAIT_TIMEOUT) return { kind: 'busy', code: undefined, message: STORAGE_MESSAGES.busy };
+    if (typeof e.message === 'string' && BUSY.test(e.message)) {
+      return { kind: 'busy', code: sqlState(e), message: STORAGE_MESSAGES.busy };
+    }
     const state = sqlState(e);
+    if (state === QUERY_CANCELED) return { kind: 'slow', code: state, message: STORAGE_MESSAGES.slow };
     if (state) {
       if (!UNAVAILABLE_SQLSTATE.test(state) && state !== IN_FAILED_TRANSACTION) return undefined;
       const reason = SQL_REASONS[state];

@@ -7,6 +7,8 @@ import {
   assets,
   cves,
   cwes,
+  SEVERITIES,
+  SEVERITY_RANKS,
   severityRank,
   vulnerabilities,
   vulnerabilityCounts,
@@ -130,6 +132,51 @@ const rowColumns = {
   epssScore: cves.epssScore,
 };
 
+/** The column of each ordering but severity, which sorts by SEVERITY_RANK. */
+const ORDER_COLUMNS = {
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  cvss_score: 'cvssScore',
+  cve_id: 'cveId',
+  title: 'title',
+  last_seen: 'lastSeen',
+} as const satisfies Record<Exclude<VulnerabilityOrderField, 'severity'>, keyof typeof vulnerabilities._.columns>;
+
+/**
+ * The ids of one page ordered by `ordering`, read cell by cell: each (severity, is_resolved, kev) cell the filters
+ * allow is walked in its own index (migration 0021) for its first offset + limit entries, and the page is taken from
+ * their union. A page costs at most 20 × (offset + limit) index entries whatever the filters, where one walk of the
+ * tenant's ordering would skip the rows they exclude, all of them when the filter and the order are correlated.
+ */
+function cellPageIds(f: VulnerabilityFilters, ordering: VulnerabilityOrdering, limit: number, offset: number): SQL {
+  const severities = SEVERITIES.filter((s) => !f.severities?.length || f.severities.includes(s));
+  const flags = (v: boolean | undefined) => (v === undefined ? [false, true] : [v]);
+  const cells = severities.flatMap((severity) =>
+    flags(f.isResolved).flatMap((resolved) => flags(f.kev).map((kev) => `('${severity}', ${resolved}, ${kev})`)),
+  );
+  const { field, desc: descending } = ordering;
+  const nullable = field === 'cvss_score' || field === 'cve_id';
+  // Each walk's order is its index's exactly (nullable keys: nulls last both ways, as the indexes are built).
+  const direction = descending ? (nullable ? 'desc nulls last' : 'desc') : nullable ? 'asc nulls last' : 'asc';
+  const idDirection = descending ? (nullable ? 'desc nulls last' : 'desc') : 'asc';
+  // Inside a cell the severity is one: its rank is the cell's, and the walk is the id order.
+  const walkKey = field === 'severity' ? undefined : sql.raw(`v.${field}`);
+  const rank = sql.raw(
+    `(case cell.severity ${SEVERITIES.map((s) => `when '${s}' then ${SEVERITY_RANKS[s]}`).join(' ')} end)`,
+  );
+  const walkOrder = walkKey
+    ? sql`${walkKey} ${sql.raw(direction)}, v.id ${sql.raw(idDirection)}`
+    : sql`v.id ${sql.raw(idDirection)}`;
+  return sql`select p.id from (values ${sql.raw(cells.join(', '))}) as cell(severity, is_resolved, kev)
+    cross join lateral (
+      select v.id, ${walkKey ?? rank} as k from vulnerabilities v
+      where v.tenant_id = app_current_tenant() and v.severity = cell.severity
+        and v.is_resolved = cell.is_resolved and v.kev = cell.kev
+      order by ${walkOrder} limit ${offset + limit}
+    ) p
+    order by p.k ${sql.raw(direction)}, p.id ${sql.raw(idDirection)} limit ${limit} offset ${offset}`;
+}
+
 /** Filters that the counters table can answer (no text, CVE or scan). */
 function countable(f: VulnerabilityFilters): boolean {
   return f.text === undefined && f.cveId === undefined && f.scanId === undefined;
@@ -208,42 +255,45 @@ export class VulnerabilitiesRepository {
     tx: TenantDb,
     opts: { filters: VulnerabilityFilters; ordering: VulnerabilityOrdering; limit: number; offset: number },
   ): Promise<{ count: number; rows: VulnerabilityRow[] }> {
-    const { field, desc: descending } = opts.ordering;
-    const key =
-      field === 'severity'
-        ? SEVERITY_RANK
-        : {
-            created_at: vulnerabilities.createdAt,
-            updated_at: vulnerabilities.updatedAt,
-            cvss_score: vulnerabilities.cvssScore,
-            cve_id: vulnerabilities.cveId,
-            title: vulnerabilities.title,
-            last_seen: vulnerabilities.lastSeen,
-          }[field];
-    // Nullable keys (cvss_score, cve_id) sort their nulls last in both directions, as their indexes do. An asset, a
-    // CVE or a scan names few rows, which their own index finds and a sort orders at once; walking an ordering's
-    // index instead may read most of the tenant before it meets them (a CVE's findings share their score): the key
-    // is then wrapped so that no ordering index matches it.
-    const nullable = field === 'cvss_score' || field === 'cve_id';
-    const f = opts.filters;
+    const prepared = await this.prepare(tx, opts.filters);
+    const total = await this.count(tx, prepared);
+    if (total === 0 || opts.offset >= total) return { count: total, rows: [] };
+    const rows = await this.rowsQuery(tx, prepared, opts.ordering, opts.limit, opts.offset);
+    return { count: total, rows };
+  }
+
+  /**
+   * The page's rows as one statement (the server suite EXPLAINs it for every filter × ordering). Without an asset,
+   * CVE, scan or text filter, the page's ids come from the cells' index walks (cellPageIds); those filters name few
+   * rows, which their own index finds and a sort orders.
+   */
+  rowsQuery(tx: TenantDb, prepared: PreparedFilters, ordering: VulnerabilityOrdering, limit: number, offset: number) {
+    const { field, desc: descending } = ordering;
+    const key = field === 'severity' ? SEVERITY_RANK : vulnerabilities[ORDER_COLUMNS[field]];
+    const f = prepared.filters;
+    // An asset, a CVE or a scan names few rows; walking an ordering's index instead may read most of the tenant
+    // before it meets them (a CVE's findings share their score): the key is wrapped so that no index matches it.
     const narrow = f.assetId !== undefined || f.cveId !== undefined || f.scanId !== undefined;
+    const nullable = field === 'cvss_score' || field === 'cve_id';
     const sortKey = narrow ? sql`coalesce(${key}, ${key})` : key;
     const order = descending
       ? [nullable ? sql`${sortKey} desc nulls last` : sql`${sortKey} desc`, desc(vulnerabilities.id)]
       : [nullable ? sql`${sortKey} asc nulls last` : sql`${sortKey} asc`, asc(vulnerabilities.id)];
-    const prepared = await this.prepare(tx, opts.filters);
-    const total = await this.count(tx, prepared);
-    if (total === 0 || opts.offset >= total) return { count: total, rows: [] };
-    const rows = await tx
+    const query = tx
       .select(rowColumns)
       .from(vulnerabilities)
       .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))
-      .where(and(...this.conditions(prepared)))
-      .orderBy(...order)
-      .limit(opts.limit)
-      .offset(opts.offset);
-    return { count: total, rows };
+      .$dynamic();
+    if (narrow || f.text) {
+      return query
+        .where(and(...this.conditions(prepared)))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset);
+    }
+    const ids = cellPageIds(f, ordering, limit, offset);
+    return query.where(and(inCurrentTenant, sql`${vulnerabilities.id} in (${ids})`)).orderBy(...order);
   }
 
   /**

@@ -469,7 +469,7 @@ export async function processScanReport(database: Database, opts: ProcessOptions
     await progress(50);
 
     const notifier = notifierOf(database);
-    const run: TenantRun = (fn) => withTenant(database.db, tenantId, fn);
+    const run: TenantRun = (fn) => withTenant(database.db, tenantId, fn, database.statementTimeouts.import);
     // A cancel that lands while the findings are written is seen by the next batch, which stops the import.
     const stillRunning = async (tx: TenantDb) => {
       const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, scanId));

@@ -26,7 +26,9 @@ import { bigId, tenantRef, timestamps, titled, userRef } from './columns.ts';
  * scanner's own stable key (an OpenVAS NVT OID, an Nmap port), so a re-imported report updates instead of
  * duplicating.
  */
-/** A severity as a number to sort by (critical 5 … info 1): the ordering `severity` and its index. */
+/** A severity as a number to sort by (critical 5 … info 1): the ordering `severity`. */
+export const SEVERITY_RANKS: Readonly<Record<Severity, number>> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
+
 export const severityRank = (severity: AnyPgColumn) =>
   sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
 
@@ -78,17 +80,50 @@ export const vulnerabilities = pgTable(
     index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
     index('vulnerabilities_tenant_scan_idx').on(t.tenantId, t.scanId),
     // Every documented ordering (docs/api-vulnerabilities.md) is an index walk in both directions, the id breaking
-    // ties: a page of 25 reads about 25 rows instead of sorting the tenant's findings (issue 17, docs/SCALING.md).
-    // Nullable keys sort their nulls last both ways, hence one index per direction for them.
-    index('vulnerabilities_tenant_updated_idx').on(t.tenantId, t.updatedAt, t.id),
-    index('vulnerabilities_tenant_last_seen_idx').on(t.tenantId, t.lastSeen, t.id),
-    index('vulnerabilities_tenant_title_idx').on(t.tenantId, t.title, t.id),
-    index('vulnerabilities_tenant_severity_rank_idx').on(t.tenantId, severityRank(t.severity), t.id),
-    index('vulnerabilities_tenant_cvss_idx').on(t.tenantId, t.cvssScore.asc().nullsLast(), t.id),
-    index('vulnerabilities_tenant_cvss_desc_idx').on(t.tenantId, t.cvssScore.desc().nullsLast(), t.id.desc()),
-    // Also the cve= filter's index.
+    // ties, inside each cell of (severity, is_resolved, kev): a page reads about cells × (offset + 25) index entries
+    // whatever the filters on those columns, where a walk of the whole tenant would skip the rows they exclude (a
+    // critical finding's score is high: ordered by score, critical+high ones come last). The repository merges the
+    // cells' walks (issue 19, docs/SCALING.md). Nullable keys sort their nulls last both ways: one index per
+    // direction for them. The severity ordering is the id order inside a cell.
+    index('vulnerabilities_cell_id_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.id),
+    index('vulnerabilities_cell_created_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.createdAt, t.id),
+    index('vulnerabilities_cell_updated_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.updatedAt, t.id),
+    index('vulnerabilities_cell_last_seen_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.lastSeen, t.id),
+    index('vulnerabilities_cell_title_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.title, t.id),
+    index('vulnerabilities_cell_cvss_idx').on(
+      t.tenantId,
+      t.severity,
+      t.isResolved,
+      t.kev,
+      t.cvssScore.asc().nullsLast(),
+      t.id,
+    ),
+    index('vulnerabilities_cell_cvss_desc_idx').on(
+      t.tenantId,
+      t.severity,
+      t.isResolved,
+      t.kev,
+      t.cvssScore.desc().nullsLast(),
+      t.id.desc().nullsLast(),
+    ),
+    index('vulnerabilities_cell_cve_idx').on(
+      t.tenantId,
+      t.severity,
+      t.isResolved,
+      t.kev,
+      t.cveId.asc().nullsLast(),
+      t.id,
+    ),
+    index('vulnerabilities_cell_cve_desc_idx').on(
+      t.tenantId,
+      t.severity,
+      t.isResolved,
+      t.kev,
+      t.cveId.desc().nullsLast(),
+      t.id.desc().nullsLast(),
+    ),
+    // The cve= filter's index.
     index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId.asc().nullsLast(), t.id),
-    index('vulnerabilities_tenant_cve_desc_idx').on(t.tenantId, t.cveId.desc().nullsLast(), t.id.desc()),
     // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.
     index('vulnerabilities_tenant_text_idx').on(t.tenantId, t.textHash, t.isResolved, t.severity, t.kev),
   ],

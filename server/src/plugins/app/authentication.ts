@@ -29,7 +29,14 @@ export interface AuthContext {
   versions: { tenant: number | undefined; platform: number };
 }
 
+/** Which statement timeout a route's tenant transactions get (config.ts StatementTimeouts). */
+export type StatementClass = 'read' | 'write' | 'export';
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Default: read for GET and HEAD, write otherwise; streamed exports say 'export'. */
+    statementClass?: StatementClass;
+  }
   interface FastifyInstance {
     tokens: TokenService;
     /** preHandler: 401 unless a valid access token is presented; sets request.auth. */
@@ -37,7 +44,10 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
-    /** Runs fn in a transaction confined to the current tenant by row-level security. */
+    /**
+     * Runs fn in a transaction confined to the current tenant by row-level security, its statements bounded by the
+     * route's statement class.
+     */
     tenantDb<T>(fn: (tx: TenantDb) => Promise<T>): Promise<T>;
   }
 }
@@ -55,6 +65,13 @@ function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function statementClassOf(request: FastifyRequest): StatementClass {
+  return (
+    request.routeOptions.config.statementClass ??
+    (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write')
+  );
 }
 
 /** A cookie-authenticated write must echo the csrftoken cookie in X-CSRFToken (double submit). */
@@ -77,7 +94,8 @@ export default fp<{ tokens: TokenService }>(
     app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
       const tenant = this.auth?.tenant;
       if (!tenant) return Promise.reject(new ApiError(403, 'no_tenant', FORBIDDEN_MESSAGE));
-      return withTenant(app.database.db, tenant.id, fn);
+      const timeouts = app.database.statementTimeouts;
+      return withTenant(app.database.db, tenant.id, fn, timeouts[statementClassOf(this)]);
     });
 
     app.decorate('authenticate', async (request: FastifyRequest) => {

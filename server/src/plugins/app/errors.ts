@@ -4,8 +4,8 @@ import { ApiError } from '../../domain/errors.ts';
 import { storageFailure } from '../../domain/storage-errors.ts';
 import { fieldMessages } from '../../schemas/validation-messages.ts';
 
-/** Seconds a client waits before asking again when every database connection was taken. */
-const BUSY_RETRY_AFTER_S = 2;
+/** Seconds a client waits before asking again when every database connection was taken, or a statement ran long. */
+const RETRY_AFTER_S = { busy: 2, slow: 5 } as const;
 
 /**
  * One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. The server's own disk or
@@ -29,13 +29,13 @@ export default fp(
         return reply.code(400).send({ detail, code: 'invalid', fields });
       }
       const failure = storageFailure(error);
-      if (failure?.kind === 'busy') {
+      if (failure?.kind === 'busy' || failure?.kind === 'slow') {
         // Load shed, not a fault: no stack per request, and the client is asked back shortly.
-        request.log.warn('database pool busy: answered 503');
+        request.log.warn(failure.kind === 'busy' ? 'database busy: answered 503' : 'statement timeout: answered 503');
         return reply
           .code(503)
-          .header('Retry-After', String(BUSY_RETRY_AFTER_S))
-          .send({ detail: failure.message, code: 'server_busy' });
+          .header('Retry-After', String(RETRY_AFTER_S[failure.kind]))
+          .send({ detail: failure.message, code: failure.kind === 'busy' ? 'server_busy' : 'query_timeout' });
       }
       if (failure) {
         request.log.error({ err: error }, `${failure.kind} unavailable`);

@@ -105,6 +105,7 @@ const auditResultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/audit/export/:format/',
     {
       ...guard,
+      config: { statementClass: 'export' },
       schema: {
         tags,
         params: Type.Object({ format: Type.String({ description: 'csv ou json' }) }),

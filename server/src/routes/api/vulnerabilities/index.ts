@@ -41,6 +41,7 @@ import { pageWindow } from '../../../schemas/query.ts';
 const LIST_PATH = '/api/vulnerabilities/vulnerabilities/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
 const EXPORT_BATCH = 2000;
+const EXPORT = { statementClass: 'export' } as const;
 
 /** Findings of the current tenant, their summary and their export (docs/api-vulnerabilities.md). */
 const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -147,7 +148,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Export: every filtered row, streamed in keyset batches so memory stays flat whatever the size.
   app.get(
     '/api/vulnerabilities/export/',
-    read({ querystring: ExportQuery, response: replies.signedIn({ 200: ExportReply }, 400) }),
+    { ...read({ querystring: ExportQuery, response: replies.signedIn({ 200: ExportReply }, 400) }), config: EXPORT },
     async (request, reply) => {
       const { format, filters, given } = readExportQuery(request.query);
       await app.audit.record(request, {

@@ -37,7 +37,11 @@ const adminLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const Export = Type.String({ description: 'CSV (text/csv) ou JSON, en pièce jointe vigie-logs-AAAA-MM-JJ' });
   app.get(
     '/api/admin/logs/export/',
-    { ...guard, schema: { tags, querystring: LogsExportQuery, response: replies.signedIn({ 200: Export }, 400) } },
+    {
+      ...guard,
+      config: { statementClass: 'export' },
+      schema: { tags, querystring: LogsExportQuery, response: replies.signedIn({ 200: Export }, 400) },
+    },
     async (request, reply) => {
       const { format, filters, asked } = parseLogExport(request.query);
 
