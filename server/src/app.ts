@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_HEAVY_PER_TENANT } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { ProcessRole } from './db/schema.ts';
 import type { TokenService } from './lib/tokens.ts';
@@ -7,6 +8,7 @@ import audit from './plugins/app/audit.ts';
 import rateLimits from './plugins/app/rate-limits.ts';
 import idempotency from './plugins/app/idempotency.ts';
 import answerCache from './plugins/app/answer-cache.ts';
+import tenantBudget, { ConcurrencyBudget } from './plugins/app/tenant-budget.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
@@ -62,6 +64,10 @@ export interface AppOptions {
   runJobs?: boolean;
   /** This process's role in the registry of processes (default: 'all' with job workers, 'web' without). */
   role?: ProcessRole;
+  /** Heavy requests (exports, uploads) one tenant may run at once (default DEFAULT_HEAVY_PER_TENANT). */
+  heavyPerTenant?: number;
+  /** The budget itself, when the caller wants a handle on it (tests); else one of heavyPerTenant. */
+  heavyBudget?: ConcurrencyBudget;
 }
 
 declare module 'fastify' {
@@ -91,6 +97,9 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(serverLogsPlugin);
   await fastify.register(idempotency);
   await fastify.register(answerCache);
+  await fastify.register(tenantBudget, {
+    budget: opts.heavyBudget ?? new ConcurrencyBudget(opts.heavyPerTenant ?? DEFAULT_HEAVY_PER_TENANT),
+  });
   await fastify.register(jobs, {
     tasks: opts.tasks ?? TASKS,
     runJobs: opts.runJobs ?? true,

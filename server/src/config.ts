@@ -17,6 +17,8 @@ export interface Config {
    * migrations) when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; DATABASE_URL otherwise.
    */
   databaseSessionUrl: string | undefined;
+  /** Heavy requests (streamed exports, report uploads) one tenant may run at once in this process. */
+  heavyPerTenant: number;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
   /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
@@ -38,6 +40,9 @@ export interface PoolOptions {
   max: number;
   waitMs: number;
 }
+
+/** Heavy requests one tenant may run at once per process (plugins/app/tenant-budget.ts). */
+export const DEFAULT_HEAVY_PER_TENANT = 2;
 
 export const DEFAULT_POOL: PoolOptions = { max: 10, waitMs: 3000 };
 
@@ -119,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       import: timeout('import', 'VIGIE_DB_IMPORT_TIMEOUT_MS'),
     },
     databaseSessionUrl,
+    heavyPerTenant: parsePositive('VIGIE_TENANT_HEAVY_MAX', env.VIGIE_TENANT_HEAVY_MAX, DEFAULT_HEAVY_PER_TENANT),
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
     jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),

@@ -114,6 +114,7 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
         filesDir: config.dataDir,
         runJobs: role !== 'web',
         role,
+        heavyPerTenant: config.heavyPerTenant,
       },
       {
         loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),

@@ -99,6 +99,43 @@ describe(`GET /api/admin/status/ (${backend})`, () => {
   });
 });
 
+describe(`GET /api/admin/status/connections/ (${backend})`, () => {
+  const LIST = 'GET /api/vulnerabilities/vulnerabilities/';
+
+  it('tells how long each route held a database connection, for superusers only', async () => {
+    const before = await api.call('admin', 'GET', '/api/admin/status/connections/');
+    expect(before.statusCode).toBe(200);
+    const seen = (body: { routes: { route: string; count: number }[] }) =>
+      body.routes.find((r) => r.route === LIST)?.count ?? 0;
+    const counted = seen(before.json());
+    // Later pages are computed, each in its own tenant transaction.
+    for (const page of [2, 3]) {
+      expect(
+        (await api.call('analyste', 'GET', `/api/vulnerabilities/vulnerabilities/?page=${page}&page_size=2`))
+          .statusCode,
+      ).toBe(200);
+    }
+    const res = await api.call('admin', 'GET', '/api/admin/status/connections/');
+    const body = res.json<{ since: string; routes: Record<string, unknown>[] }>();
+    expect(body.since).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(seen(body as never)).toBe(counted + 2);
+    const list = body.routes.find((r) => r.route === LIST)!;
+    expect(list).toEqual({
+      route: LIST,
+      count: counted + 2,
+      p50_ms: expect.any(Number),
+      p99_ms: expect.any(Number),
+      max_ms: expect.any(Number),
+      total_ms: expect.any(Number),
+    });
+    expect(list.max_ms as number).toBeGreaterThan(0);
+    expect(list.p50_ms as number).toBeLessThanOrEqual(list.max_ms as number);
+    for (const who of ['manager', 'analyste', 'lecteur']) {
+      expect((await api.call(who, 'GET', '/api/admin/status/connections/')).statusCode, who).toBe(403);
+    }
+  });
+});
+
 describe('GET /api/system/health/', () => {
   it('is public and answers like /api/health/', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/system/health/' });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
-import type { PoolOptions, StatementTimeouts } from '../../server/src/config.ts';
+import { DEFAULT_HEAVY_PER_TENANT, type PoolOptions, type StatementTimeouts } from '../../server/src/config.ts';
+import { ConcurrencyBudget } from '../../server/src/plugins/app/tenant-budget.ts';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
 import { securityPolicies } from '../../server/src/db/schema.ts';
@@ -97,6 +98,8 @@ export interface TestApp {
   filesDir: string;
   /** The app's job queue (app.jobs stays inside the encapsulated app plugin). */
   jobs: JobQueue;
+  /** Heavy requests in progress per tenant (plugins/app/tenant-budget.ts). */
+  heavyBudget: ConcurrencyBudget;
   close: () => Promise<void>;
 }
 
@@ -115,6 +118,8 @@ export async function createTestApp(
     pool?: PoolOptions;
     /** PostgreSQL only: statement timeouts per request class. */
     statementTimeouts?: StatementTimeouts;
+    /** Heavy requests one tenant may run at once. */
+    heavyPerTenant?: number;
   } = {},
 ): Promise<TestApp> {
   const { database, drop } = await freshDatabase({ pool: opts.pool, statementTimeouts: opts.statementTimeouts });
@@ -125,6 +130,7 @@ export async function createTestApp(
     writeFileSync(path.join(staticDir, 'assets', 'app-abc123.js'), 'console.log(1)');
     writeFileSync(path.join(staticDir, 'sw.js'), 'self.x=1');
   }
+  const heavyBudget = new ConcurrencyBudget(opts.heavyPerTenant ?? DEFAULT_HEAVY_PER_TENANT);
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
   const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
@@ -137,6 +143,7 @@ export async function createTestApp(
       filesDir,
       ...(opts.tasks ? { tasks: opts.tasks } : {}),
       ...(opts.runJobs !== undefined ? { runJobs: opts.runJobs } : {}),
+      heavyBudget,
     },
     opts.serverOptions,
   );
@@ -147,6 +154,7 @@ export async function createTestApp(
     staticDir,
     filesDir,
     jobs: jobQueueOf(database)!,
+    heavyBudget,
     async close() {
       await app.close();
       await drop().catch(() => {});

@@ -1,4 +1,5 @@
 import { Nullable, Type, type TSchema } from '../schemas/common.ts';
+import type { ConnectionHolds } from '../services/connection-holds.ts';
 
 // The status is assembled by services/admin-status.ts (systemStatus); this is its wire shape.
 
@@ -31,3 +32,29 @@ export const SystemStatusSchema = Type.Object(
   },
   { title: 'SystemStatus' },
 );
+
+const ms = Type.Number({ minimum: 0 });
+
+/** GET /api/admin/status/connections/: this process's connection holds per route, the longest total first. */
+export const ConnectionHoldsSchema = Type.Object(
+  {
+    since: Type.String({ format: 'date-time' }),
+    routes: Type.Array(Type.Object({ route: Type.String(), count, p50_ms: ms, p99_ms: ms, max_ms: ms, total_ms: ms })),
+  },
+  { title: 'ConnectionHolds' },
+);
+
+export function presentConnectionHolds(holds: ConnectionHolds) {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    since: holds.since.toISOString(),
+    routes: holds.figures().map((r) => ({
+      route: r.route,
+      count: r.count,
+      p50_ms: round(r.p50Ms),
+      p99_ms: round(r.p99Ms),
+      max_ms: round(r.maxMs),
+      total_ms: round(r.totalMs),
+    })),
+  };
+}

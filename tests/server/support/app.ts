@@ -14,6 +14,7 @@ const LIVE_FIELDS: Record<Exclude<keyof TestApp, 'close'>, true> = {
   staticDir: true,
   filesDir: true,
   jobs: true,
+  heavyBudget: true,
 };
 
 /**

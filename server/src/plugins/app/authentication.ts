@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { TokenError, type AccessClaims, type TokenService } from '../../lib/tokens.ts';
 import { UsersRepository, type MembershipView, type UserRow } from '../../repositories/users.ts';
+import { ConnectionHolds } from '../../services/connection-holds.ts';
 import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.ts';
 import type { Actor } from '../../policies/index.ts';
 import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
@@ -39,6 +40,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     tokens: TokenService;
+    /** How long each route held a connection in its tenant transactions (services/connection-holds.ts). */
+    connectionHolds: ConnectionHolds;
     /** preHandler: 401 unless a valid access token is presented; sets request.auth. */
     authenticate: (request: FastifyRequest) => Promise<void>;
   }
@@ -90,12 +93,28 @@ export default fp<{ tokens: TokenService }>(
     const users = new UsersRepository(app.database.db);
     const requireTwoFactorReady = twoFactorGate(app.database.db);
     app.decorate('tokens', tokens);
+    const holds = new ConnectionHolds();
+    app.decorate('connectionHolds', holds);
     app.decorateRequest('auth', null);
     app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
       const tenant = this.auth?.tenant;
       if (!tenant) return Promise.reject(new ApiError(403, 'no_tenant', FORBIDDEN_MESSAGE));
       const timeouts = app.database.statementTimeouts;
-      return withTenant(app.database.db, tenant.id, fn, timeouts[statementClassOf(this)]);
+      const route = `${this.method} ${this.routeOptions.url ?? '?'}`;
+      return withTenant(
+        app.database.db,
+        tenant.id,
+        async (tx) => {
+          // Held from here (BEGIN and the tenant's settings sent) to the COMMIT: what the crowd bench reads per route.
+          const t0 = performance.now();
+          try {
+            return await fn(tx);
+          } finally {
+            holds.record(route, performance.now() - t0);
+          }
+        },
+        timeouts[statementClassOf(this)],
+      );
     });
 
     app.decorate('authenticate', async (request: FastifyRequest) => {

@@ -105,7 +105,7 @@ const auditResultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/audit/export/:format/',
     {
       ...guard,
-      config: { statementClass: 'export' },
+      config: { statementClass: 'export', heavy: true },
       schema: {
         tags,
         params: Type.Object({ format: Type.String({ description: 'csv ou json' }) }),

@@ -41,7 +41,7 @@ import { pageWindow } from '../../../schemas/query.ts';
 const LIST_PATH = '/api/vulnerabilities/vulnerabilities/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
 const EXPORT_BATCH = 2000;
-const EXPORT = { statementClass: 'export' } as const;
+const EXPORT = { statementClass: 'export', heavy: true } as const;
 
 /** Findings of the current tenant, their summary and their export (docs/api-vulnerabilities.md). */
 const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -89,12 +89,15 @@ const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     `${LIST_PATH}import/`,
-    write({
-      description:
-        'multipart/form-data : file (le rapport Trivy JSON, Nmap XML ou OpenVAS XML), name, format ' +
-        '(auto, trivy, nmap, openvas), asset_id, start (true par défaut : le traitement démarre aussitôt).',
-      response: replies.signedIn({ 201: ScanSchema }, 400, 409, 413, 415),
-    }),
+    {
+      config: { heavy: true },
+      ...write({
+        description:
+          'multipart/form-data : file (le rapport Trivy JSON, Nmap XML ou OpenVAS XML), name, format ' +
+          '(auto, trivy, nmap, openvas), asset_id, start (true par défaut : le traitement démarre aussitôt).',
+        response: replies.signedIn({ 201: ScanSchema }, 400, 409, 413, 415),
+      }),
+    },
     async (request, reply) => {
       if (!request.isMultipart()) throw invalid('file', MESSAGES.multipartRequired);
       const scan = await scans.withUpload(request.parts(), request.log, async (upload) => {

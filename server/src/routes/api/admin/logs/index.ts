@@ -39,7 +39,7 @@ const adminLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/logs/export/',
     {
       ...guard,
-      config: { statementClass: 'export' },
+      config: { statementClass: 'export', heavy: true },
       schema: { tags, querystring: LogsExportQuery, response: replies.signedIn({ 200: Export }, 400) },
     },
     async (request, reply) => {
