@@ -13,8 +13,8 @@ export interface Config {
   /** PostgreSQL only: how long one statement may run, per request class (reads, writes, exports, imports). */
   statementTimeouts: StatementTimeouts;
   /**
-   * PostgreSQL only: a direct connection string for what needs a session of its own (LISTEN, advisory locks,
-   * migrations) when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; DATABASE_URL otherwise.
+   * PostgreSQL only: a direct connection string for what needs a session of its own (LISTEN, the start-up advisory
+   * lock) when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; DATABASE_URL otherwise.
    */
   databaseSessionUrl: string | undefined;
   /** Heavy requests (streamed exports, report uploads) one tenant may run at once in this process. */

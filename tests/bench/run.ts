@@ -12,6 +12,7 @@ import { benchCveImport } from './cve-import.ts';
 import { benchVulnerabilities } from './vulnerabilities.ts';
 import { benchPgliteLoad, printLoad } from './pglite-load.ts';
 import { benchSummaryLoad, printCannon } from './summary-load.ts';
+import { benchCrowdLoad } from './crowd-load.ts';
 import { benchWireBytes } from './wire-bytes.ts';
 import { benchLighthouse } from './lighthouse.ts';
 
@@ -101,5 +102,6 @@ await benchCveImport();
 await benchVulnerabilities();
 printLoad(await benchPgliteLoad());
 printCannon(await benchSummaryLoad());
+await benchCrowdLoad();
 await benchWireBytes();
 await benchLighthouse();

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 
 export interface BenchServer {
   url: string;
+  pid: number;
   /** SIGINT (a clean close), resolved once the process exited. */
   stop: () => Promise<void>;
 }
@@ -40,6 +41,7 @@ export async function serveVigie(env: Record<string, string>, timeoutMs = 120_00
   });
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       await exited;

@@ -13,11 +13,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { runTsx, serveVigie, type BenchServer } from './server.ts';
 
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB = 'vigie_bench_summary';
+export const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DB = 'vigie_bench_summary';
 const COUNT = Number(process.env.BENCH_SUMMARY_COUNT ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SUMMARY_SECONDS ?? 10);
-const PASSWORD = 'bench-password-0123';
+export const PASSWORD = 'bench-password-0123';
 
 export interface CannonFigures {
   what: string;
@@ -27,7 +27,7 @@ export interface CannonFigures {
   errors: number;
 }
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client(ADMIN_URL);
   await client.connect();
   try {
@@ -38,7 +38,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 }
 
 /** The bench database with COUNT findings in Acme, made when missing (or asked anew). */
-async function prepare(url: string, env: Record<string, string>): Promise<void> {
+export async function prepare(url: string, env: Record<string, string>): Promise<void> {
   const exists = await admin(
     async (c) => (await c.query('select 1 from pg_database where datname = $1', [DB])).rowCount,
   );
