@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_POOL, loadConfig } from '../../server/src/config.ts';
 import { STORAGE_MESSAGES, storageFailure } from '../../server/src/domain/storage-errors.ts';
@@ -45,6 +47,69 @@ describe.skipIf(!onPostgres)('a busy connection pool (PostgreSQL)', () => {
     await Promise.all(holders);
     const served = await summary();
     expect(served.statusCode, served.body).toBe(200);
+  });
+});
+
+describe.skipIf(!onPostgres)('reads abandoned by their clients (PostgreSQL)', () => {
+  let t: TestApp;
+  let access: string;
+  let adminAccess: string;
+  beforeAll(async () => {
+    t = await createTestApp({ runJobs: false, pool: { max: 2, waitMs: 10_000 } });
+    ({ access } = await signIn(t.app, 'analyste'));
+    ({ access: adminAccess } = await signIn(t.app, 'admin'));
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  const LIST = 'GET /api/vulnerabilities/vulnerabilities/';
+  const listHolds = async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/status/connections/',
+      headers: { authorization: `Bearer ${adminAccess}` },
+    });
+    return res.json<{ routes: { route: string; count: number }[] }>().routes.find((r) => r.route === LIST)?.count ?? 0;
+  };
+
+  it('skips the database work of reads whose clients left while they waited for a connection', async () => {
+    const before = await listHolds();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holders = [0, 1].map(() =>
+      t.database.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await released;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Five clients ask for a computed page, then go away while every connection is taken.
+    const { port } = t.app.server.address() as AddressInfo;
+    const sockets = [0, 1, 2, 3, 4].map((i) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `GET /api/vulnerabilities/vulnerabilities/?page=${2 + i}&page_size=5 HTTP/1.1\r\nHost: x\r\n` +
+          `Authorization: Bearer ${access}\r\n\r\n`,
+      );
+      return socket;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await Promise.all(holders);
+    // Give the left-behind requests time to run, had they run.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await listHolds()).toBe(before);
+    // A client that stays is served, and counted.
+    const served = await t.app.inject({
+      method: 'GET',
+      url: '/api/vulnerabilities/vulnerabilities/?page=2&page_size=5',
+      headers: { authorization: `Bearer ${access}` },
+    });
+    expect(served.statusCode).toBe(200);
+    expect(await listHolds()).toBe(before + 1);
   });
 });
 

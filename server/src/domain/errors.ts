@@ -14,6 +14,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A read abandoned by its client (connection closed) before the server worked on it: stopped, and answered nothing
+ * anyone reads (499, as proxies log it).
+ */
+export class ClientGone extends ApiError {
+  constructor() {
+    super(499, 'client_gone', 'Le client a fermé la connexion.');
+  }
+}
+
 /** Collects French field errors; `throwIfAny` answers 400 {detail, code:'invalid', fields}. */
 export class FieldErrors {
   // No prototype: a field named `__proto__` or `constructor` (a client's unknown key) is a field like any other.

@@ -8,7 +8,7 @@ import { ConnectionHolds } from '../../services/connection-holds.ts';
 import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.ts';
 import type { Actor } from '../../policies/index.ts';
 import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
@@ -77,6 +77,15 @@ export function statementClassOf(request: FastifyRequest): StatementClass {
   );
 }
 
+/**
+ * A read whose client closed its connection before the answer: nobody will see it, so it stops before any database
+ * work. After a burst, the requests the crowd left behind then cost almost nothing and full service comes back at
+ * once. Writes go on: their client may retry, but what it sent is kept.
+ */
+function abandoned(request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && request.raw.socket?.destroyed === true;
+}
+
 /** A cookie-authenticated write must echo the csrftoken cookie in X-CSRFToken (double submit). */
 export function assertCsrf(request: FastifyRequest): void {
   if (!UNSAFE.has(request.method)) return;
@@ -99,12 +108,15 @@ export default fp<{ tokens: TokenService }>(
     app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
       const tenant = this.auth?.tenant;
       if (!tenant) return Promise.reject(new ApiError(403, 'no_tenant', FORBIDDEN_MESSAGE));
+      if (abandoned(this)) return Promise.reject(new ClientGone());
       const timeouts = app.database.statementTimeouts;
       const route = `${this.method} ${this.routeOptions.url ?? '?'}`;
       return withTenant(
         app.database.db,
         tenant.id,
         async (tx) => {
+          // A read waits its turn for a connection; its client may have left meanwhile (a burst's end).
+          if (abandoned(this)) throw new ClientGone();
           // Held from here (BEGIN and the tenant's settings sent) to the COMMIT: what the crowd bench reads per route.
           const t0 = performance.now();
           try {
@@ -125,6 +137,7 @@ export default fp<{ tokens: TokenService }>(
       const via = headerToken ? 'header' : 'cookie';
       if (via === 'cookie') assertCsrf(request);
 
+      if (abandoned(request)) throw new ClientGone();
       let claims: AccessClaims;
       try {
         claims = await tokens.verifyAccess(token);
