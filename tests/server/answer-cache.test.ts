@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { cves, taskRuns, tenantWrites, type TaskMeta } from '../../server/src/db/schema.ts';
+import { cves, taskRuns, tenantWrites, users, type TaskMeta } from '../../server/src/db/schema.ts';
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
 import { dataVersionRepo } from '../../server/src/repositories/data-versions.ts';
 import { AnswerCache } from '../../server/src/services/answer-cache.ts';
@@ -133,6 +133,34 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     const horizon = await read(LIST, 'manager', HORIZON);
     const acmeIds = new Set(rescored.results.map((v: { id: number }) => v.id));
     expect(horizon.results.some((v: { id: number }) => acmeIds.has(v.id))).toBe(false);
+  });
+
+  it('keeps the projects list per reader until a write, its people’s names included', async () => {
+    const id = await addProject(t.database.db, acme, 'Projet suivi', {
+      owner: 'manager',
+      team: { manager: 'ADMIN', analyste: 'MEMBER' },
+    });
+    type Listed = {
+      id: number;
+      owner: { id: number; name: string } | null;
+      team_members: { id: number; last_active: string }[];
+    };
+    const mine = async (user: string): Promise<Listed> => {
+      const { results } = (await read('/api/projects/?page_size=100', user)) as { results: Listed[] };
+      return results.find((p) => p.id === id)!;
+    };
+    const first = await mine('admin');
+    expect(await mine('admin')).toEqual(first);
+    // Each reader has their own answer (what one may read depends on who they are).
+    expect((await mine('analyste')).id).toBe(id);
+
+    // The owner renamed on their account (a platform row): the list says so at once.
+    await t.database.db
+      .update(users)
+      .set({ firstName: 'Morgane', lastName: 'Le Guen' })
+      .where(eq(users.username, 'manager'));
+    expect((await mine('admin')).owner?.name).toBe('Morgane Le Guen');
+    expect((await mine('analyste')).owner?.name).toBe('Morgane Le Guen');
   });
 
   it('checks the version of a tenant the user is not a member of (a superuser elsewhere)', async () => {

@@ -24,15 +24,17 @@ const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 export class NotificationInbox {
   private readonly repo = new NotificationsRepository();
 
+  /** `statementTimeoutMs` bounds each statement of its tenant transactions (reads and marks alike). */
   constructor(
     private readonly db: Db,
     private readonly notifier: Notifier,
+    private readonly statementTimeoutMs?: number,
   ) {}
 
   /** Runs fn in each tenant's own transaction, one after the other. */
   private async eachTenant<T>(scope: readonly ScopeTenant[], fn: (tx: TenantDb) => Promise<T>): Promise<T[]> {
     const out: T[] = [];
-    for (const tenant of scope) out.push(await withTenant(this.db, tenant.tenantId, fn));
+    for (const tenant of scope) out.push(await withTenant(this.db, tenant.tenantId, fn, this.statementTimeoutMs));
     return out;
   }
 

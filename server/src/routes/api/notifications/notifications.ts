@@ -27,7 +27,7 @@ const NotificationList = Type.Object({
 /** The caller's notifications: list, unread count, marks, and the managers' messages (docs/api-notifications.md). */
 const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const notifier = notifierOf(app.database, app.log.child({ module: 'notifications' }));
-  const inbox = new NotificationInbox(app.database.db, notifier);
+  const inbox = new NotificationInbox(app.database.db, notifier, app.database.statementTimeouts.write);
   const anyone = { preValidation: [app.authenticate] };
   const sender = app.guard((auth) => canSendNotifications(auth.actor), {
     refusal: 'envoi de notifications réservé aux responsables',

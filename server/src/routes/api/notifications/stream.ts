@@ -10,7 +10,10 @@ import { memberTenants } from './scope.ts';
 /** GET /api/notifications/stream/: the signed-in user's server-sent events (services/notification-stream.ts). */
 const streamRoutes: FastifyPluginAsync = async (app) => {
   const notifier = notifierOf(app.database);
-  const streams = new NotificationStreams(new NotificationInbox(app.database.db, notifier), notifier.bus);
+  const streams = new NotificationStreams(
+    new NotificationInbox(app.database.db, notifier, app.database.statementTimeouts.write),
+    notifier.bus,
+  );
   app.addHook('preClose', async () => streams.endAll());
 
   const schema = {

@@ -76,16 +76,22 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { paging, filters, ordering } = readListQuery(request.query);
       const window = pageWindow(paging);
-      const answer = async (tx: TenantDb) => {
-        const { count, rows } = await repo.page(tx, { filters, ordering, ...window });
-        const results = rows.map(presentVulnerability);
-        return pagedResponse(LIST_PATH, request.query, ListVulnerabilitiesQuery, paging, count, results);
-      };
+      const read = (tx: TenantDb) => repo.page(tx, { filters, ordering, ...window });
+      // Shaped once the transaction ended: the connection is held only while the database works.
+      const present = ({ count, rows }: { count: number; rows: VulnerabilityRow[] }) =>
+        pagedResponse(
+          LIST_PATH,
+          request.query,
+          ListVulnerabilitiesQuery,
+          paging,
+          count,
+          rows.map(presentVulnerability),
+        );
       // The first page is what every screen opens on (wall screens, the list, a filter's first look): it is kept
       // under the data version; the rows include the CVEs' EPSS scores, platform rows.
-      if (window.offset > 0) return request.tenantDb(answer);
+      if (window.offset > 0) return present(await request.tenantDb(read));
       const key = `vulnerability-list|${currentTenant(request)}|${JSON.stringify(request.query)}`;
-      return reply.cachedAnswer(key, true, answer, 'first-pages');
+      return reply.cachedAnswer(key, true, read, 'first-pages', present);
     },
   );
 
