@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startPgBouncer } from '../support/pgbouncer.ts';
-import { serveVigie, type BenchServer } from './server.ts';
+import { serveVigie, signIn, type BenchServer } from './server.ts';
 import { ADMIN_URL, DB, PASSWORD, admin, prepare } from './summary-load.ts';
 
 const LEVELS = (process.env.BENCH_CROWD_LEVELS ?? '8,50,200,1000').split(',').map(Number);
@@ -51,15 +51,7 @@ export interface CrowdFigures {
   recoveryMs?: number;
 }
 
-async function token(base: string, username: string): Promise<string> {
-  const res = await fetch(`${base}/api/token/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password: PASSWORD }),
-  });
-  if (!res.ok) throw new Error(`sign-in of ${username}: ${res.status}`);
-  return ((await res.json()) as { access: string }).access;
-}
+const token = (base: string, username: string) => signIn(base, username, PASSWORD);
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runTsx, serveVigie, type BenchServer } from './server.ts';
+import { runTsx, serveVigie, signIn, type BenchServer } from './server.ts';
 
 const COUNT = Number(process.env.BENCH_LOAD_COUNT ?? 100_000);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
@@ -35,16 +35,6 @@ export interface LoadFigures {
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]!;
-}
-
-async function signIn(url: string, username: string): Promise<string> {
-  const res = await fetch(`${url}/api/token/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password: PASSWORD }),
-  });
-  if (!res.ok) throw new Error(`sign-in of ${username}: ${res.status}`);
-  return ((await res.json()) as { access: string }).access;
 }
 
 /** `clients` loops requesting `urls` in turn until `stop()` says so; every latency and failure is kept. */
@@ -181,7 +171,7 @@ export async function benchPgliteLoad(): Promise<LoadFigures[]> {
       env,
     );
     server = await serveVigie(env);
-    const acme = { authorization: `Bearer ${await signIn(server.url, 'analyste')}` };
+    const acme = { authorization: `Bearer ${await signIn(server.url, 'analyste', PASSWORD)}` };
 
     const urls = filterOrderingUrls();
     // Each page alone, three times: what one request costs, and a warm server for the load (a freshly started one
@@ -200,7 +190,7 @@ export async function benchPgliteLoad(): Promise<LoadFigures[]> {
     );
 
     // Another tenant's users while Acme imports a large report.
-    const horizon = { authorization: `Bearer ${await signIn(server.url, 'lecteur')}` };
+    const horizon = { authorization: `Bearer ${await signIn(server.url, 'lecteur', PASSWORD)}` };
     const form = new FormData();
     form.set('file', new Blob([new Uint8Array(trivyReport(IMPORT_FINDINGS))]), 'bench-trivy.json');
     form.set('format', 'trivy');

@@ -59,3 +59,14 @@ export function runTsx(args: string[], env: Record<string, string>): Promise<voi
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
 }
+
+/** An access token of `username` on the Vigie at `url`. */
+export async function signIn(url: string, username: string, password: string): Promise<string> {
+  const res = await fetch(`${url}/api/token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (!res.ok) throw new Error(`sign-in of ${username}: ${res.status}`);
+  return ((await res.json()) as { access: string }).access;
+}

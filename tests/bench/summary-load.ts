@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { runTsx, serveVigie, type BenchServer } from './server.ts';
+import { runTsx, serveVigie, signIn, type BenchServer } from './server.ts';
 
 export const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DB = 'vigie_bench_summary';
@@ -97,13 +97,7 @@ export async function benchSummaryLoad(): Promise<CannonFigures[] | undefined> {
   try {
     await prepare(url.toString(), env);
     server = await serveVigie(env);
-    const res = await fetch(`${server.url}/api/token/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'analyste', password: PASSWORD }),
-    });
-    if (!res.ok) throw new Error(`sign-in: ${res.status}`);
-    const { access } = (await res.json()) as { access: string };
+    const access = await signIn(server.url, 'analyste', PASSWORD);
     // What a browser sends: the answers come compressed.
     const headers = { authorization: `Bearer ${access}`, 'accept-encoding': 'br, gzip' };
     const base = server.url;

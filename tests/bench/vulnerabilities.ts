@@ -23,6 +23,7 @@ import { TokenService } from '../../server/src/lib/tokens.ts';
 import { presentVulnerability } from '../../server/src/presenters/vulnerability.ts';
 import { DashboardRepository } from '../../server/src/repositories/dashboard.ts';
 import { VulnerabilitiesRepository, type VulnerabilityFilters } from '../../server/src/repositories/vulnerabilities.ts';
+import { signIn } from './server.ts';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PG_COUNT = Number(process.env.BENCH_VULN_COUNT ?? 1_000_000);
@@ -193,12 +194,7 @@ async function measureExport(
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     const { url } = await next<{ url: string }>();
-    const signin = await fetch(`${url}/api/token/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'analyste', password: PASSWORD }),
-    });
-    const { access } = (await signin.json()) as { access: string };
+    const access = await signIn(url, 'analyste', PASSWORD);
     const exportOf = async (q: string, onChunk?: () => void) => {
       const t0 = performance.now();
       const res = await fetch(`${url}/api/vulnerabilities/export/?format=csv&${q}`, {

@@ -11,6 +11,24 @@ import { createTestApp, onPostgres, signIn, type TestApp } from './helpers.ts';
  * answered 503 with Retry-After and a French detail (the client and its service worker then fall back on what they
  * kept), never a 500; the pool's size and wait come from the configuration.
  */
+/** Takes `n` pooled connections, each inside a transaction that ran a statement, until the returned call. */
+async function holdConnections(t: TestApp, n: number): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const holders = Array.from({ length: n }, () =>
+    t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1`);
+      await released;
+    }),
+  );
+  // Every connection is held once each holder ran its first statement.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return async () => {
+    release();
+    await Promise.all(holders);
+  };
+}
+
 describe.skipIf(!onPostgres)('a busy connection pool (PostgreSQL)', () => {
   let t: TestApp;
   let access: string;
@@ -28,23 +46,13 @@ describe.skipIf(!onPostgres)('a busy connection pool (PostgreSQL)', () => {
     });
 
   it('answers 503 with Retry-After while every connection stays taken, and serves again once one is free', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holders = [0, 1].map(() =>
-      t.database.db.transaction(async (tx) => {
-        await tx.execute(sql`select 1`);
-        await released;
-      }),
-    );
-    // Both connections are held once each holder ran its first statement.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const release = await holdConnections(t, 2);
     const busy = await summary();
     expect(busy.statusCode, busy.body).toBe(503);
     expect(busy.headers['retry-after']).toBe('2');
     expect(busy.json()).toEqual({ detail: STORAGE_MESSAGES.busy, code: 'server_busy' });
 
-    release();
-    await Promise.all(holders);
+    await release();
     const served = await summary();
     expect(served.statusCode, served.body).toBe(200);
   });
@@ -74,15 +82,7 @@ describe.skipIf(!onPostgres)('reads abandoned by their clients (PostgreSQL)', ()
 
   it('skips the database work of reads whose clients left while they waited for a connection', async () => {
     const before = await listHolds();
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holders = [0, 1].map(() =>
-      t.database.db.transaction(async (tx) => {
-        await tx.execute(sql`select 1`);
-        await released;
-      }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const release = await holdConnections(t, 2);
     // Five clients ask for a computed page, then go away while every connection is taken.
     const { port } = t.app.server.address() as AddressInfo;
     const sockets = [0, 1, 2, 3, 4].map((i) => {
@@ -97,8 +97,7 @@ describe.skipIf(!onPostgres)('reads abandoned by their clients (PostgreSQL)', ()
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    release();
-    await Promise.all(holders);
+    await release();
     // Give the left-behind requests time to run, had they run.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await listHolds()).toBe(before);

@@ -26,10 +26,12 @@ export async function withTenant<T>(
   return db.transaction(async (tx) => {
     // One round trip for all: set_config(…, true) is SET LOCAL (role: SET LOCAL ROLE), undone at the transaction's
     // end, so a transaction-mode pooler hands the server connection on clean.
-    await tx.execute(
+    const timeout =
       statementTimeoutMs === undefined
-        ? sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true)`
-        : sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true), set_config('statement_timeout', ${String(statementTimeoutMs)}, true)`,
+        ? sql``
+        : sql`, set_config('statement_timeout', ${String(statementTimeoutMs)}, true)`;
+    await tx.execute(
+      sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'vigie_app', true)${timeout}`,
     );
     return fn(tx as unknown as TenantDb);
   });

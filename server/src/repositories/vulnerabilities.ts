@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { getTableColumns } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
@@ -8,7 +8,6 @@ import {
   cves,
   cwes,
   SEVERITIES,
-  SEVERITY_RANKS,
   severityRank,
   vulnerabilities,
   vulnerabilityCounts,
@@ -154,27 +153,29 @@ function cellPageIds(f: VulnerabilityFilters, ordering: VulnerabilityOrdering, l
   const cells = severities.flatMap((severity) =>
     flags(f.isResolved).flatMap((resolved) => flags(f.kev).map((kev) => `('${severity}', ${resolved}, ${kev})`)),
   );
-  const { field, desc: descending } = ordering;
-  const nullable = field === 'cvss_score' || field === 'cve_id';
-  // Each walk's order is its index's exactly (nullable keys: nulls last both ways, as the indexes are built).
-  const direction = descending ? (nullable ? 'desc nulls last' : 'desc') : nullable ? 'asc nulls last' : 'asc';
-  const idDirection = descending ? (nullable ? 'desc nulls last' : 'desc') : 'asc';
+  const { key, id } = directions(ordering);
   // Inside a cell the severity is one: its rank is the cell's, and the walk is the id order.
-  const walkKey = field === 'severity' ? undefined : sql.raw(`v.${field}`);
-  const rank = sql.raw(
-    `(case cell.severity ${SEVERITIES.map((s) => `when '${s}' then ${SEVERITY_RANKS[s]}`).join(' ')} end)`,
-  );
-  const walkOrder = walkKey
-    ? sql`${walkKey} ${sql.raw(direction)}, v.id ${sql.raw(idDirection)}`
-    : sql`v.id ${sql.raw(idDirection)}`;
+  const walkKey = ordering.field === 'severity' ? undefined : sql.raw(`v.${ordering.field}`);
+  const walkOrder = walkKey ? sql`${walkKey} ${key}, v.id ${id}` : sql`v.id ${id}`;
   return sql`select p.id from (values ${sql.raw(cells.join(', '))}) as cell(severity, is_resolved, kev)
     cross join lateral (
-      select v.id, ${walkKey ?? rank} as k from vulnerabilities v
+      select v.id, ${walkKey ?? severityRank(sql.raw('cell.severity'))} as k from vulnerabilities v
       where v.tenant_id = app_current_tenant() and v.severity = cell.severity
         and v.is_resolved = cell.is_resolved and v.kev = cell.kev
       order by ${walkOrder} limit ${offset + limit}
     ) p
-    order by p.k ${sql.raw(direction)}, p.id ${sql.raw(idDirection)} limit ${limit} offset ${offset}`;
+    order by p.k ${key}, p.id ${id} limit ${limit} offset ${offset}`;
+}
+
+/**
+ * An ordering's directions, for its key and for the id that breaks ties: exactly its indexes' (migration 0021), the
+ * nullable keys (cvss_score, cve_id) sorting their nulls last both ways.
+ */
+function directions({ field, desc: descending }: VulnerabilityOrdering): { key: SQL; id: SQL } {
+  const nullable = field === 'cvss_score' || field === 'cve_id';
+  const key = descending ? (nullable ? 'desc nulls last' : 'desc') : nullable ? 'asc nulls last' : 'asc';
+  const id = descending ? (nullable ? 'desc nulls last' : 'desc') : 'asc';
+  return { key: sql.raw(key), id: sql.raw(id) };
 }
 
 /** Filters that the counters table can answer (no text, CVE or scan). */
@@ -268,17 +269,15 @@ export class VulnerabilitiesRepository {
    * rows, which their own index finds and a sort orders.
    */
   rowsQuery(tx: TenantDb, prepared: PreparedFilters, ordering: VulnerabilityOrdering, limit: number, offset: number) {
-    const { field, desc: descending } = ordering;
+    const { field } = ordering;
     const key = field === 'severity' ? SEVERITY_RANK : vulnerabilities[ORDER_COLUMNS[field]];
     const f = prepared.filters;
     // An asset, a CVE or a scan names few rows; walking an ordering's index instead may read most of the tenant
     // before it meets them (a CVE's findings share their score): the key is wrapped so that no index matches it.
     const narrow = f.assetId !== undefined || f.cveId !== undefined || f.scanId !== undefined;
-    const nullable = field === 'cvss_score' || field === 'cve_id';
     const sortKey = narrow ? sql`coalesce(${key}, ${key})` : key;
-    const order = descending
-      ? [nullable ? sql`${sortKey} desc nulls last` : sql`${sortKey} desc`, desc(vulnerabilities.id)]
-      : [nullable ? sql`${sortKey} asc nulls last` : sql`${sortKey} asc`, asc(vulnerabilities.id)];
+    const direction = directions(ordering);
+    const order = [sql`${sortKey} ${direction.key}`, sql`${vulnerabilities.id} ${direction.id}`];
     const query = tx
       .select(rowColumns)
       .from(vulnerabilities)

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -27,10 +27,12 @@ import { bigId, tenantRef, timestamps, titled, userRef } from './columns.ts';
  * duplicating.
  */
 /** A severity as a number to sort by (critical 5 … info 1): the ordering `severity`. */
-export const SEVERITY_RANKS: Readonly<Record<Severity, number>> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
-
-export const severityRank = (severity: AnyPgColumn) =>
+export const severityRank = (severity: AnyPgColumn | SQL) =>
   sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
+
+/** The leading columns of the findings list's cell indexes (migration 0021): a tenant's (severity, resolved, KEV). */
+const cell = (t: { tenantId: AnyPgColumn; severity: AnyPgColumn; isResolved: AnyPgColumn; kev: AnyPgColumn }) =>
+  [t.tenantId, t.severity, t.isResolved, t.kev] as const;
 
 export const vulnerabilities = pgTable(
   'vulnerabilities',
@@ -85,43 +87,15 @@ export const vulnerabilities = pgTable(
     // critical finding's score is high: ordered by score, critical+high ones come last). The repository merges the
     // cells' walks (issue 19, docs/SCALING.md). Nullable keys sort their nulls last both ways: one index per
     // direction for them. The severity ordering is the id order inside a cell.
-    index('vulnerabilities_cell_id_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.id),
-    index('vulnerabilities_cell_created_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.createdAt, t.id),
-    index('vulnerabilities_cell_updated_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.updatedAt, t.id),
-    index('vulnerabilities_cell_last_seen_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.lastSeen, t.id),
-    index('vulnerabilities_cell_title_idx').on(t.tenantId, t.severity, t.isResolved, t.kev, t.title, t.id),
-    index('vulnerabilities_cell_cvss_idx').on(
-      t.tenantId,
-      t.severity,
-      t.isResolved,
-      t.kev,
-      t.cvssScore.asc().nullsLast(),
-      t.id,
-    ),
-    index('vulnerabilities_cell_cvss_desc_idx').on(
-      t.tenantId,
-      t.severity,
-      t.isResolved,
-      t.kev,
-      t.cvssScore.desc().nullsLast(),
-      t.id.desc().nullsLast(),
-    ),
-    index('vulnerabilities_cell_cve_idx').on(
-      t.tenantId,
-      t.severity,
-      t.isResolved,
-      t.kev,
-      t.cveId.asc().nullsLast(),
-      t.id,
-    ),
-    index('vulnerabilities_cell_cve_desc_idx').on(
-      t.tenantId,
-      t.severity,
-      t.isResolved,
-      t.kev,
-      t.cveId.desc().nullsLast(),
-      t.id.desc().nullsLast(),
-    ),
+    index('vulnerabilities_cell_id_idx').on(...cell(t), t.id),
+    index('vulnerabilities_cell_created_idx').on(...cell(t), t.createdAt, t.id),
+    index('vulnerabilities_cell_updated_idx').on(...cell(t), t.updatedAt, t.id),
+    index('vulnerabilities_cell_last_seen_idx').on(...cell(t), t.lastSeen, t.id),
+    index('vulnerabilities_cell_title_idx').on(...cell(t), t.title, t.id),
+    index('vulnerabilities_cell_cvss_idx').on(...cell(t), t.cvssScore.asc().nullsLast(), t.id),
+    index('vulnerabilities_cell_cvss_desc_idx').on(...cell(t), t.cvssScore.desc().nullsLast(), t.id.desc().nullsLast()),
+    index('vulnerabilities_cell_cve_idx').on(...cell(t), t.cveId.asc().nullsLast(), t.id),
+    index('vulnerabilities_cell_cve_desc_idx').on(...cell(t), t.cveId.desc().nullsLast(), t.id.desc().nullsLast()),
     // The cve= filter's index.
     index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId.asc().nullsLast(), t.id),
     // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.

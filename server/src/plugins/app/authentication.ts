@@ -70,11 +70,10 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+
 export function statementClassOf(request: FastifyRequest): StatementClass {
-  return (
-    request.routeOptions.config.statementClass ??
-    (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write')
-  );
+  return request.routeOptions.config.statementClass ?? (isRead(request) ? 'read' : 'write');
 }
 
 /**
@@ -83,7 +82,7 @@ export function statementClassOf(request: FastifyRequest): StatementClass {
  * once. Writes go on: their client may retry, but what it sent is kept.
  */
 function abandoned(request: FastifyRequest): boolean {
-  return (request.method === 'GET' || request.method === 'HEAD') && request.raw.socket?.destroyed === true;
+  return isRead(request) && request.raw.socket?.destroyed === true;
 }
 
 /** A cookie-authenticated write must echo the csrftoken cookie in X-CSRFToken (double submit). */

@@ -4,8 +4,14 @@ import { ApiError } from '../../domain/errors.ts';
 import { storageFailure } from '../../domain/storage-errors.ts';
 import { fieldMessages } from '../../schemas/validation-messages.ts';
 
-/** Seconds a client waits before asking again when every database connection was taken, or a statement ran long. */
-const RETRY_AFTER_S = { busy: 2, slow: 5 } as const;
+/**
+ * Load shed, not a fault: every database connection was taken (busy), or a statement ran past its timeout (slow).
+ * The client is asked back after `retryAfterS`.
+ */
+const SHED = {
+  busy: { retryAfterS: 2, code: 'server_busy', log: 'database busy: answered 503' },
+  slow: { retryAfterS: 5, code: 'query_timeout', log: 'statement timeout: answered 503' },
+} as const;
 
 /**
  * One JSON shape for every 4xx: {detail, code, fields?}. A 5xx never carries internals. The server's own disk or
@@ -30,12 +36,13 @@ export default fp(
       }
       const failure = storageFailure(error);
       if (failure?.kind === 'busy' || failure?.kind === 'slow') {
-        // Load shed, not a fault: no stack per request, and the client is asked back shortly.
-        request.log.warn(failure.kind === 'busy' ? 'database busy: answered 503' : 'statement timeout: answered 503');
+        const shed = SHED[failure.kind];
+        // No stack per request: a crowd is no bug.
+        request.log.warn(shed.log);
         return reply
           .code(503)
-          .header('Retry-After', String(RETRY_AFTER_S[failure.kind]))
-          .send({ detail: failure.message, code: failure.kind === 'busy' ? 'server_busy' : 'query_timeout' });
+          .header('Retry-After', String(shed.retryAfterS))
+          .send({ detail: failure.message, code: shed.code });
       }
       if (failure) {
         request.log.error({ err: error }, `${failure.kind} unavailable`);
