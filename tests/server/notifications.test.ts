@@ -150,6 +150,16 @@ describe(`notifications API (${backend})`, () => {
       const acmePage = await ok('double', `${LIST}?size=2&page=2&tenant=${acme()}`);
       expect(acmePage).toMatchObject({ count: 3, unread: 2 });
       expect(acmePage.results.map((n) => n.title)).toEqual(['A1']);
+      // One tenant's totals ride on its page's rows; a page past its end still carries them.
+      expect(await ok('double', `${LIST}?size=2&page=4&tenant=${acme()}`)).toMatchObject({
+        count: 3,
+        unread: 2,
+        results: [],
+      });
+      expect(await ok('double', `${LIST}?unread=true&size=1&page=2&tenant=${acme()}`)).toMatchObject({
+        count: 2,
+        unread: 2,
+      });
     });
 
     it('keeps only unread ones with unread=true (count is then the unread count)', async () => {

@@ -112,6 +112,38 @@ describe.skipIf(!onPostgres)('reads abandoned by their clients (PostgreSQL)', ()
   });
 });
 
+describe.skipIf(!onPostgres)('who is served first when a connection frees (PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ runJobs: false, pool: { max: 1, waitMs: 10_000 } });
+  });
+  afterAll(async () => t?.close());
+
+  it('serves a waiting transaction before single statements that queued earlier, transactions in their order', async () => {
+    const release = await holdConnections(t, 1);
+    const served: string[] = [];
+    const single = (name: string) => t.database.db.execute(sql`select 1`).then(() => served.push(name));
+    const transaction = (name: string) =>
+      t.database.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        served.push(name);
+      });
+    // Queued in this order while the only connection is taken: a crowd's sign-in checks, then two requests that
+    // were already past theirs and open their tenant transactions.
+    const waiting = [
+      single('check 1'),
+      single('check 2'),
+      transaction('work 1'),
+      single('check 3'),
+      transaction('work 2'),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await release();
+    await Promise.all(waiting);
+    expect(served).toEqual(['work 1', 'work 2', 'check 1', 'check 2', 'check 3']);
+  });
+});
+
 describe('pool configuration and the busy failure', () => {
   it('reads the pool size and wait from the environment, with defaults, and refuses nonsense in one line', () => {
     expect(loadConfig({}).pool).toEqual(DEFAULT_POOL);

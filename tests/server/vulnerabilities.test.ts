@@ -144,6 +144,13 @@ describe(`vulnerabilities API (${backend})`, () => {
     expect(end.next).toBeNull();
     const beyond = (await call('analyste', 'GET', `${LIST}?page_size=10&page=${last + 50}`)).json();
     expect(beyond.results).toEqual([]);
+    // The count rides on a page's rows; a page past the end still says how many there are.
+    expect([second.count, end.count]).toEqual([first.count, first.count]);
+    expect(beyond.count).toBe((await dbFindings(acme)).length);
+    const pastFiltered = (
+      await call('analyste', 'GET', `${LIST}?page_size=10&severity=critical,high&page=${last + 1}`)
+    ).json();
+    expect(pastFiltered).toMatchObject({ count: first.count, results: [] });
   });
 
   it('filters by severity (one or a list), resolution, asset, CVE, KEV, text and scan', async () => {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { eq, or, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
 import { tenants } from '../db/schema.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 export interface GenerateOptions {
   /** Tenant id (uuid) or domain. */
@@ -29,7 +30,6 @@ export interface GenerateResult {
   ms: number;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMPONENTS = [
   'openssl',
   'apache',
@@ -49,7 +49,7 @@ export async function resolveTenant(db: Db, tenant: string): Promise<string> {
   const [row] = await db
     .select({ id: tenants.id })
     .from(tenants)
-    .where(UUID_RE.test(tenant) ? or(eq(tenants.id, tenant), eq(tenants.domain, tenant)) : eq(tenants.domain, tenant))
+    .where(isUuid(tenant) ? or(eq(tenants.id, tenant), eq(tenants.domain, tenant)) : eq(tenants.domain, tenant))
     .limit(1);
   if (!row) throw new Error(`unknown tenant: ${tenant}`);
   return row.id;

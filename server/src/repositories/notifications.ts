@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import {
   correctiveActions,
@@ -106,23 +106,27 @@ export class NotificationsRepository {
     opts: { unreadOnly: boolean; limit: number; offset: number },
   ): Promise<{ rows: NotificationView[]; count: number; unread: number }> {
     const mine = and(inTenant, eq(notifications.userId, userId));
-    const [totals] = await tx
-      .select({
-        all: sql<number>`count(*)::int`,
-        unread: sql<number>`(count(*) filter (where not ${notifications.read}))::int`,
-      })
-      .from(notifications)
-      .where(mine);
+    const counted = (what: SQL) => tx.select({ n: what }).from(notifications).where(mine);
+    const all = counted(sql`count(*)::int`);
+    const unread = counted(sql`(count(*) filter (where not ${notifications.read}))::int`);
+    // The totals ride on the rows (one round trip); a page past the end reads them alone.
     const rows = await tx
-      .select(viewColumns)
+      .select({ ...viewColumns, all: sql<number>`(${all})`, unread: sql<number>`(${unread})` })
       .from(notifications)
       .innerJoin(tenants, eq(tenants.id, notifications.tenantId))
       .where(opts.unreadOnly ? and(mine, eq(notifications.read, false)) : mine)
       .orderBy(desc(notifications.createdAt), desc(notifications.id))
       .limit(opts.limit)
       .offset(opts.offset);
-    const unread = totals?.unread ?? 0;
-    return { rows: rows.map(flatten), count: opts.unreadOnly ? unread : (totals?.all ?? 0), unread };
+    const totals =
+      rows[0] ??
+      rowsOf<{ all: number; unread: number }>(await tx.execute(sql`select (${all}) as all, (${unread}) as unread`))[0];
+    const count = { all: Number(totals?.all ?? 0), unread: Number(totals?.unread ?? 0) };
+    return {
+      rows: rows.map(({ all: _all, unread: _unread, ...row }) => flatten(row)),
+      count: opts.unreadOnly ? count.unread : count.all,
+      unread: count.unread,
+    };
   }
 
   async unreadCount(tx: TenantDb, userId: number): Promise<number> {

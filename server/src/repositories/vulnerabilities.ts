@@ -184,6 +184,21 @@ function countable(f: VulnerabilityFilters): boolean {
 }
 
 /**
+ * The exact count of countable filters as one scalar query on the counters: the tenant's totals (at most 20 rows)
+ * unless an asset is named, else that asset's rows of the per-asset counters. Undefined for other filters.
+ */
+function countersSum(f: VulnerabilityFilters): SQL | undefined {
+  if (!countable(f)) return undefined;
+  const t = f.assetId === undefined ? vulnerabilityTotals : vulnerabilityCounts;
+  const where: SQL[] = [eq(t.tenantId, sql`app_current_tenant()`)];
+  if (f.assetId !== undefined) where.push(eq(vulnerabilityCounts.assetId, f.assetId));
+  if (f.severities && f.severities.length > 0) where.push(inArray(t.severity, f.severities));
+  if (f.isResolved !== undefined) where.push(eq(t.isResolved, f.isResolved));
+  if (f.kev !== undefined) where.push(eq(t.kev, f.kev));
+  return sql`select coalesce(sum(${t.n}), 0)::text as n from ${t} where ${and(...where)}`;
+}
+
+/**
  * Filters ready to run: a text filter resolved to the hashes of the tenant's matching texts (migration 0011), once
  * per request, so an export's batches do not search again.
  */
@@ -224,25 +239,12 @@ export class VulnerabilitiesRepository {
     return where;
   }
 
-  /**
-   * Exact count, from the counters when the filters allow it (a million rows are not counted per request): the
-   * tenant's totals (at most 20 rows) unless an asset is named, else that asset's rows of the per-asset counters.
-   */
+  /** Exact count, from the counters when the filters allow it (a million rows are not counted per request). */
   async count(tx: TenantDb, filters: VulnerabilityFilters | PreparedFilters): Promise<number> {
     const p = 'filters' in filters ? filters : await this.prepare(tx, filters);
-    const f = p.filters;
-    if (countable(f)) {
-      const t = f.assetId === undefined ? vulnerabilityTotals : vulnerabilityCounts;
-      const where: SQL[] = [eq(t.tenantId, sql`app_current_tenant()`)];
-      if (f.assetId !== undefined) where.push(eq(vulnerabilityCounts.assetId, f.assetId));
-      if (f.severities && f.severities.length > 0) where.push(inArray(t.severity, f.severities));
-      if (f.isResolved !== undefined) where.push(eq(t.isResolved, f.isResolved));
-      if (f.kev !== undefined) where.push(eq(t.kev, f.kev));
-      const [row] = await tx
-        .select({ n: sql<string>`coalesce(sum(${t.n}), 0)` })
-        .from(t)
-        .where(and(...where));
-      return Number(row?.n ?? 0);
+    const counters = countersSum(p.filters);
+    if (counters) {
+      return Number(rowsOf<{ n: string }>(await tx.execute(counters))[0]?.n ?? 0);
     }
     if (p.textHashes?.length === 0) return 0;
     const [row] = await tx
@@ -257,10 +259,18 @@ export class VulnerabilitiesRepository {
     opts: { filters: VulnerabilityFilters; ordering: VulnerabilityOrdering; limit: number; offset: number },
   ): Promise<{ count: number; rows: VulnerabilityRow[] }> {
     const prepared = await this.prepare(tx, opts.filters);
+    const counters = countersSum(prepared.filters);
+    if (counters) {
+      // The count rides on the rows (one round trip less per computed page); a page past the end reads it alone.
+      const found = await this.rowsQuery(tx, prepared, opts.ordering, opts.limit, opts.offset, counters);
+      const first = found[0];
+      if (!first) return { count: await this.count(tx, prepared), rows: [] };
+      return { count: Number(first.total), rows: found.map(({ total: _, ...row }) => row) };
+    }
     const total = await this.count(tx, prepared);
     if (total === 0 || opts.offset >= total) return { count: total, rows: [] };
     const rows = await this.rowsQuery(tx, prepared, opts.ordering, opts.limit, opts.offset);
-    return { count: total, rows };
+    return { count: total, rows: rows.map(({ total: _, ...row }) => row) };
   }
 
   /**
@@ -268,7 +278,15 @@ export class VulnerabilitiesRepository {
    * CVE, scan or text filter, the page's ids come from the cells' index walks (cellPageIds); those filters name few
    * rows, which their own index finds and a sort orders.
    */
-  rowsQuery(tx: TenantDb, prepared: PreparedFilters, ordering: VulnerabilityOrdering, limit: number, offset: number) {
+  rowsQuery(
+    tx: TenantDb,
+    prepared: PreparedFilters,
+    ordering: VulnerabilityOrdering,
+    limit: number,
+    offset: number,
+    /** A scalar query whose value every row carries as `total` (the page's count, read in the same round trip). */
+    total: SQL = sql`null`,
+  ) {
     const { field } = ordering;
     const key = field === 'severity' ? SEVERITY_RANK : vulnerabilities[ORDER_COLUMNS[field]];
     const f = prepared.filters;
@@ -279,7 +297,7 @@ export class VulnerabilitiesRepository {
     const direction = directions(ordering);
     const order = [sql`${sortKey} ${direction.key}`, sql`${vulnerabilities.id} ${direction.id}`];
     const query = tx
-      .select(rowColumns)
+      .select({ ...rowColumns, total: sql<string | null>`(${total})` })
       .from(vulnerabilities)
       .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))

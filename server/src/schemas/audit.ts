@@ -8,14 +8,13 @@ import { charCount, clipText } from '../../../contract/text.ts';
 import type { AuditFilters } from '../repositories/audit-events.ts';
 import { FilterQuery } from './common.ts';
 import { parseDateRange, parseSizePaging, parseText, type RawQuery } from './query.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 export const MAX_EVENTS = 200;
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;
 const SOURCES = ['server', 'frontend'] as const;
 const EVENT_TYPE_RE = /^[\w.:-]{1,64}$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const MESSAGES = {
   eventType: 'Type d’événement invalide : lettres, chiffres, « _ », « . », « : » ou « - » (64 caractères au plus).',
   severity: `Gravité invalide. Valeurs possibles : ${AUDIT_SEVERITIES.join(', ')}.`,
@@ -112,7 +111,7 @@ function readFilters(errors: FieldErrors, query: RawQuery): AuditFilters {
  */
 function readTenant(errors: FieldErrors, query: RawQuery): string | undefined {
   const raw = query.tenant?.trim();
-  if (raw && raw.toLowerCase() !== 'all' && !UUID_RE.test(raw)) errors.add('tenant', MESSAGES.tenant);
+  if (raw && raw.toLowerCase() !== 'all' && !isUuid(raw)) errors.add('tenant', MESSAGES.tenant);
   errors.throwIfAny();
   return raw ? raw.toLowerCase() : undefined;
 }

@@ -8,6 +8,7 @@ import { FieldErrors } from '../domain/errors.ts';
 import { FilterQuery, Nullable, Type, type Static } from './common.ts';
 import { invalid } from './fields.ts';
 import { parseBoolean, parseSizePaging, type RawQuery } from './query.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 /** A notification's longest title and text: a manager's longer ones are refused, the product's are clipped. */
 export const TITLE_MAX = 200;
@@ -15,8 +16,6 @@ export const BODY_MAX = 2000;
 const DEFAULT_SIZE = 50;
 const MAX_SIZE = 200;
 const MAX_LINK = 1000;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const MESSAGES = {
   title: `Le titre est obligatoire (${TITLE_MAX} caractères au plus).`,
   body: `Le texte dépasse ${BODY_MAX} caractères.`,
@@ -72,7 +71,7 @@ export function readListQuery(query: RawQuery) {
 export function readTenant(raw: unknown): string | undefined {
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
   const value = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
-  if (!UUID_RE.test(value)) throw invalid('tenant', MESSAGES.tenant);
+  if (!isUuid(value)) throw invalid('tenant', MESSAGES.tenant);
   return value;
 }
 

@@ -18,6 +18,7 @@ import {
   type TaskOutcome,
   type TaskRunView,
 } from '../tasks/types.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 /**
  * The queue of the app open on a database. Fastify decorations stay inside the app plugin's context, so code
@@ -34,8 +35,6 @@ export const QUEUE_SCHEMA = 'pgboss';
 
 const DEFAULT_RETRY_LIMIT = 2;
 const DEFAULT_EXPIRE_SECONDS = 3600;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** meta.error of a run whose process died while executing it. */
 export const INTERRUPTED_MESSAGE = 'Interrompue : le processus qui l’exécutait s’est arrêté.';
 
@@ -298,7 +297,7 @@ export class TaskQueue implements JobQueue {
   }
 
   async cancel(taskId: string, opts: { by: string; reason?: string | undefined }): Promise<TaskRunView | null> {
-    if (!UUID.test(taskId)) return null;
+    if (!isUuid(taskId)) return null;
     const row = await taskRunWrites.revoke(this.database.db, taskId, opts.by, opts.reason ?? null);
     if (!row) return null;
     // A pending job is never handed out now; a running one stops here at once, elsewhere at its next check.
@@ -308,7 +307,7 @@ export class TaskQueue implements JobQueue {
   }
 
   async get(taskId: string): Promise<TaskRunView | null> {
-    if (!UUID.test(taskId)) return null;
+    if (!isUuid(taskId)) return null;
     const row = await taskRunReads.byId(this.database.db, taskId);
     return row ? this.view(row) : null;
   }

@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import { users } from '../db/schema.ts';
 import { CREATE_BACKUP_TASK, recoverInterruptedBackup, runBackup } from '../services/backups.ts';
 import type { RecoveryContext, TaskContext, TaskDefinition, TaskOutcome } from './types.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 export { CREATE_BACKUP_TASK } from '../services/backups.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const number = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
 
 function formatSize(bytes: number): string {
@@ -21,7 +21,7 @@ function formatSize(bytes: number): string {
  */
 export async function createBackup(ctx: TaskContext): Promise<TaskOutcome> {
   const backupId = ctx.args.backup_id;
-  if (typeof backupId !== 'string' || !UUID.test(backupId)) {
+  if (typeof backupId !== 'string' || !isUuid(backupId)) {
     throw new Error('Paramètre « backup_id » manquant : une sauvegarde se lance par POST /api/admin/backups/.');
   }
   const [requester] =
@@ -68,7 +68,7 @@ export async function createBackup(ctx: TaskContext): Promise<TaskOutcome> {
  */
 export async function recoverBackup(ctx: RecoveryContext): Promise<void> {
   const backupId = ctx.args.backup_id;
-  if (typeof backupId !== 'string' || !UUID.test(backupId)) return;
+  if (typeof backupId !== 'string' || !isUuid(backupId)) return;
   const { removed } = await recoverInterruptedBackup({ database: ctx.database, filesDir: ctx.filesDir }, backupId, {
     fail: ctx.final,
   });

@@ -10,6 +10,7 @@ import type { Actor } from '../../policies/index.ts';
 import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
+import { isUuid } from '../../lib/uuid.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
 export const CSRF_COOKIE = 'csrftoken';
@@ -62,8 +63,6 @@ export function readAuthorization(header: string | undefined): string | undefine
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -157,9 +156,9 @@ export default fp<{ tokens: TokenService }>(
       const requested = request.headers['x-tenant-id'];
       let tenant: AuthContext['tenant'] = null;
       if (typeof requested === 'string' && requested !== '') {
-        const member = UUID_RE.test(requested) ? memberships.find((m) => m.tenantId === requested) : undefined;
+        const member = isUuid(requested) ? memberships.find((m) => m.tenantId === requested) : undefined;
         const other =
-          !member && user.isSuperuser && UUID_RE.test(requested) ? await users.activeTenant(requested) : undefined;
+          !member && user.isSuperuser && isUuid(requested) ? await users.activeTenant(requested) : undefined;
         if (!member && !other) {
           // Probing other tenants' ids is worth knowing about.
           request.auth = null;

@@ -1,11 +1,10 @@
 /** What the administration schemas (admin/, security/, system/) share beyond ../common.ts. */
 import { Type } from '../common.ts';
 
-/** A UUID, any case: a path segment that is not one is not found. */
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const UUID_RE = new RegExp(UUID_PATTERN);
+import { UUID_PATTERN } from '../../lib/uuid.ts';
 
-export const isUuid = (raw: string): boolean => UUID_RE.test(raw);
+// A path segment that is not a UUID is not found.
+export { UUID_PATTERN, isUuid } from '../../lib/uuid.ts';
 
 /** `/:id` of a platform row named by a UUID (a tenant, a backup). */
 export const UuidParams = (description: string) =>
