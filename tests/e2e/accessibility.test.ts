@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { PROJECT_TABS, SCREENS, firstRecord as firstRecordOn, settled } from './screens.ts';
 
 /**
  * Every screen against axe-core's WCAG 2 A and AA rules (colour contrast among them) and a 12 px floor for text,
@@ -16,22 +17,6 @@ const MIN_TEXT_PX = 12;
 interface Finding {
   rule: string;
   nodes: string[];
-}
-
-/** Waits for the screen's heading and for its data (no busy region, no « Chargement… » left). */
-async function settled(page: Page): Promise<void> {
-  await page.locator('main h1').first().waitFor({ timeout: 15_000 });
-  await page.waitForFunction(
-    () =>
-      !document.querySelector('[aria-busy="true"]') &&
-      ![...document.querySelectorAll('main [role="status"], main p')].some((el) =>
-        /^Chargement/.test(el.textContent ?? ''),
-      ),
-    undefined,
-    { timeout: 15_000 },
-  );
-  // Charts and late widgets draw after their data.
-  await page.waitForTimeout(300);
 }
 
 /** axe-core's WCAG 2 A/AA violations on the page as it stands (evaluated through the protocol: no CSP change). */
@@ -128,43 +113,8 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       return audit(page);
     }
 
-    /** The first link of the screen's main area whose address matches, for a record's page. */
-    async function firstRecord(listPath: string, pattern: RegExp): Promise<string> {
-      await page.goto(listPath);
-      await settled(page);
-      const hrefs = await page.locator('main a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-      const href = hrefs.find((h): h is string => !!h && pattern.test(h));
-      expect(href, `a record link on ${listPath}`).toBeDefined();
-      return href!;
-    }
+    const firstRecord = (listPath: string, pattern: RegExp) => firstRecordOn(page, listPath, pattern);
 
-    const SCREENS = [
-      '/dashboard',
-      '/vulnerabilities',
-      '/vulnerabilities/list',
-      '/cve',
-      '/scans',
-      '/assets',
-      '/threats',
-      '/tasks',
-      '/projects',
-      '/notifications',
-      '/blog',
-      '/blog/new',
-      '/audit',
-      '/settings',
-      '/admin',
-      '/admin/tenants',
-      '/admin/users',
-      '/admin/models',
-      '/admin/settings',
-      '/admin/security',
-      '/admin/permissions',
-      '/admin/config',
-      '/admin/logs',
-      '/admin/backups',
-      '/admin/status',
-    ];
     for (const path of SCREENS) {
       it(path, async () => {
         expect(await visit(path)).toEqual(clean);
@@ -181,19 +131,8 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
 
     it('a project, each of its tabs', async () => {
       const project = await firstRecord('/projects', /^\/projects\/\d+$/);
-      const tabs = [
-        'dashboard',
-        'team',
-        'assets',
-        'risks',
-        'remediation',
-        'vulnerabilities',
-        'threats',
-        'tasks',
-        'documents',
-      ];
       const found: Record<string, unknown> = {};
-      for (const tab of tabs) {
+      for (const tab of PROJECT_TABS) {
         const result = await visit(`${project}?tab=${tab}`);
         if (result.axe.length > 0 || result.small.length > 0) found[tab] = result;
       }
@@ -217,6 +156,8 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       await page.getByTestId('sample-banner').waitFor();
       const result = await audit(page);
       await page.getByLabel('Mode API simulée').uncheck();
+      // The switch is stored before its confirmation shows; a reload sooner could read the old value.
+      await page.getByText('Mode API simulée désactivé').waitFor();
       await page.reload();
       await settled(page);
       expect(await page.getByTestId('sample-banner').count()).toBe(0);

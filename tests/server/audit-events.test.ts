@@ -44,6 +44,44 @@ describe(`POST /api/audit/events/ (${backend})`, () => {
     expect(row!.details).toMatchObject({ url: 'http://localhost/dashboard', success: true });
   });
 
+  it('describes in French an event the application sent without a description: no raw type shows through', async () => {
+    const { access } = await signIn(t.app, 'analyste');
+    const sent = [
+      event({ event_type: 'route_change', details: { path: '/assets', from: '/' } }),
+      event({ event_type: 'permission_check', details: { permission: 'write', result: 'denied', path: '/assets' } }),
+      event({ event_type: 'login', details: {} }),
+      event({ event_type: 'ui_action', details: { action: 'mock_api_mode', enabled: true } }),
+      event({ event_type: 'ui_action', details: { action: 'constructor' } }),
+      event({
+        event_type: 'api_error',
+        severity: 'error',
+        details: { url: '/api/assets/', method: 'GET', status: 502 },
+      }),
+      event({ event_type: 'login_failed', severity: 'warning', details: { username: 'ana', reason: 'x' } }),
+      event({ event_type: 'something_new', details: {} }),
+    ];
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/audit/events/',
+      headers: { authorization: `Bearer ${access}` },
+      payload: { events: sent },
+    });
+    expect(res.statusCode).toBe(202);
+    const descriptions = [];
+    for (const e of sent) descriptions.push((await stored(e.event_id))[0]?.description);
+    expect(descriptions).toEqual([
+      'Affichage de l’écran /assets',
+      'Droit « modification des données » refusé',
+      'Connexion à l’application',
+      'Mode API simulée activé',
+      'Action dans l’interface',
+      'Erreur 502 de l’API sur /api/assets/',
+      'Échec de connexion du compte « ana »',
+      'Événement de l’application',
+    ]);
+    for (const d of descriptions) expect(d).not.toMatch(/[a-z]+_[a-z]+/);
+  });
+
   it('accepts a beacon: text/plain JSON carrying the token, and stores a re-sent event once', async () => {
     const { access } = await signIn(t.app, 'manager');
     const e = event();

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.ts';
 import { auditEvents, type AuditSeverity } from '../db/schema.ts';
 import type { ClientEvent } from '../schemas/audit.ts';
 import { clipText } from '../../../contract/text.ts';
+import { describeClientEvent } from './client-event-descriptions.ts';
 
 // The client's levels (lower case, with debug) onto the trail's severities.
 const SEVERITY: Record<string, AuditSeverity> = {
@@ -48,7 +49,7 @@ function rowsOf(events: readonly ClientEvent[], sender: EventSender) {
       userId: sender.userId,
       username: sender.username,
       ipAddress: sender.ip,
-      description: text(details.description, 500) ?? eventType,
+      description: text(details.description, 500) ?? describeClientEvent(eventType, details),
       severity: severityOf(e.severity),
       source: 'frontend',
       clientEventId: text(e.event_id, 64) ?? null,

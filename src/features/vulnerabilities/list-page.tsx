@@ -317,7 +317,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
             <th scope="col" className="col-kev opt-md">
               KEV
             </th>
-            <th scope="col" className="col-num opt-md">
+            <th scope="col" className="col-epss opt-md">
               EPSS
             </th>
             {header('date', 'Détectée le', 'col-date opt-sm')}

@@ -1,0 +1,70 @@
+import { expect } from 'vitest';
+import type { Page } from 'playwright-core';
+
+// The screens the browser walks visit (accessibility, layout): every route of src/app/app.tsx without a parameter.
+export const SCREENS = [
+  '/dashboard',
+  '/vulnerabilities',
+  '/vulnerabilities/list',
+  '/cve',
+  '/scans',
+  '/assets',
+  '/threats',
+  '/tasks',
+  '/projects',
+  '/notifications',
+  '/blog',
+  '/blog/new',
+  '/audit',
+  '/settings',
+  '/admin',
+  '/admin/tenants',
+  '/admin/users',
+  '/admin/models',
+  '/admin/settings',
+  '/admin/security',
+  '/admin/permissions',
+  '/admin/config',
+  '/admin/logs',
+  '/admin/backups',
+  '/admin/status',
+];
+
+/** A project's tabs (`?tab=`). */
+export const PROJECT_TABS = [
+  'dashboard',
+  'team',
+  'assets',
+  'risks',
+  'remediation',
+  'vulnerabilities',
+  'threats',
+  'tasks',
+  'documents',
+];
+
+/** Waits for the screen's heading and for its data (no busy region, no « Chargement… » left). */
+export async function settled(page: Page): Promise<void> {
+  await page.locator('main h1').first().waitFor({ timeout: 15_000 });
+  await page.waitForFunction(
+    () =>
+      !document.querySelector('[aria-busy="true"]') &&
+      ![...document.querySelectorAll('main [role="status"], main p')].some((el) =>
+        /^Chargement/.test(el.textContent ?? ''),
+      ),
+    undefined,
+    { timeout: 15_000 },
+  );
+  // Charts and late widgets draw after their data.
+  await page.waitForTimeout(300);
+}
+
+/** The first link of the screen's main area whose address matches, for a record's page. */
+export async function firstRecord(page: Page, listPath: string, pattern: RegExp): Promise<string> {
+  await page.goto(listPath);
+  await settled(page);
+  const hrefs = await page.locator('main a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  const href = hrefs.find((h): h is string => !!h && pattern.test(h));
+  expect(href, `a record link on ${listPath}`).toBeDefined();
+  return href!;
+}
