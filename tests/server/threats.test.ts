@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { threats, users } from '../../server/src/db/schema.ts';
+import { DEMO_THREATS } from '../../server/src/db/seed-vulnerabilities.ts';
+import { THREAT_TYPES } from '../../src/features/threats/threat-rules.ts';
 import { apiFor } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN, NOT_FOUND } from './support/http.ts';
@@ -253,5 +255,14 @@ describe(`threats (${backend})`, () => {
     }
     const [row] = await t.database.db.select().from(threats).where(eq(threats.id, acmeThreat));
     expect(row).toMatchObject({ title: 'Menace 1', isMitigated: false });
+  });
+});
+
+describe('the demo threats in French', () => {
+  it('has a French label for every threat type the demo data uses (no « brute_force » on screen)', () => {
+    const types = new Set(Object.values(DEMO_THREATS).flatMap((list) => list.map((t) => t.type)));
+    const missing = [...types].filter((type) => !Object.hasOwn(THREAT_TYPES, type));
+    expect(missing).toEqual([]);
+    expect(THREAT_TYPES.brute_force).toBe('Force brute');
   });
 });

@@ -61,7 +61,24 @@ function answer(url: URL): Response {
         threats_count: 2,
         by_severity: [],
         by_status: [{ status: 'ACTIVE', count: 2 }],
-        recent_threats: [],
+        recent_threats: [
+          {
+            id: 1,
+            title: 'Force brute sur le VPN',
+            description: '',
+            threat_type: 'brute_force',
+            severity: 'high',
+            status: 'ACTIVE',
+            is_mitigated: false,
+            mitigated_at: null,
+            source: 'SIEM',
+            cve_id: null,
+            asset_id: null,
+            asset: null,
+            created_at: '2025-06-02T07:00:00Z',
+            updated_at: '2025-06-02T07:00:00Z',
+          },
+        ],
       });
     default:
       return json({ detail: 'introuvable' }, 404);
@@ -205,6 +222,13 @@ describe('KioskPage', () => {
     down = true;
     await advance(3 * 60_000);
     expect(age()).toMatch(/^Données de \d\d:\d\d, il y a 3 min$/);
+  });
+
+  it('names a recent threat’s severity in French, never the API’s word', async () => {
+    await render('/kiosk?panels=threats');
+    const item = view.container.querySelector('.kiosk-list li')!;
+    expect(item.textContent).toBe('ÉlevéeForce brute sur le VPN');
+    expect(item.querySelector('.kiosk-sev.high')).not.toBeNull();
   });
 
   it('keeps the last data and shows the offline banner when the backend fails, then recovers by itself', async () => {

@@ -64,7 +64,7 @@ const MANUAL_FINDINGS: { title: string; severity: Severity; description: string;
   },
 ];
 
-const THREATS: Record<
+export const DEMO_THREATS: Record<
   'acme' | 'horizon',
   {
     title: string;
@@ -341,7 +341,7 @@ async function seedTenant(
   }
 
   await db.insert(threats).values(
-    THREATS[key].map((t) => {
+    DEMO_THREATS[key].map((t) => {
       const created = ago(30, 2);
       const mitigated = t.status === 'MITIGATED';
       return {

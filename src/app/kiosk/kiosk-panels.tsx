@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
+import { SEVERITY_FULL_LABELS, isSeverity } from '../../../contract/severity.ts';
 import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
 import { isRunning, taskStatusLabel } from '../../features/tasks/task-rules.ts';
 import type { ThreatSummary } from '../../features/threats/threats-api.ts';
@@ -121,7 +122,9 @@ function ThreatsPanel({ data }: { data: ThreatSummary }) {
           <ul>
             {data.recent_threats.map((t) => (
               <li key={t.id}>
-                <span className={`kiosk-sev ${t.severity}`}>{t.severity}</span>
+                <span className={`kiosk-sev ${t.severity}`}>
+                  {isSeverity(t.severity) ? SEVERITY_FULL_LABELS[t.severity] : t.severity}
+                </span>
                 <span>{t.title}</span>
               </li>
             ))}

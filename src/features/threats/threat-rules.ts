@@ -22,6 +22,8 @@ export const THREAT_TYPES: Record<string, string> = {
   ddos: 'Déni de service',
   insider: 'Menace interne',
   data_leak: 'Fuite de données',
+  brute_force: 'Force brute',
+  fraud: 'Fraude',
   other: 'Autre',
 };
 
