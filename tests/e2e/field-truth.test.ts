@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { NAV_SCREENS } from './screens.ts';
 import { TEST_PASSWORD } from '../server/helpers.ts';
 
 /**
@@ -11,34 +12,6 @@ import { TEST_PASSWORD } from '../server/helpers.ts';
 const e2e = useServerAndBrowser();
 
 const SAMPLE_BANNER = 'Données d’exemple — ce ne sont pas les données de votre organisation';
-
-/** Every screen of the navigation (main and administration) as the admin sees it. */
-const SCREENS = [
-  '/dashboard',
-  '/vulnerabilities',
-  '/vulnerabilities/list',
-  '/scans',
-  '/assets',
-  '/threats',
-  '/projects',
-  '/tasks',
-  '/cve',
-  '/blog',
-  '/audit',
-  '/notifications',
-  '/settings',
-  '/admin',
-  '/admin/tenants',
-  '/admin/users',
-  '/admin/models',
-  '/admin/settings',
-  '/admin/security',
-  '/admin/permissions',
-  '/admin/config',
-  '/admin/logs',
-  '/admin/backups',
-  '/admin/status',
-];
 
 const NO_API_DATA = new Set(['/dashboard', '/cve', '/admin']);
 
@@ -120,7 +93,7 @@ describe('field truth in Chromium', () => {
     const context = await newContext();
     const page = await signInThroughForm(context, 'admin');
     const online = new Map<string, string>();
-    for (const path of SCREENS) {
+    for (const path of NAV_SCREENS) {
       await page.goto(path);
       online.set(path, await settledText(page));
       expect(await sampleBanner(page).count(), path).toBe(0);
@@ -128,7 +101,7 @@ describe('field truth in Chromium', () => {
 
     await context.setOffline(true);
     const outcome: string[] = [];
-    for (const path of SCREENS) {
+    for (const path of NAV_SCREENS) {
       await page.goto(path);
       const text = await settledText(page);
       expect(text, `${path} offline`).toBe(online.get(path));
@@ -210,7 +183,7 @@ describe('field truth in Chromium', () => {
     e2e.t.app.server.on('request', listener);
     try {
       await page.reload();
-      for (const path of SCREENS) {
+      for (const path of NAV_SCREENS) {
         await page
           .locator(`header a[href="${path}"], nav a[href="${path}"]`)
           .first()

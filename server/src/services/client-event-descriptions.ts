@@ -2,6 +2,7 @@
  * The French description of a client audit event that came without one: the journal's « Description » column and
  * its exports show it, where the raw type (« route_change ») would show through otherwise.
  */
+import { clipText } from '../../../contract/text.ts';
 
 const PERMISSIONS: Record<string, string> = {
   write: 'modification des données',
@@ -20,8 +21,9 @@ const UI_ACTIONS: Record<string, string> = {
 const label = (table: Record<string, string>, key: string | undefined) =>
   key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 
+// Cut by characters (clipText), as the event's own fields are: never half an emoji.
 const str = (v: unknown, max = 200): string | undefined =>
-  typeof v === 'string' && v !== '' ? v.slice(0, max) : undefined;
+  typeof v === 'string' && v !== '' ? clipText(v, max) : undefined;
 
 export function describeClientEvent(eventType: string, details: Record<string, unknown>): string {
   switch (eventType) {
