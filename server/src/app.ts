@@ -9,6 +9,7 @@ import rateLimits from './plugins/app/rate-limits.ts';
 import idempotency from './plugins/app/idempotency.ts';
 import answerCache from './plugins/app/answer-cache.ts';
 import tenantBudget, { ConcurrencyBudget } from './plugins/app/tenant-budget.ts';
+import type { KeptSignIn, KeptSignInMode } from './services/kept-sign-in.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
 import staticApp from './plugins/external/static-app.ts';
@@ -68,6 +69,8 @@ export interface AppOptions {
   heavyPerTenant?: number;
   /** The budget itself, when the caller wants a handle on it (tests); else one of heavyPerTenant. */
   heavyBudget?: ConcurrencyBudget;
+  /** When a request's signed-in state may come from memory (default 'busy'), or the keeper itself (tests). */
+  keptSignIn?: KeptSignInMode | KeptSignIn;
 }
 
 declare module 'fastify' {
@@ -89,7 +92,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.decorate('secretBox', opts.secretBox);
   fastify.decorate('filesDir', opts.filesDir);
   await fastify.register(audit);
-  await fastify.register(authentication, { tokens: opts.tokens });
+  await fastify.register(authentication, { tokens: opts.tokens, keptSignIn: opts.keptSignIn ?? 'busy' });
   await fastify.register(authorization);
   await fastify.register(rateLimits);
   await fastify.register(securityPoliciesPlugin);

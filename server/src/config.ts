@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { KEPT_SIGN_IN_MODES, type KeptSignInMode } from './services/kept-sign-in.ts';
 
 /** Runtime configuration, read once from the environment. */
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
   databaseSessionUrl: string | undefined;
   /** Heavy requests (streamed exports, report uploads) one tenant may run at once in this process. */
   heavyPerTenant: number;
+  /** When a request's signed-in state may come from memory (services/kept-sign-in.ts). */
+  keptSignIn: KeptSignInMode;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
   /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
@@ -88,6 +91,14 @@ function parsePositive(name: string, raw: string | undefined, fallback: number):
   return n;
 }
 
+function parseKeptSignIn(raw: string | undefined): KeptSignInMode {
+  const value = raw?.trim().toLowerCase() || 'busy';
+  if (!(KEPT_SIGN_IN_MODES as readonly string[]).includes(value)) {
+    throw new ConfigError(`VIGIE_KEPT_SIGN_IN must be one of ${KEPT_SIGN_IN_MODES.join(', ')}, got "${raw}"`);
+  }
+  return value as KeptSignInMode;
+}
+
 /** A comma-separated list, blanks dropped. */
 const list = (raw: string | undefined) =>
   (raw ?? '')
@@ -125,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     databaseSessionUrl,
     heavyPerTenant: parsePositive('VIGIE_TENANT_HEAVY_MAX', env.VIGIE_TENANT_HEAVY_MAX, DEFAULT_HEAVY_PER_TENANT),
+    keptSignIn: parseKeptSignIn(env.VIGIE_KEPT_SIGN_IN),
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
     jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),

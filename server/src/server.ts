@@ -115,6 +115,7 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
         runJobs: role !== 'web',
         role,
         heavyPerTenant: config.heavyPerTenant,
+        keptSignIn: config.keptSignIn,
       },
       {
         loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),

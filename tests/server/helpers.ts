@@ -13,6 +13,8 @@ import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
 import type { JobQueue, TaskDefinition } from '../../server/src/tasks/types.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
+import { KeptSignIn, type KeptSignInMode } from '../../server/src/services/kept-sign-in.ts';
+import { UsersRepository } from '../../server/src/repositories/users.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -100,6 +102,8 @@ export interface TestApp {
   jobs: JobQueue;
   /** Heavy requests in progress per tenant (plugins/app/tenant-budget.ts). */
   heavyBudget: ConcurrencyBudget;
+  /** Signed-in states kept in memory (services/kept-sign-in.ts): its counts say what was served from memory. */
+  keptSignIn: KeptSignIn;
   close: () => Promise<void>;
 }
 
@@ -120,6 +124,8 @@ export async function createTestApp(
     statementTimeouts?: StatementTimeouts;
     /** Heavy requests one tenant may run at once. */
     heavyPerTenant?: number;
+    /** When a request's signed-in state may come from memory (default: the product's, 'busy'). */
+    keptSignIn?: KeptSignInMode;
   } = {},
 ): Promise<TestApp> {
   const { database, drop } = await freshDatabase({ pool: opts.pool, statementTimeouts: opts.statementTimeouts });
@@ -131,6 +137,11 @@ export async function createTestApp(
     writeFileSync(path.join(staticDir, 'sw.js'), 'self.x=1');
   }
   const heavyBudget = new ConcurrencyBudget(opts.heavyPerTenant ?? DEFAULT_HEAVY_PER_TENANT);
+  const users = new UsersRepository(database.db);
+  const keptSignIn = new KeptSignIn((userId, sessionId) => users.signedInState(userId, sessionId), {
+    mode: opts.keptSignIn ?? 'busy',
+    busy: () => database.busy(),
+  });
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
   const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
@@ -144,6 +155,7 @@ export async function createTestApp(
       ...(opts.tasks ? { tasks: opts.tasks } : {}),
       ...(opts.runJobs !== undefined ? { runJobs: opts.runJobs } : {}),
       heavyBudget,
+      keptSignIn,
     },
     opts.serverOptions,
   );
@@ -155,6 +167,7 @@ export async function createTestApp(
     filesDir,
     jobs: jobQueueOf(database)!,
     heavyBudget,
+    keptSignIn,
     async close() {
       await app.close();
       await drop().catch(() => {});

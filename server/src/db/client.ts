@@ -41,6 +41,13 @@ export interface Database {
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** NOTIFY `channel` (delivered to every listener when the caller's statement commits; 8000 bytes at most). */
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * `fn(false)` when the listening connection is lost (notices sent from then on are missed), `fn(true)` once it
+   * listens to every channel again. PGlite never loses it.
+   */
+  onListening(fn: (listening: boolean) => void): void;
+  /** True while every connection is taken (a request would wait for one). */
+  busy(): boolean;
   /** Runs `fn` while no other process on this database runs its own exclusive work (migrations, the first seed). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** PostgreSQL only: the connection string, for a library that needs its own connections. */
@@ -186,6 +193,8 @@ async function openPglite(
     async notify(channel, payload) {
       await client.query('select pg_notify($1, $2)', [channel, payload]);
     },
+    onListening: () => {},
+    busy: () => false,
     // One process only ever opens a PGlite folder (the data directory's lock).
     exclusive: (fn) => fn(),
     async executeSql(text, values) {
@@ -259,6 +268,8 @@ async function openPostgres(
       }
     },
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    onListening: (fn) => listener.onListening(fn),
+    busy: () => pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= poolOptions.max),
     async exclusive(fn) {
       // A session-level advisory lock, held on a session of its own while `fn` uses the pool.
       const connection = new pg.Client({ connectionString: sessionUrl });
@@ -296,6 +307,7 @@ class PgListener {
   private client: PgClient | undefined;
   private connecting: Promise<PgClient> | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private readonly watchers = new Set<(listening: boolean) => void>();
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
 
@@ -314,6 +326,10 @@ class PgListener {
       this.handlers.delete(channel);
       if (this.client && !this.closed) await this.client.query(`unlisten ${quoteIdent(channel)}`).catch(() => {});
     };
+  }
+
+  onListening(fn: (listening: boolean) => void): void {
+    this.watchers.add(fn);
   }
 
   async close(): Promise<void> {
@@ -348,12 +364,14 @@ class PgListener {
   private lost(client: PgClient): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
+    for (const fn of this.watchers) fn(false);
     const again = (delay: number) => {
       this.retry = setTimeout(() => {
         if (this.closed) return;
         this.open()
           .then(async (c) => {
             for (const channel of this.handlers.keys()) await c.query(`listen ${quoteIdent(channel)}`);
+            if (this.client === c) for (const fn of this.watchers) fn(true);
           })
           .catch(() => again(Math.min(delay * 2, 30_000)));
       }, delay);

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
 import { PLATFORM_WRITES } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
+import { SIGNED_IN_CHANNEL, WRITES_CHANNEL } from '../domain/change-channels.ts';
 
 /**
  * The data version of the current tenant (migration 0019): it changes when a write on a table the dashboards read
@@ -14,11 +15,15 @@ export const dataVersionRepo = {
     return Number(rowsOf<{ v: number }>(result)[0]?.v ?? 0);
   },
 
-  /** A new version for every tenant and the platform (after a restore, which writes with the triggers off). */
+  /**
+   * A new version for every tenant and the platform (after a restore, which writes with the triggers off), and every
+   * process forgets the signed-in states and versions it kept (migration 0023's triggers were off too).
+   */
   async bumpAll(db: Db): Promise<void> {
     await db.execute(sql`
       insert into tenant_writes (tenant_id)
       select id from tenants union all select ${PLATFORM_WRITES}::uuid`);
+    await db.execute(sql`select pg_notify(${WRITES_CHANNEL}, '*'), pg_notify(${SIGNED_IN_CHANNEL}, '*')`);
   },
 
   /** Keeps each tenant's newest row only (the version is the largest one). Owner connection. */

@@ -15,6 +15,7 @@ const LIVE_FIELDS: Record<Exclude<keyof TestApp, 'close'>, true> = {
   filesDir: true,
   jobs: true,
   heavyBudget: true,
+  keptSignIn: true,
 };
 
 /**

@@ -11,6 +11,8 @@ import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 import { isUuid } from '../../lib/uuid.ts';
+import { KeptSignIn, type KeptSignInMode } from '../../services/kept-sign-in.ts';
+import { SIGNED_IN_CHANNEL, WRITES_CHANNEL } from '../../domain/change-channels.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
 export const CSRF_COOKIE = 'csrftoken';
@@ -43,6 +45,8 @@ declare module 'fastify' {
     tokens: TokenService;
     /** How long each route held a connection in its tenant transactions (services/connection-holds.ts). */
     connectionHolds: ConnectionHolds;
+    /** Signed-in states and data versions kept in this process (services/kept-sign-in.ts). */
+    keptSignIn: KeptSignIn;
     /** preHandler: 401 unless a valid access token is presented; sets request.auth. */
     authenticate: (request: FastifyRequest) => Promise<void>;
   }
@@ -94,10 +98,35 @@ export function assertCsrf(request: FastifyRequest): void {
   }
 }
 
-export default fp<{ tokens: TokenService }>(
-  async (app, { tokens }) => {
+export default fp<{ tokens: TokenService; keptSignIn: KeptSignInMode | KeptSignIn }>(
+  async (app, { tokens, keptSignIn }) => {
     await app.register(cookie);
     const users = new UsersRepository(app.database.db);
+    const kept =
+      typeof keptSignIn === 'string'
+        ? new KeptSignIn((userId, sessionId) => users.signedInState(userId, sessionId), {
+            mode: keptSignIn,
+            busy: () => app.database.busy(),
+          })
+        : keptSignIn;
+    app.decorate('keptSignIn', kept);
+    if (kept.mode !== 'off') {
+      const stops = [
+        await app.database.listen(SIGNED_IN_CHANNEL, (payload) => kept.heardSignedIn(payload)),
+        await app.database.listen(WRITES_CHANNEL, (payload) => kept.heardWrites(payload)),
+      ];
+      app.database.onListening((on) => kept.listening(on));
+      kept.listening(true);
+      app.addHook('onClose', async () => {
+        kept.listening(false);
+        for (const stop of stops) await stop();
+      });
+      // A write (a logout, a role change, a finding) answers once this process heard it: the next read here shows
+      // it. Another process hears it within milliseconds.
+      app.addHook('onSend', async (request) => {
+        if (!isRead(request)) await kept.settle((marker) => app.database.notify(SIGNED_IN_CHANNEL, marker));
+      });
+    }
     const requireTwoFactorReady = twoFactorGate(app.database.db);
     app.decorate('tokens', tokens);
     const holds = new ConnectionHolds();
@@ -145,7 +174,7 @@ export default fp<{ tokens: TokenService }>(
       }
       // The token only names the user; activity, flags and memberships are read fresh on every call.
       // An access token dies with its session: logout or a password reset take effect at once, not in an hour.
-      const state = await users.signedInState(Number(claims.sub), claims.sid);
+      const state = await kept.state(Number(claims.sub), claims.sid);
       if (!state || !state.user.isActive || state.revoked) {
         throw new ApiError(401, 'token_not_valid', 'Token expiré ou invalide');
       }
