@@ -135,6 +135,20 @@ describe(`dashboard answers under the data version (${backend})`, () => {
     expect(horizon.results.some((v: { id: number }) => acmeIds.has(v.id))).toBe(false);
   });
 
+  it('keeps later list pages too, until a write of the tenant', async () => {
+    const PAGE_3 = '/api/vulnerabilities/vulnerabilities/?ordering=title&page_size=5&page=3';
+    const page = await read(PAGE_3);
+    const row = page.results[0] as { id: number; title: string };
+    // Changed with the write log's triggers off (as a restore does before it says so): only a kept page misses it.
+    await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`update vulnerabilities set title = ${`${row.title} (modifié)`} where id = ${row.id}`);
+    });
+    expect((await read(PAGE_3)).results[0].title).toBe(row.title);
+    await addFinding(t.database.db, { tenantId: acme, title: 'zzz Dernière', severity: 'low' });
+    expect((await read(PAGE_3)).results[0].title).toBe(`${row.title} (modifié)`);
+  });
+
   it('keeps the projects list per reader until a write, its people’s names included', async () => {
     const id = await addProject(t.database.db, acme, 'Projet suivi', {
       owner: 'manager',

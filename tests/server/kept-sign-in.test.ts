@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { memberships, refreshTokens } from '../../server/src/db/schema.ts';
+import { memberships, notifications, refreshTokens } from '../../server/src/db/schema.ts';
 import { PLATFORM_WRITES } from '../../server/src/db/schema/cluster.ts';
 import type { SignedInState } from '../../server/src/repositories/users.ts';
 import { KeptSignIn, type KeptSignInOptions } from '../../server/src/services/kept-sign-in.ts';
@@ -250,6 +250,47 @@ describe(`signed-in states kept in memory (${backend})`, () => {
     );
     expect(resolved.statusCode).toBe(200);
     expect((await summary()).resolved_count).toBe(before.resolved_count + 1);
+  });
+
+  it('keeps a user’s notification list until one of their notifications changes', async () => {
+    const LIST = '/api/notifications/notifications/';
+    const analyste = await api.as('analyste');
+    const manager = await api.as('manager');
+    const userId = await userIdOf(t.database.db, 'analyste');
+    type Inbox = { results: { id: number; title: string; read: boolean }[]; count: number; unread: number };
+    const inbox = async () => (await analyste.get(LIST)).json<Inbox>();
+    const unread = async () => (await analyste.get(`${LIST}unread_count/`)).json<{ count: number }>().count;
+
+    const sent = await manager.post(LIST, { title: 'Revue des correctifs à 14 h', user: userId }, { tenant: acme });
+    expect(sent.statusCode, sent.body).toBe(201);
+    // The sender's write answered once heard here: the recipient's next read shows it.
+    const first = await inbox();
+    expect(first.results[0]?.title).toBe('Revue des correctifs à 14 h');
+    expect(await unread()).toBe(first.unread);
+
+    // Changed with the triggers off: a kept list does not see it, which shows it was kept.
+    const newest = first.results[0]!;
+    await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`update notifications set title = 'Titre changé en douce' where id = ${newest.id}`);
+    });
+    expect((await inbox()).results[0]?.title).toBe('Revue des correctifs à 14 h');
+
+    // The user's own change shows on the next read.
+    expect((await analyste.post(`${LIST}${newest.id}/mark_as_read/`, {})).statusCode).toBe(200);
+    const marked = await inbox();
+    expect(marked.results[0]).toMatchObject({ title: 'Titre changé en douce', read: true });
+    expect(marked.unread).toBe(first.unread - 1);
+    expect(await unread()).toBe(first.unread - 1);
+
+    // Written elsewhere (another process, a task): shown as soon as it is heard.
+    await t.database.db.insert(notifications).values({ tenantId: acme, userId, title: 'Écrite par une tâche' });
+    await until(
+      'the new notification is listed',
+      async () => ((await inbox()).results[0]?.title === 'Écrite par une tâche' ? true : undefined),
+      2000,
+    );
+    expect(await unread()).toBe(first.unread);
   });
 
   it('hears another connection’s writes: a finding, then a membership taken away', async () => {

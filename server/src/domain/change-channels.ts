@@ -5,3 +5,5 @@
  */
 export const SIGNED_IN_CHANNEL = 'vigie_signed_in';
 export const WRITES_CHANNEL = 'vigie_writes';
+/** A user's id (comma-separated ids, or '*') when one of their notifications was written, read or deleted. */
+export const INBOX_CHANNEL = 'vigie_inbox';

@@ -40,6 +40,9 @@ export class KeptSignIn {
   /** Every version heard since listening began, known or not (a read's versions are raised to them). */
   readonly #heard = new Map<string, number>();
   readonly #markers = new Map<string, () => void>();
+  /** Per user, a stamp renewed whenever their notifications change: the version of their kept notification lists. */
+  readonly #inbox = new Map<number, number>();
+  #stamps = 0;
   #entries = 0;
   #generation = 0;
   #listening = false;
@@ -69,7 +72,7 @@ export class KeptSignIn {
   /** The user's state under their session: from memory when allowed and known, else from the database. */
   async state(userId: number, sessionId: string | undefined): Promise<SignedInState | undefined> {
     const sid = sessionId ?? '';
-    if (this.#listening && (this.#mode === 'always' || (this.#mode === 'busy' && this.#busy()))) {
+    if (this.#serving()) {
       const kept = this.#lookup(userId, sid);
       if (kept) {
         this.counts.kept++;
@@ -110,11 +113,32 @@ export class KeptSignIn {
     }
   }
 
+  /**
+   * The version under which the user's notification lists may be kept and served, or undefined when they must be
+   * read from the database (not listening, or not allowed now: see the mode). Renewed by every notice of a change.
+   */
+  inboxVersion(userId: number): number | undefined {
+    if (!this.#serving()) return undefined;
+    let stamp = this.#inbox.get(userId);
+    if (stamp === undefined) this.#inbox.set(userId, (stamp = ++this.#stamps));
+    return stamp;
+  }
+
+  /** A notice of vigie_inbox: these users' notifications (or everybody's) changed. */
+  heardInbox(payload: string): void {
+    if (payload === '*') return this.#inbox.clear();
+    for (const id of payload.split(',')) this.#inbox.delete(Number(id));
+  }
+
   /** A notice of vigie_signed_in: these users' states (or everybody's) changed; or a process's settle() marker. */
   heardSignedIn(payload: string): void {
     if (payload.startsWith('~')) return this.#markers.get(payload)?.();
     this.#generation++;
-    if (payload === '*') return this.#clearStates();
+    // Everybody: a tenant changed, whose name the notification lists show.
+    if (payload === '*') {
+      this.#inbox.clear();
+      return this.#clearStates();
+    }
     for (const id of payload.split(',')) this.#dropUser(Number(id));
   }
 
@@ -181,8 +205,13 @@ export class KeptSignIn {
     this.#states.delete(userId);
   }
 
+  #serving(): boolean {
+    return this.#listening && (this.#mode === 'always' || (this.#mode === 'busy' && this.#busy()));
+  }
+
   #forgetAll(): void {
     this.#generation++;
+    this.#inbox.clear();
     this.#clearStates();
     this.#versions.clear();
     this.#heard.clear();

@@ -64,6 +64,16 @@ declare module 'fastify' {
       among?: AnswerKind,
       present?: (value: T) => unknown,
     ): Promise<FastifyReply>;
+    /**
+     * Sends the answer under `key` at `version`, computed by `answer` when the kept one is of another version; with
+     * no version, computed and sent without keeping it.
+     */
+    keptAnswer(
+      version: number | undefined,
+      key: string,
+      answer: () => Promise<unknown>,
+      among: AnswerKind,
+    ): Promise<FastifyReply>;
   }
 }
 
@@ -74,17 +84,24 @@ const PRUNE_EVERY_MS = 10 * 60_000;
  */
 const PEOPLE_LISTS_AGE_MS = 30_000;
 
-/** Where an answer is kept: dashboards, the findings list's first pages, lists showing people's last sign-in. */
-type AnswerKind = 'dashboards' | 'first-pages' | 'people-lists';
-/** A first page of 25 findings is some 25 KB of JSON: 500 of them stay far below the process's memory budget. */
-const FIRST_PAGES_KEPT = 500;
+/**
+ * Where an answer is kept: dashboards, the findings list's pages, lists showing people's last sign-in, users'
+ * notification lists.
+ */
+type AnswerKind = 'dashboards' | 'list-pages' | 'people-lists' | 'inboxes';
+/** A page of 25 findings is some 25 KB of JSON: 500 of them stay far below the process's memory budget. */
+const LIST_PAGES_KEPT = 500;
 
 /** The answer caches, and the pruning of the write log their versions come from (by every process). */
 export default fp(
   async (app) => {
     const answers = new AnswerCache();
-    const firstPages = new AnswerCache({ maxEntries: FIRST_PAGES_KEPT });
-    const peopleLists = new AnswerCache({ maxEntries: 2000, maxAgeMs: PEOPLE_LISTS_AGE_MS });
+    const caches: Record<AnswerKind, AnswerCache> = {
+      dashboards: answers,
+      'list-pages': new AnswerCache({ maxEntries: LIST_PAGES_KEPT }),
+      'people-lists': new AnswerCache({ maxEntries: 2000, maxAgeMs: PEOPLE_LISTS_AGE_MS }),
+      inboxes: new AnswerCache({ maxEntries: 2000 }),
+    };
     app.decorate('answers', answers);
     app.decorateRequest('dataVersion', async function (this: FastifyRequest, platform: boolean): Promise<number> {
       const known = this.auth?.versions;
@@ -94,15 +111,25 @@ export default fp(
     app.decorateReply('prepare', function (this: FastifyReply, value: unknown): PreparedAnswer {
       return new PreparedAnswer(this.serialize(value) as string);
     });
+    app.decorateReply(
+      'keptAnswer',
+      async function (
+        this: FastifyReply,
+        version: number | undefined,
+        key: string,
+        answer: () => Promise<unknown>,
+        among: AnswerKind,
+      ): Promise<FastifyReply> {
+        const prepare = async () => this.prepare(await answer());
+        const prepared = version === undefined ? await prepare() : await caches[among].answer(version, key, prepare);
+        return prepared.send(this);
+      },
+    );
     app.decorateReply('cachedAnswer', async function <
       T,
     >(this: FastifyReply, key: string, platform: boolean, compute: (tx: TenantDb) => Promise<T>, among: AnswerKind = 'dashboards', present: (value: T) => unknown = (value) => value): Promise<FastifyReply> {
-      const cache = { dashboards: answers, 'first-pages': firstPages, 'people-lists': peopleLists }[among];
       const version = await this.request.dataVersion(platform);
-      const prepared = await cache.answer(version, key, async () =>
-        this.prepare(present(await this.request.tenantDb(compute))),
-      );
-      return prepared.send(this);
+      return this.keptAnswer(version, key, async () => present(await this.request.tenantDb(compute)), among);
     });
 
     const prune = setInterval(() => {

@@ -12,7 +12,7 @@ import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import { KeptSignIn, type KeptSignInMode } from '../../services/kept-sign-in.ts';
-import { SIGNED_IN_CHANNEL, WRITES_CHANNEL } from '../../domain/change-channels.ts';
+import { INBOX_CHANNEL, SIGNED_IN_CHANNEL, WRITES_CHANNEL } from '../../domain/change-channels.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
 export const CSRF_COOKIE = 'csrftoken';
@@ -114,6 +114,7 @@ export default fp<{ tokens: TokenService; keptSignIn: KeptSignInMode | KeptSignI
       const stops = [
         await app.database.listen(SIGNED_IN_CHANNEL, (payload) => kept.heardSignedIn(payload)),
         await app.database.listen(WRITES_CHANNEL, (payload) => kept.heardWrites(payload)),
+        await app.database.listen(INBOX_CHANNEL, (payload) => kept.heardInbox(payload)),
       ];
       app.database.onListening((on) => kept.listening(on));
       kept.listening(true);

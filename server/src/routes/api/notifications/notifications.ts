@@ -44,11 +44,21 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: replies.signedIn({ 200: NotificationList }, 400),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const options = readListQuery(request.query);
       const scope = await scopeOf(app, request, request.query.tenant);
-      const { rows, count, unread } = await inbox.list(scope, signedIn(request).user.id, options);
-      return { results: rows.map(presentNotification), count, unread };
+      const userId = signedIn(request).user.id;
+      // Kept under a crowd until any of the user's notifications changes (services/kept-sign-in.ts).
+      const key = `inbox|${userId}|${scope.map((t) => t.tenantId).join(',')}|${JSON.stringify(options)}`;
+      return reply.keptAnswer(
+        app.keptSignIn.inboxVersion(userId),
+        key,
+        async () => {
+          const { rows, count, unread } = await inbox.list(scope, userId, options);
+          return { results: rows.map(presentNotification), count, unread };
+        },
+        'inboxes',
+      );
     },
   );
 
@@ -62,9 +72,15 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: replies.signedIn({ 200: Type.Object({ count: Type.Integer() }) }, 400),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const scope = await scopeOf(app, request, request.query.tenant);
-      return { count: await inbox.unreadCount(scope, signedIn(request).user.id) };
+      const userId = signedIn(request).user.id;
+      return reply.keptAnswer(
+        app.keptSignIn.inboxVersion(userId),
+        `inbox-unread|${userId}|${scope.map((t) => t.tenantId).join(',')}`,
+        async () => ({ count: await inbox.unreadCount(scope, userId) }),
+        'inboxes',
+      );
     },
   );
 

@@ -87,11 +87,10 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           count,
           rows.map(presentVulnerability),
         );
-      // The first page is what every screen opens on (wall screens, the list, a filter's first look): it is kept
-      // under the data version; the rows include the CVEs' EPSS scores, platform rows.
-      if (window.offset > 0) return present(await request.tenantDb(read));
+      // Every page is kept under the data version (wall screens and analysts open the same ones); the rows include the
+      // CVEs' EPSS scores, platform rows.
       const key = `vulnerability-list|${currentTenant(request)}|${JSON.stringify(request.query)}`;
-      return reply.cachedAnswer(key, true, read, 'first-pages', present);
+      return reply.cachedAnswer(key, true, read, 'list-pages', present);
     },
   );
 
