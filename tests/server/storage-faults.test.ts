@@ -11,6 +11,7 @@ import { apiFor, jsonOf } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { multipart, type FormPart } from './support/http.ts';
 import { testTask } from './support/tasks.ts';
+import { until } from './support/processes.ts';
 import { addProject, seededTenants } from './support/world.ts';
 
 const DISK_FULL = 'Base de données indisponible (espace disque insuffisant) : réessayez plus tard.';
@@ -145,9 +146,13 @@ describe(`storage faults (${backend})`, () => {
         }
       })();
       expect(failed).toMatchObject({ status: 'FAILED', error: DISK_FULL });
-      const [run] = (
-        await t.database.executeSql(`select status, meta from task_runs where args->>'backup_id' = $1`, [started.id])
-      ).rows;
+      // The task's run is recorded just after the backup's row: wait for it to end.
+      const run = await until('the backup task run ends', async () => {
+        const [row] = (
+          await t.database.executeSql(`select status, meta from task_runs where args->>'backup_id' = $1`, [started.id])
+        ).rows;
+        return row && row.status !== 'STARTED' ? row : undefined;
+      });
       expect(run).toMatchObject({ status: 'FAILURE', meta: { error: DISK_FULL } });
     } finally {
       await fault('backups', false);
