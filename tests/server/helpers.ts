@@ -13,8 +13,7 @@ import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
 import type { JobQueue, TaskDefinition } from '../../server/src/tasks/types.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
-import { KeptSignIn, type KeptSignInMode } from '../../server/src/services/kept-sign-in.ts';
-import { UsersRepository } from '../../server/src/repositories/users.ts';
+import { keptSignInOf, type KeptSignIn, type KeptSignInMode } from '../../server/src/services/kept-sign-in.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -137,11 +136,7 @@ export async function createTestApp(
     writeFileSync(path.join(staticDir, 'sw.js'), 'self.x=1');
   }
   const heavyBudget = new ConcurrencyBudget(opts.heavyPerTenant ?? DEFAULT_HEAVY_PER_TENANT);
-  const users = new UsersRepository(database.db);
-  const keptSignIn = new KeptSignIn((userId, sessionId) => users.signedInState(userId, sessionId), {
-    mode: opts.keptSignIn ?? 'busy',
-    busy: () => database.busy(),
-  });
+  const keptSignIn = keptSignInOf(database, opts.keptSignIn ?? 'busy');
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
   const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));

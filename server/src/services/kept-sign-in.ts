@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PLATFORM_WRITES } from '../db/schema/cluster.ts';
-import type { SignedInState } from '../repositories/users.ts';
+import type { Database } from '../db/client.ts';
+import { UsersRepository, type SignedInState } from '../repositories/users.ts';
 
 /**
  * When a request's signed-in state may come from memory: 'busy' (default) while the database's connections are all
@@ -221,4 +222,13 @@ export class KeptSignIn {
     this.#states.clear();
     this.#entries = 0;
   }
+}
+
+/** The keeper of the app: states read by UsersRepository.signedInState, busy when the database's pool is. */
+export function keptSignInOf(database: Database, mode: KeptSignInMode): KeptSignIn {
+  const users = new UsersRepository(database.db);
+  return new KeptSignIn((userId, sessionId) => users.signedInState(userId, sessionId), {
+    mode,
+    busy: () => database.busy(),
+  });
 }

@@ -11,7 +11,7 @@ import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 import { isUuid } from '../../lib/uuid.ts';
-import { KeptSignIn, type KeptSignInMode } from '../../services/kept-sign-in.ts';
+import { keptSignInOf, type KeptSignIn, type KeptSignInMode } from '../../services/kept-sign-in.ts';
 import { INBOX_CHANNEL, SIGNED_IN_CHANNEL, WRITES_CHANNEL } from '../../domain/change-channels.ts';
 
 export const ACCESS_COOKIE = 'vigie_access';
@@ -102,13 +102,7 @@ export default fp<{ tokens: TokenService; keptSignIn: KeptSignInMode | KeptSignI
   async (app, { tokens, keptSignIn }) => {
     await app.register(cookie);
     const users = new UsersRepository(app.database.db);
-    const kept =
-      typeof keptSignIn === 'string'
-        ? new KeptSignIn((userId, sessionId) => users.signedInState(userId, sessionId), {
-            mode: keptSignIn,
-            busy: () => app.database.busy(),
-          })
-        : keptSignIn;
+    const kept = typeof keptSignIn === 'string' ? keptSignInOf(app.database, keptSignIn) : keptSignIn;
     app.decorate('keptSignIn', kept);
     if (kept.mode !== 'off') {
       const stops = [
