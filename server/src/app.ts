@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_HEAVY_PER_TENANT } from './config.ts';
+import { DEFAULT_HEAVY_PER_TENANT, DEFAULT_MAX_IN_FLIGHT } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { ProcessRole } from './db/schema.ts';
 import type { TokenService } from './lib/tokens.ts';
@@ -9,6 +9,7 @@ import rateLimits from './plugins/app/rate-limits.ts';
 import idempotency from './plugins/app/idempotency.ts';
 import answerCache from './plugins/app/answer-cache.ts';
 import tenantBudget, { ConcurrencyBudget } from './plugins/app/tenant-budget.ts';
+import requestGate, { RequestGate } from './plugins/app/request-gate.ts';
 import type { KeptSignIn, KeptSignInMode } from './services/kept-sign-in.ts';
 import databasePlugin from './plugins/external/database.ts';
 import securityHeaders from './plugins/external/security-headers.ts';
@@ -71,6 +72,8 @@ export interface AppOptions {
   heavyBudget?: ConcurrencyBudget;
   /** When a request's signed-in state may come from memory (default 'busy'), or the keeper itself (tests). */
   keptSignIn?: KeptSignInMode | KeptSignIn;
+  /** API requests served at once (default DEFAULT_MAX_IN_FLIGHT), or the gate itself (tests). */
+  maxInFlight?: number | RequestGate;
 }
 
 declare module 'fastify' {
@@ -86,6 +89,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(inputGuard);
   await fastify.register(securityHeaders);
   await fastify.register(compression);
+  const gate = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  await fastify.register(requestGate, { gate: typeof gate === 'number' ? new RequestGate(gate) : gate });
   // Before any route: the document is built from the routes as they register.
   await fastify.register(openapi);
   await fastify.register(databasePlugin, { database: opts.database });

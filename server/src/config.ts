@@ -22,6 +22,8 @@ export interface Config {
   heavyPerTenant: number;
   /** When a request's signed-in state may come from memory (services/kept-sign-in.ts). */
   keptSignIn: KeptSignInMode;
+  /** API requests this process serves at once; one more is answered 503 at once (plugins/app/request-gate.ts). */
+  maxInFlight: number;
   /** Directory holding the built PWA (vite build output). */
   staticDir: string;
   /** HMAC key for access tokens; generated into the database when absent (docs/SCALING.md). */
@@ -46,6 +48,12 @@ export interface PoolOptions {
 
 /** Heavy requests one tenant may run at once per process (plugins/app/tenant-budget.ts). */
 export const DEFAULT_HEAVY_PER_TENANT = 2;
+
+/**
+ * API requests one process serves at once. Well above the 200 connections a SOC room and its analysts make (none of
+ * them ever meets it), well below the thousand at which every answer would come too late.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 400;
 
 export const DEFAULT_POOL: PoolOptions = { max: 10, waitMs: 3000 };
 
@@ -137,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseSessionUrl,
     heavyPerTenant: parsePositive('VIGIE_TENANT_HEAVY_MAX', env.VIGIE_TENANT_HEAVY_MAX, DEFAULT_HEAVY_PER_TENANT),
     keptSignIn: parseKeptSignIn(env.VIGIE_KEPT_SIGN_IN),
+    maxInFlight: parsePositive('VIGIE_MAX_IN_FLIGHT', env.VIGIE_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT),
     staticDir: path.resolve(env.VIGIE_STATIC_DIR?.trim() || projectPath('dist')),
     jwtSecret: env.VIGIE_JWT_SECRET?.trim() || undefined,
     jwtPreviousSecrets: list(env.VIGIE_JWT_PREVIOUS_SECRETS),

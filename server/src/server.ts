@@ -116,6 +116,7 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
         role,
         heavyPerTenant: config.heavyPerTenant,
         keptSignIn: config.keptSignIn,
+        maxInFlight: config.maxInFlight,
       },
       {
         loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),

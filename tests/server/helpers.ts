@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
-import { DEFAULT_HEAVY_PER_TENANT, type PoolOptions, type StatementTimeouts } from '../../server/src/config.ts';
+import {
+  DEFAULT_HEAVY_PER_TENANT,
+  DEFAULT_MAX_IN_FLIGHT,
+  type PoolOptions,
+  type StatementTimeouts,
+} from '../../server/src/config.ts';
 import { ConcurrencyBudget } from '../../server/src/plugins/app/tenant-budget.ts';
 import { openDatabase, type Database } from '../../server/src/db/client.ts';
 import { seedDemoData } from '../../server/src/db/seed.ts';
@@ -13,6 +18,7 @@ import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { buildApp } from '../../server/src/build-app.ts';
 import type { JobQueue, TaskDefinition } from '../../server/src/tasks/types.ts';
 import { jobQueueOf } from '../../server/src/services/task-queue.ts';
+import { RequestGate } from '../../server/src/plugins/app/request-gate.ts';
 import { keptSignInOf, type KeptSignIn, type KeptSignInMode } from '../../server/src/services/kept-sign-in.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -103,6 +109,8 @@ export interface TestApp {
   heavyBudget: ConcurrencyBudget;
   /** Signed-in states kept in memory (services/kept-sign-in.ts): its counts say what was served from memory. */
   keptSignIn: KeptSignIn;
+  /** API requests in progress and those turned away (plugins/app/request-gate.ts). */
+  requestGate: RequestGate;
   close: () => Promise<void>;
 }
 
@@ -125,6 +133,8 @@ export async function createTestApp(
     heavyPerTenant?: number;
     /** When a request's signed-in state may come from memory (default: the product's, 'busy'). */
     keptSignIn?: KeptSignInMode;
+    /** API requests served at once (default: the product's). */
+    maxInFlight?: number;
   } = {},
 ): Promise<TestApp> {
   const { database, drop } = await freshDatabase({ pool: opts.pool, statementTimeouts: opts.statementTimeouts });
@@ -137,6 +147,7 @@ export async function createTestApp(
   }
   const heavyBudget = new ConcurrencyBudget(opts.heavyPerTenant ?? DEFAULT_HEAVY_PER_TENANT);
   const keptSignIn = keptSignInOf(database, opts.keptSignIn ?? 'busy');
+  const requestGate = new RequestGate(opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   const tokens = new TokenService(TEST_SECRET);
   const secretBox = new SecretBox('test-encryption-key');
   const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
@@ -151,6 +162,7 @@ export async function createTestApp(
       ...(opts.runJobs !== undefined ? { runJobs: opts.runJobs } : {}),
       heavyBudget,
       keptSignIn,
+      maxInFlight: requestGate,
     },
     opts.serverOptions,
   );
@@ -163,6 +175,7 @@ export async function createTestApp(
     jobs: jobQueueOf(database)!,
     heavyBudget,
     keptSignIn,
+    requestGate,
     async close() {
       await app.close();
       await drop().catch(() => {});

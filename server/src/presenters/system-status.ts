@@ -40,11 +40,16 @@ export const ConnectionHoldsSchema = Type.Object(
   {
     since: Type.String({ format: 'date-time' }),
     routes: Type.Array(Type.Object({ route: Type.String(), count, p50_ms: ms, p99_ms: ms, max_ms: ms, total_ms: ms })),
+    /** API requests in progress in this process, its limit, and those answered 503 at once since it started. */
+    requests: Type.Object({ in_flight: count, max: count, refused: count }),
   },
   { title: 'ConnectionHolds' },
 );
 
-export function presentConnectionHolds(holds: ConnectionHolds) {
+export function presentConnectionHolds(
+  holds: ConnectionHolds,
+  gate: { inFlight: number; max: number; refused: number },
+) {
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
     since: holds.since.toISOString(),
@@ -56,5 +61,6 @@ export function presentConnectionHolds(holds: ConnectionHolds) {
       max_ms: round(r.maxMs),
       total_ms: round(r.totalMs),
     })),
+    requests: { in_flight: gate.inFlight, max: gate.max, refused: gate.refused },
   };
 }

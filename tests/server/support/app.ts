@@ -16,6 +16,7 @@ const LIVE_FIELDS: Record<Exclude<keyof TestApp, 'close'>, true> = {
   jobs: true,
   heavyBudget: true,
   keptSignIn: true,
+  requestGate: true,
 };
 
 /**

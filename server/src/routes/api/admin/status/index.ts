@@ -32,7 +32,7 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ runJobs: boolean }> = async
       ...app.guard((auth) => canReadSystemStatus(auth.actor), { refusal: 'état du système', tenant: false }),
       schema: { tags: ['État du système'], response: replies.signedIn({ 200: ConnectionHoldsSchema }) },
     },
-    async () => presentConnectionHolds(app.connectionHolds),
+    async () => presentConnectionHolds(app.connectionHolds, app.requestGate),
   );
 };
 
