@@ -15,6 +15,9 @@ import { VERSION } from './version.ts';
 import { ServerLogSink } from './services/server-logs.ts';
 import { KEYS_CHANNEL, KeyStore, keySettingsOf } from './services/signing-keys.ts';
 
+/** Connections the kernel holds for the process to accept (Node's default is 511). */
+const LISTEN_BACKLOG = 4096;
+
 function fail(message: string): never {
   console.error(`vigie: ${message}`);
   process.exit(1);
@@ -129,7 +132,10 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
         unlock();
       },
     );
-    if (role !== 'worker') await app.listen({ host: config.host, port: config.port });
+    // A crowd opens its connections at once: past Node's default queue of 511 the kernel drops them and clients wait
+    // seconds to retry; a longer queue lets the request gate answer them (503) instead (the kernel caps it at
+    // net.core.somaxconn).
+    if (role !== 'worker') await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG });
     if (firstStart) {
       // The seed holds the CVEs the demo points at; the rest of the shipped catalogue loads as a background task,
       // so the first start stays quick and the task manager shows the run.

@@ -53,7 +53,7 @@ describe('KeptSignIn', () => {
     const again = await kept.state(1, 's');
     expect(db.reads).toBe(3);
     expect(again?.versions.tenants.get(T1)).toBe(5);
-    expect(kept.counts).toEqual({ kept: 1, read: 3 });
+    expect(kept.counts).toEqual({ kept: 1, read: 3, shared: 0 });
     // Another session of the same user is its own state (its revocation is its own).
     await kept.state(1, 'other');
     expect(db.reads).toBe(4);
@@ -63,6 +63,35 @@ describe('KeptSignIn', () => {
     off.kept.listening(true);
     await off.kept.state(1, 's');
     await off.kept.state(1, 's');
+    expect(off.db.reads).toBe(2);
+  });
+
+  it('lets requests of one session that miss together share one read, unless a change was heard since', async () => {
+    const { kept, db } = keeper({ mode: 'busy', busy: () => false });
+    db.next.set(1, stateOf(1, { t1: 3 }));
+    kept.listening(true);
+    let open!: () => void;
+    db.gate = new Promise((resolve) => (open = resolve));
+    const first = kept.state(1, 's');
+    const second = kept.state(1, 's');
+    // Another session, another user: reads of their own.
+    const other = kept.state(1, 'other');
+    const stranger = kept.state(2, 's');
+    expect(db.reads).toBe(3);
+    // A change of user 1 is heard (a logout, say): a request from now on reads anew.
+    kept.heardSignedIn('1');
+    const after = kept.state(1, 's');
+    expect(db.reads).toBe(4);
+    open();
+    const [a, b] = await Promise.all([first, second, other, stranger, after]);
+    expect(b).toBe(a);
+    expect(kept.counts).toMatchObject({ read: 4, shared: 1 });
+
+    // Mode off shares nothing.
+    const off = keeper({ mode: 'off' });
+    off.db.next.set(1, stateOf(1));
+    off.kept.listening(true);
+    await Promise.all([off.kept.state(1, 's'), off.kept.state(1, 's')]);
     expect(off.db.reads).toBe(2);
   });
 

@@ -52,8 +52,10 @@ export class KeptSignIn {
   readonly #maxAgeMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
-  /** Answers served from memory and read from the database since start (the bench and the tests read them). */
-  readonly counts = { kept: 0, read: 0 };
+  /** Reads in progress, per user and session, with the generation they began under. */
+  readonly #reading = new Map<string, { generation: number; answer: Promise<SignedInState | undefined> }>();
+  /** Answers served from memory, read from the database, and sharing a read in progress (the bench and tests read them). */
+  readonly counts = { kept: 0, read: 0, shared: 0 };
 
   constructor(
     private readonly read: (userId: number, sessionId: string | undefined) => Promise<SignedInState | undefined>,
@@ -80,12 +82,31 @@ export class KeptSignIn {
         return kept;
       }
     }
+    // Requests of one session that miss together share one read (a crowd on one wall-screen account would otherwise
+    // queue one read each for the pool whenever its state expires), unless a change was heard since it began: a
+    // request then reads anew, so a logout or a role change still shows on the next request.
+    const key = `${userId}|${sid}`;
+    const sharing = this.#listening && this.#mode !== 'off';
+    const running = this.#reading.get(key);
+    if (sharing && running && running.generation === this.#generation) {
+      this.counts.shared++;
+      return running.answer;
+    }
     const generation = this.#generation;
-    const fresh = await this.read(userId, sessionId);
-    this.counts.read++;
-    if (fresh && this.#listening && this.#mode !== 'off' && generation === this.#generation)
-      this.#keep(userId, sid, fresh);
-    return fresh;
+    const answer = this.read(userId, sessionId).then((fresh) => {
+      this.counts.read++;
+      if (fresh && this.#listening && this.#mode !== 'off' && generation === this.#generation)
+        this.#keep(userId, sid, fresh);
+      return fresh;
+    });
+    if (!sharing) return answer;
+    const entry = { generation, answer };
+    this.#reading.set(key, entry);
+    const done = () => {
+      if (this.#reading.get(key) === entry) this.#reading.delete(key);
+    };
+    answer.then(done, done);
+    return answer;
   }
 
   /**
