@@ -47,6 +47,23 @@ export function riskLevelOf(score: number): RiskLevel {
   return 'critical';
 }
 
+/** The matrix's scale (ISO 27005 / EBIOS RM): likelihood and impact from 1 to 4. */
+export const RISK_SCALE = [1, 2, 3, 4] as const;
+
+export const LIKELIHOOD_LABELS: Record<number, string> = {
+  1: 'Minime',
+  2: 'Significative',
+  3: 'Forte',
+  4: 'Maximale',
+};
+
+export const IMPACT_LABELS: Record<number, string> = {
+  1: 'Mineure',
+  2: 'Significative',
+  3: 'Grave',
+  4: 'Critique',
+};
+
 export const RISK_TREATMENTS = ['REDUCE', 'ACCEPT', 'SHARE', 'AVOID'] as const;
 export type RiskTreatment = (typeof RISK_TREATMENTS)[number];
 

@@ -17,12 +17,12 @@ import { RequireAuth } from './require-auth.tsx';
 import { useRouteAudit } from './route-audit.tsx';
 import { LandingPage } from '../features/home/landing-page.tsx';
 import { LoginPage } from '../features/auth/login-page.tsx';
-import { DashboardPage } from '../features/dashboard/dashboard-page.tsx';
 import { onAuthChange } from '../lib/auth/session.ts';
 import { clearAdminLocalData } from '../features/admin/admin-local.ts';
 import { clearUsersLocalData } from '../features/users/users-local.ts';
 
 // Domain screens are separate chunks: the first paint downloads none of them (nor the chart library).
+const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
 const VulnerabilityDashboardPage = lazy(() => import('../features/vulnerabilities/dashboard-page.tsx'));
 const VulnerabilityListPage = lazy(() => import('../features/vulnerabilities/list-page.tsx'));
 const VulnerabilityDetailPage = lazy(() => import('../features/vulnerabilities/detail-page.tsx'));
@@ -33,6 +33,7 @@ const ThreatsPage = lazy(() => import('../features/threats/threats-page.tsx'));
 const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
 const ProjectsPage = lazy(() => import('../features/projects/projects-page.tsx'));
 const ProjectPage = lazy(() => import('../features/projects/project-page.tsx'));
+const OrganizationsPage = lazy(() => import('../features/organizations/organizations-page.tsx'));
 const AuditPage = lazy(() => import('../features/audit/audit-page.tsx'));
 const NotificationsPage = lazy(() => import('../features/notifications/notifications-page.tsx'));
 // The blog list needs no Markdown; the post and the editor load marked and DOMPurify in a chunk of their own.
@@ -46,9 +47,7 @@ const ConfirmEmailPage = lazy(() => import('../features/settings/confirm-email-p
 const ResetPasswordPage = lazy(() =>
   import('../features/auth/reset-password-page.tsx').then((m) => ({ default: m.ResetPasswordPage })),
 );
-const SettingsPage = lazy(() =>
-  import('../features/settings/settings-page.tsx').then((m) => ({ default: m.SettingsPage })),
-);
+const SettingsPage = lazy(() => import('./settings-screen.tsx'));
 // The administration console: its frame (sub-navigation) and each screen are chunks of their own.
 const AdminLayout = lazy(() => import('../features/admin/admin-shell.tsx'));
 const AdminHomePage = lazy(() => import('../features/admin/admin-shell.tsx').then((m) => ({ default: m.AdminHome })));
@@ -75,6 +74,9 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/tasks', TasksPage],
   ['/projects', ProjectsPage],
   ['/projects/:id', ProjectPage],
+  // spec §2's protected areas: the user's own tenants (both names lead to the same screen).
+  ['/tenants', OrganizationsPage],
+  ['/organizations', OrganizationsPage],
   ['/audit', AuditPage],
   ['/notifications', NotificationsPage],
   ['/settings', SettingsPage],
@@ -250,7 +252,9 @@ function MainApp() {
         </Route>
         <Route path="/dashboard">
           <RequireAuth>
-            <DashboardPage />
+            <LazyScreen>
+              <DashboardPage />
+            </LazyScreen>
           </RequireAuth>
         </Route>
         <Route>

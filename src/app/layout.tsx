@@ -7,10 +7,9 @@ import { isAdministrator } from '../features/admin/admin-access.ts';
 import type { UserProfile } from '../lib/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
 import { online } from './connectivity.ts';
-import { localDataMode, mockApiMode } from './modes.ts';
+import { localDataMode, mockApiMode, setMockMode } from './modes.ts';
 import { SAMPLE_BANNER, samplesOnScreen } from '../lib/sample-presence.ts';
 import { TenantSwitcher } from './tenant-switcher.tsx';
-import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
 import { maintenanceNotice } from '../lib/maintenance.ts';
 import { NotificationBell, NotificationToast } from '../features/notifications/notification-bell.tsx';
@@ -103,7 +102,9 @@ export function Layout({ children }: { children: ReactNode }) {
             <>
               <NotificationBell />
               <TenantSwitcher />
-              <span className="who">{greetingName(profile)}</span>
+              <Link href="/tenants" className="who" title="Mes organisations">
+                {greetingName(profile)}
+              </Link>
               <button type="button" className="btn ghost" onClick={() => void logout()}>
                 Se déconnecter
               </button>
@@ -132,7 +133,10 @@ export function Layout({ children }: { children: ReactNode }) {
       )}
       {mockApiMode.value && (
         <div className="banner sample" role="status">
-          Mode API simulée — données d’exemple, aucune donnée réelle.
+          Mode API simulée — données d’exemple, aucune donnée réelle.{' '}
+          <button type="button" className="link" onClick={() => void setMockMode(false)}>
+            Quitter le mode simulé
+          </button>
         </div>
       )}
       {(samplesOnScreen.value > 0 || mockApiMode.value) && (
@@ -169,7 +173,6 @@ export function Layout({ children }: { children: ReactNode }) {
       </main>
       <footer className="footer">
         <span>Vigie — gestion des risques et des vulnérabilités</span>
-        <MockModeToggle />
         <p className="data-notice" lang="en">
           This product uses data from the NVD API but is not endorsed or certified by the NVD.{' '}
           <span lang="fr">

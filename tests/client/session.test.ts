@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signIn, TEST_PASSWORD } from '../server/helpers.ts';
 import { useVigieClient } from './harness.ts';
 import { apiRequest, ApiError } from '../../src/lib/api-client.ts';
-import { login, LoginError, loginErrorMessage } from '../../src/features/auth/api/login.ts';
+import { login, LoginError, loginErrorMessage, loginFormError } from '../../src/features/auth/api/login.ts';
 import {
   isAuthenticated,
   logout,
@@ -75,6 +75,17 @@ describe('sign-in against the Vigie server', () => {
     await expect(login({ username: ' ', password: 'x' })).rejects.toThrow('Username is required');
     await expect(login({ username: 'a', password: '' })).rejects.toThrow('Password is required');
     expect(seen.requests).toEqual([]);
+  });
+
+  it('shows the spec’s English texts in French on the form, keeping them as they are in the error', () => {
+    expect(loginErrorMessage(new LoginError('Username is required', 0))).toBe('Nom d’utilisateur obligatoire.');
+    expect(loginErrorMessage(new LoginError('Password is required', 0))).toBe('Mot de passe obligatoire.');
+    const otp = new LoginError('Two-factor authentication required', 403, true);
+    expect(otp.message).toBe('Two-factor authentication required');
+    expect(loginErrorMessage(otp)).toBe('Double authentification requise : saisissez le code de votre application.');
+    expect(loginFormError({ username: '', password: '' })).toBe('Identifiants incomplets');
+    expect(loginFormError({ username: ' ', password: 'x' })).toBe('Nom d’utilisateur obligatoire.');
+    expect(loginFormError({ username: 'a', password: 'x' })).toBeNull();
   });
 
   it('sends the current tenant chosen in the switcher', async () => {

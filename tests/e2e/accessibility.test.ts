@@ -147,7 +147,8 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
     });
 
     it('the sample-data banner (mock API mode)', async () => {
-      await page.goto('/vulnerabilities');
+      // The switch is an administrator's, in Préférences.
+      await page.goto('/settings');
       await settled(page);
       await page.getByLabel('Mode API simulée').check();
       await page.getByTestId('sample-banner').waitFor();
@@ -155,6 +156,8 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       await settled(page);
       await page.getByTestId('sample-banner').waitFor();
       const result = await audit(page);
+      await page.goto('/settings');
+      await settled(page);
       await page.getByLabel('Mode API simulée').uncheck();
       // The switch is stored before its confirmation shows; a reload sooner could read the old value.
       await page.getByText('Mode API simulée désactivé').waitFor();

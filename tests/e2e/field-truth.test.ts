@@ -173,6 +173,7 @@ describe('field truth in Chromium', () => {
     const page = await signInThroughForm(context, 'admin');
     const seen: string[] = [];
     const listener = (req: { url?: string; method?: string }) => seen.push(`${req.method} ${req.url ?? ''}`);
+    await page.getByRole('link', { name: 'Préférences' }).click();
     await page.getByLabel('Mode API simulée').check();
     await expect.poll(() => sampleBanner(page).count()).toBe(1);
     // The switch is stored when its alert shows (a reload before that would find it off).

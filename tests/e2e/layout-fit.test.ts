@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { languageFindings } from './language.ts';
 import { PROJECT_TABS, SCREENS, firstRecord, settled } from './screens.ts';
 
 /**
- * Issue 20, layouts that fit: on a desktop (1280×800) and a tablet (820×1180), for each of the four demo roles, no
- * screen scrolls sideways as a whole. Wide tables scroll inside their own frame; the menu fits or wraps.
+ * Issue 20, the screen walk: on a desktop (1280×800) and a tablet (820×1180), for each of the four demo roles, no
+ * screen scrolls sideways as a whole (wide tables scroll inside their own frame; the menu fits or wraps), and on the
+ * desktop no screen shows English or a raw enum value (tests/e2e/language.ts).
  */
 const e2e = useServerAndBrowser();
 
@@ -39,7 +41,7 @@ function overflow(page: Page): Promise<{ by: number; culprits?: string[] }> {
   });
 }
 
-describe.each(SIZES)('no screen scrolls sideways on %s', (_, viewport) => {
+describe.each(SIZES)('no screen scrolls sideways on %s, none speaks English', (_, viewport) => {
   describe.each(ROLES)('signed in as %s', (role) => {
     let context: BrowserContext;
     let page: Page;
@@ -63,6 +65,10 @@ describe.each(SIZES)('no screen scrolls sideways on %s', (_, viewport) => {
         await settled(page);
         const o = await overflow(page);
         if (o.by > 0) found[path] = o;
+        if (viewport.width === SIZES[0][1].width) {
+          const words = await languageFindings(page);
+          if (words.length > 0) found[`${path} (language)`] = words;
+        }
       }
       expect(found).toEqual({});
     });

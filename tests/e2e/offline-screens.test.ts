@@ -31,7 +31,10 @@ describe('screens offline in Chromium', () => {
     const seen: string[] = [];
     e2e.t.app.server.on('request', (req: { url?: string }) => seen.push(req.url ?? ''));
     const context = await e2e.context();
-    const page = await signInThroughForm(context, 'manager');
+    // The switch is an administrator's, in Préférences.
+    const page = await signInThroughForm(context, 'admin');
+    expect(await page.getByLabel('Mode API simulée').count()).toBe(0);
+    await page.getByRole('link', { name: 'Préférences' }).click();
     await page.getByLabel('Mode API simulée').check();
     await expect
       .poll(() => page.getByRole('alert').textContent())
@@ -40,6 +43,7 @@ describe('screens offline in Chromium', () => {
     await page.getByRole('link', { name: 'Notifications' }).click();
     await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
     expect(seen.filter((u) => u.startsWith('/api/notifications'))).toEqual([]);
+    await page.getByRole('link', { name: 'Préférences' }).click();
     await page.getByLabel('Mode API simulée').uncheck();
     await expect
       .poll(() => page.getByRole('alert').textContent())

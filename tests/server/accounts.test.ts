@@ -8,6 +8,7 @@ import {
   mailOutbox,
   memberships,
   passwordResetTokens,
+  recoveryCodes,
   securityPolicies,
   users,
 } from '../../server/src/db/schema.ts';
@@ -387,6 +388,7 @@ describe(`two-factor authentication (${backend})`, () => {
   const t = useTestApp();
   let access: string;
   let secret: string;
+  let recovery: string[] = [];
   beforeAll(async () => {
     await relaxLimits(t);
     access = (await signIn(t.app, 'analyste')).access;
@@ -398,7 +400,7 @@ describe(`two-factor authentication (${backend})`, () => {
     api('POST', '/api/token/', { payload: { username: 'analyste', password: TEST_PASSWORD, ...(otp ? { otp } : {}) } });
 
   it('requires authentication on every step', async () => {
-    for (const step of ['status', 'enable', 'verify', 'disable']) {
+    for (const step of ['status', 'enable', 'verify', 'recovery-codes', 'disable']) {
       const res = await api(step === 'status' ? 'GET' : 'POST', `/api/accounts/2fa/${step}/`, {
         payload: step === 'verify' ? { token: '123456' } : undefined,
       });
@@ -407,7 +409,7 @@ describe(`two-factor authentication (${backend})`, () => {
   });
 
   it('starts disabled and needs a code before a verification is attempted', async () => {
-    expect((await tfa('status')).json()).toEqual({ enabled: false });
+    expect((await tfa('status')).json()).toEqual({ enabled: false, recovery_codes_left: 0 });
     const res = await tfa('verify', { token: '123456' });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('not_started');
@@ -428,7 +430,7 @@ describe(`two-factor authentication (${backend})`, () => {
     // Sealed with the current key, named by its id (format v2.<kid>.<iv>.<tag>.<data>).
     expect(row.totpSecret).toMatch(/^v2\.k[0-9a-f]{16}\./);
     expect(row.totpSecret).not.toContain(secret);
-    expect((await tfa('status')).json()).toEqual({ enabled: false });
+    expect((await tfa('status')).json()).toEqual({ enabled: false, recovery_codes_left: 0 });
     expect((await login()).statusCode).toBe(200);
   });
 
@@ -440,12 +442,23 @@ describe(`two-factor authentication (${backend})`, () => {
     const wrong = await tfa('verify', { token: totpNow(secret, Date.now() + 10 * 60_000) });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toMatchObject({ detail: 'Code de vérification invalide.', code: 'invalid_otp' });
-    expect((await tfa('status')).json()).toEqual({ enabled: false });
+    expect((await tfa('status')).json()).toEqual({ enabled: false, recovery_codes_left: 0 });
 
     const ok = await tfa('verify', { token: totpNow(secret) });
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ enabled: true });
-    expect((await tfa('status')).json()).toEqual({ enabled: true });
+    const { enabled, recovery_codes: codes } = ok.json<{ enabled: boolean; recovery_codes: string[] }>();
+    expect(enabled).toBe(true);
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    for (const code of codes) expect(code).toMatch(/^[a-hj-km-np-z2-9]{5}-[a-hj-km-np-z2-9]{5}$/);
+    recovery = codes;
+    // Kept as digests only.
+    const kept = await t.database.db.select().from(recoveryCodes);
+    expect(kept).toHaveLength(10);
+    expect(kept.map((k) => k.codeHash).sort()).toEqual(
+      codes.map((c) => createHash('sha256').update(c).digest('hex')).sort(),
+    );
+    expect((await tfa('status')).json()).toEqual({ enabled: true, recovery_codes_left: 10 });
     expect(await auditCount(t, 'two_factor_change', 'analyste')).toBe(1);
 
     const again = await tfa('enable');
@@ -465,6 +478,41 @@ describe(`two-factor authentication (${backend})`, () => {
     expect(right.json().user.username).toBe('analyste');
   });
 
+  it('takes a recovery code in place of a code, once each, typed loosely', async () => {
+    const [first, second] = recovery as [string, string];
+    const used = await login(` ${first.toUpperCase().replace('-', ' ')} `);
+    expect(used.statusCode).toBe(200);
+    expect((await tfa('status')).json()).toEqual({ enabled: true, recovery_codes_left: 9 });
+    const spent = await auditEventsOf(t.database.db, {
+      eventType: 'two_factor_change',
+      description: 'Code de secours utilisé à la connexion (9 restants)',
+    });
+    expect(spent.map((e) => e.severity)).toEqual(['WARNING']);
+
+    const again = await login(first);
+    expect(again.statusCode).toBe(403);
+    expect(again.json().code).toBe('invalid_otp');
+    expect((await login('abcde-fghjk')).json().code).toBe('invalid_otp');
+    expect((await login(second)).statusCode).toBe(200);
+    expect((await tfa('status')).json()).toMatchObject({ recovery_codes_left: 8 });
+  });
+
+  it('hands out a new set of recovery codes on proof, and the old ones stop working', async () => {
+    const neither = await tfa('recovery-codes', {});
+    expect(neither.statusCode).toBe(400);
+    const wrong = await tfa('recovery-codes', { password: 'pas le bon' });
+    expect(wrong.json().code).toBe('invalid_password');
+
+    const fresh = await tfa('recovery-codes', { password: TEST_PASSWORD });
+    expect(fresh.statusCode).toBe(200);
+    const codes = fresh.json<{ recovery_codes: string[] }>().recovery_codes;
+    expect(codes).toHaveLength(10);
+    expect(codes.some((c) => recovery.includes(c))).toBe(false);
+    expect((await login(recovery[2])).json().code).toBe('invalid_otp');
+    expect((await login(codes[0])).statusCode).toBe(200);
+    recovery = codes.slice(1);
+  });
+
   it('turns off only with a right code or password', async () => {
     for (const payload of [{}, undefined]) {
       const neither = await tfa('disable', payload);
@@ -479,13 +527,15 @@ describe(`two-factor authentication (${backend})`, () => {
       code: 'invalid_password',
       fields: { password: ['Mot de passe incorrect.'] },
     });
-    expect((await tfa('status')).json()).toEqual({ enabled: true });
+    expect((await tfa('status')).json()).toMatchObject({ enabled: true });
 
     const ok = await tfa('disable', { password: TEST_PASSWORD });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ enabled: false });
     const row = (await userRow(t, 'analyste'))!;
     expect(row).toMatchObject({ totpEnabled: false, totpSecret: null });
+    expect(await t.database.db.select().from(recoveryCodes)).toEqual([]);
+    expect((await tfa('recovery-codes', { password: TEST_PASSWORD })).json().code).toBe('not_enabled');
     expect((await login()).statusCode).toBe(200);
     expect((await tfa('disable', { password: TEST_PASSWORD })).json().code).toBe('not_enabled');
   });
@@ -493,10 +543,11 @@ describe(`two-factor authentication (${backend})`, () => {
   it('can be turned off with a current code', async () => {
     const fresh = (await tfa('enable')).json().secret as string;
     expect(fresh).not.toBe(secret);
-    expect((await tfa('verify', { token: totpNow(fresh) })).json()).toEqual({ enabled: true });
+    expect((await tfa('verify', { token: totpNow(fresh) })).json()).toMatchObject({ enabled: true });
     const ok = await tfa('disable', { token: totpNow(fresh) });
     expect(ok.json()).toEqual({ enabled: false });
-    expect(await auditCount(t, 'two_factor_change', 'analyste')).toBe(4);
+    // On, two recovery codes used, a new set and one of it used, off, on, off.
+    expect(await auditCount(t, 'two_factor_change', 'analyste')).toBe(8);
   });
 });
 

@@ -300,7 +300,10 @@ describe(`security policies (${backend})`, () => {
       expect((await as(session.access, 'GET', '/api/admin/tenants/')).statusCode).toBe(403);
       // The profile, the 2FA setup and refresh stay open.
       expect((await as(session.access, 'GET', '/api/users/me/')).statusCode).toBe(200);
-      expect((await as(session.access, 'GET', '/api/accounts/2fa/status/')).json()).toEqual({ enabled: false });
+      expect((await as(session.access, 'GET', '/api/accounts/2fa/status/')).json()).toEqual({
+        enabled: false,
+        recovery_codes_left: 0,
+      });
       const refreshed = await t.app.inject({
         method: 'POST',
         url: '/api/token/refresh/',
@@ -311,7 +314,7 @@ describe(`security policies (${backend})`, () => {
       expect(enable.statusCode).toBe(200);
       const { secret } = enable.json<{ secret: string }>();
       const verify = await as(session.access, 'POST', '/api/accounts/2fa/verify/', { token: totpNow(secret) });
-      expect(verify.json()).toEqual({ enabled: true });
+      expect(verify.json()).toMatchObject({ enabled: true });
       // Set up: the same session reaches the data at once, and the next sign-in asks for the code.
       expect((await as(session.access, 'GET', '/api/assets/')).statusCode).toBe(200);
       expect((await login('analyste')).json()).toMatchObject({ code: 'two_factor_required' });

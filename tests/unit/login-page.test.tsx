@@ -22,13 +22,13 @@ describe('LoginPage', () => {
     expect(view.container.querySelector('button[type="submit"]')!.textContent).toBe('Se connecter');
   });
 
-  it('shows the spec §5 messages for a missing username, then a missing password', () => {
+  it('says in French what is missing: both (spec §5 « Identifiants incomplets »), then the password', () => {
     render('/login');
     const form = view.container.querySelector('form')!;
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
-    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Username is required');
+    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Identifiants incomplets');
 
     const user = view.container.querySelector<HTMLInputElement>('#username')!;
     act(() => {
@@ -41,7 +41,7 @@ describe('LoginPage', () => {
     act(() => {
       form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
-    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Password is required');
+    expect(view.container.querySelector('[role="alert"]')!.textContent).toBe('Mot de passe obligatoire.');
   });
 
   it.each([

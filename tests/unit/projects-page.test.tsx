@@ -115,22 +115,22 @@ describe('project page', () => {
   it('puts each count of the heat map in its vraisemblance × gravité cell', async () => {
     await render();
     const cell = (likelihood: number, impact: number) =>
-      screen.container.querySelector(`.pj-matrix td[data-likelihood="${likelihood}"][data-impact="${impact}"]`)!;
-    expect(cell(4, 1).querySelector('.pj-count')!.textContent).toBe('2');
-    expect(cell(2, 2).querySelector('.pj-count')!.textContent).toBe('3');
-    expect(cell(3, 3).querySelector('.pj-count')!.textContent).toBe('1');
-    expect(cell(1, 4).querySelector('.pj-count')!.textContent).toBe('5');
-    expect(cell(4, 4).querySelector('.pj-count')!.textContent).toBe('4');
-    expect(cell(1, 1).querySelector('.pj-count')!.textContent).toBe('0');
+      screen.container.querySelector(`.rm-matrix td[data-likelihood="${likelihood}"][data-impact="${impact}"]`)!;
+    expect(cell(4, 1).querySelector('.rm-count')!.textContent).toBe('2');
+    expect(cell(2, 2).querySelector('.rm-count')!.textContent).toBe('3');
+    expect(cell(3, 3).querySelector('.rm-count')!.textContent).toBe('1');
+    expect(cell(1, 4).querySelector('.rm-count')!.textContent).toBe('5');
+    expect(cell(4, 4).querySelector('.rm-count')!.textContent).toBe('4');
+    expect(cell(1, 1).querySelector('.rm-count')!.textContent).toBe('0');
     // Coloured by the level of likelihood × impact.
     expect(cell(4, 4).className).toContain('level-critical');
     expect(cell(3, 3).className).toContain('level-high');
     expect(cell(2, 2).className).toContain('level-medium');
     expect(cell(1, 1).className).toContain('level-low');
     // Table semantics: gravité 4 is the first row, its header names it.
-    const firstRow = screen.container.querySelector('.pj-matrix tbody tr')!;
+    const firstRow = screen.container.querySelector('.rm-matrix tbody tr')!;
     expect(firstRow.querySelector('th[scope="row"]')!.textContent.replace(/\u00ad/g, '')).toBe('4Critique');
-    expect(screen.container.querySelector('.pj-matrix caption')!.textContent).toBe(
+    expect(screen.container.querySelector('.rm-matrix caption')!.textContent).toBe(
       'Risques ouverts par niveau résiduel',
     );
   });
@@ -169,7 +169,7 @@ describe('project page', () => {
       "Erreur de connexion au backend Vigie. Merci de vérifier votre accès réseau ou de contacter l'administrateur.",
     );
     expect(text()).toContain('Aucun risque enregistré.');
-    expect(screen.container.querySelector('.pj-matrix')).not.toBeNull();
+    expect(screen.container.querySelector('.rm-matrix')).not.toBeNull();
   });
 
   it('says « introuvable » when the project does not exist', async () => {

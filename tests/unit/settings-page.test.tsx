@@ -4,6 +4,7 @@ import { json, screenQueries, settle, setupScreen, typeInto } from './screen-hel
 import { SettingsPage } from '../../src/features/settings/settings-page.tsx';
 import ConfirmEmailPage from '../../src/features/settings/confirm-email-page.tsx';
 import { session } from '../../src/lib/auth/session.ts';
+import SettingsScreen, { showsDeveloperTools } from '../../src/app/settings-screen.tsx';
 
 const screen = setupScreen();
 const { text, $, writes } = screenQueries(screen);
@@ -98,5 +99,81 @@ describe('/confirm-email', () => {
     screen.handler = () => json({ detail: 'Lien de confirmation invalide ou expiré.', code: 'invalid_token' }, 400);
     await screen.render(<ConfirmEmailPage />, '/confirm-email?token=perime');
     expect($('[role="alert"]').textContent).toContain('Lien de confirmation invalide ou expiré.');
+  });
+});
+
+describe('two-factor card', () => {
+  const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+  const CODES = Array.from({ length: 10 }, (_, i) => `abcd${i + 2}-efgh${i + 2}`);
+  const card = () => $('section[aria-labelledby="tfa-title"]');
+  const buttonIn = (label: string) =>
+    [...card().querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === label)!;
+
+  it('shows a QR code and the key in groups, then the recovery codes once turned on', async () => {
+    screen.handler = (method, url) => {
+      if (url.pathname === '/api/accounts/2fa/status/') return json({ enabled: false, recovery_codes_left: 0 });
+      if (url.pathname === '/api/accounts/2fa/enable/')
+        return json({ enabled: false, secret: SECRET, otpauth_url: `otpauth://totp/Vigie:ana?secret=${SECRET}` });
+      if (url.pathname === '/api/accounts/2fa/verify/') return json({ enabled: true, recovery_codes: CODES });
+      return json({}, method === 'GET' ? 200 : 404);
+    };
+    await screen.render(<SettingsPage />, '/settings');
+    act(() => buttonIn('Activer').click());
+    await settle();
+
+    const qr = card().querySelector('svg.qr-code')!;
+    expect(qr.getAttribute('role')).toBe('img');
+    expect(qr.getAttribute('aria-label')).toContain('QR code');
+    // A real code: the finder pattern's dark modules make a long path.
+    expect(qr.querySelector('path')!.getAttribute('d')!.length).toBeGreaterThan(1000);
+    expect(card().querySelector('.tfa-secret')!.textContent).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP EHPK 3PXP');
+
+    typeInto(card().querySelector<HTMLInputElement>('#tfa-code')!, '123456');
+    await submit(card().querySelector('form')!);
+    expect(writes().at(-1)!.body).toEqual({ token: '123456' });
+    expect(text()).toContain('Double authentification activée.');
+    expect([...card().querySelectorAll('.recovery-codes li')].map((li) => li.textContent)).toEqual(CODES);
+    expect(text()).toContain('Ils ne seront plus affichés.');
+    expect(card().querySelector('svg.qr-code')).toBeNull();
+  });
+
+  it('says how many recovery codes are left, warns when few, and makes new ones with a code', async () => {
+    screen.handler = (_method, url) => {
+      if (url.pathname === '/api/accounts/2fa/status/') return json({ enabled: true, recovery_codes_left: 2 });
+      if (url.pathname === '/api/accounts/2fa/recovery-codes/') return json({ enabled: true, recovery_codes: CODES });
+      return json({});
+    };
+    await screen.render(<SettingsPage />, '/settings');
+    const left = [...card().querySelectorAll('p')].find((p) => p.textContent?.startsWith('Codes de secours'))!;
+    expect(left.textContent).toBe('Codes de secours restants : 2.');
+    expect(left.className).toContain('warn');
+
+    typeInto(card().querySelector<HTMLInputElement>('#tfa-code')!, '654321');
+    await act(async () => buttonIn('Nouveaux codes de secours').click());
+    await settle();
+    const call = screen.calls.find((c) => c.url.pathname === '/api/accounts/2fa/recovery-codes/')!;
+    expect(call.body).toEqual({ token: '654321' });
+    expect(card().querySelectorAll('.recovery-codes li')).toHaveLength(10);
+    expect(text()).toContain('Nouveaux codes de secours : les précédents ne fonctionnent plus.');
+  });
+});
+
+describe('the developer switches', () => {
+  it('show to administrators only, and to everyone in a development build', () => {
+    const user = { id: 1, username: 'ana', email: 'a@x.fr', role: 'user' };
+    expect(showsDeveloperTools(user, 't1', false)).toBe(false);
+    expect(showsDeveloperTools({ ...user, role: 'manager' }, 't1', false)).toBe(false);
+    expect(showsDeveloperTools({ ...user, role: 'admin' }, 't1', false)).toBe(true);
+    expect(showsDeveloperTools({ ...user, is_superuser: true }, 't1', false)).toBe(true);
+    expect(showsDeveloperTools(user, 't1', true)).toBe(true);
+    expect(showsDeveloperTools(undefined, undefined, false)).toBe(false);
+  });
+
+  it('sit in Préférences, with the mock API switch', async () => {
+    screen.handler = () => json({ enabled: false, recovery_codes_left: 0 });
+    session.value = { ...session.value!, profile: { ...session.value!.profile, role: 'admin' } };
+    await screen.render(<SettingsScreen />, '/settings');
+    expect($('#dev-tools-title').textContent).toBe('Outils de démonstration');
+    expect(text()).toContain('Mode API simulée');
   });
 });

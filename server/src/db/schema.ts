@@ -1,7 +1,14 @@
 import { ASSET_TYPES, type AssetType } from '../../../contract/assets.ts';
 import { CRITICALITIES, SEVERITIES, type Criticality, type Severity } from '../../../contract/severity.ts';
 import { tenants, users } from './schema/identity.ts';
-import { emailChanges, mailOutbox, memberships, passwordResetTokens, refreshTokens } from './schema/access.ts';
+import {
+  emailChanges,
+  mailOutbox,
+  memberships,
+  passwordResetTokens,
+  recoveryCodes,
+  refreshTokens,
+} from './schema/access.ts';
 import { attemptCounters, loginLockouts, serverProcesses, signingKeys } from './schema/cluster.ts';
 import { adminConfig, securityPolicies, serverLogs, systemSettings } from './schema/platform.ts';
 import { auditEvents, backups, idempotencyKeys } from './schema/audit.ts';
@@ -59,6 +66,7 @@ export const schema = {
   memberships,
   refreshTokens,
   passwordResetTokens,
+  recoveryCodes,
   emailChanges,
   mailOutbox,
   systemSettings,

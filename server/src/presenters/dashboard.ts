@@ -1,5 +1,7 @@
 import { SEVERITIES } from '../../../contract/severity.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
+import { isOverdue } from '../domain/risk-scoring.ts';
+import type { WorkOverviewRepository } from '../repositories/project-work.ts';
 import { AssetRefSchema, SeverityCountsSchema } from './vulnerability.ts';
 
 // The dashboards' figures are shaped by repositories/dashboard.ts; these are their wire schemas.
@@ -57,3 +59,71 @@ export const HomeSummarySchema = Type.Object(
   { title: 'HomeSummary' },
 );
 export type HomeSummary = Static<typeof HomeSummarySchema>;
+
+const Cell = Type.Object({ likelihood: Type.Integer(), impact: Type.Integer(), count: Count });
+
+/** The signed-in user's own part of the home page (GET /api/dashboard/my-work/). */
+export const HomeWorkSchema = Type.Object(
+  {
+    work: Type.Object({
+      /** Unfinished tasks and corrective actions assigned to the user, in the projects they can read. */
+      total: Count,
+      overdue: Count,
+      /** The soonest due first, at most MY_WORK_LIMIT. */
+      items: Type.Array(
+        Type.Object({
+          kind: Choice(['task', 'action'] as const),
+          id: Type.Integer(),
+          title: Type.String(),
+          project: Type.Object({ id: Type.Integer(), name: Type.String() }),
+          due_date: Nullable(Type.String({ format: 'date' })),
+          progress: Count,
+          status: Nullable(Type.String()),
+          priority: Nullable(Type.String()),
+          overdue: Type.Boolean(),
+        }),
+      ),
+    }),
+    /** Risks not closed in the projects the user can read, per cell of the 4 × 4 matrix. */
+    risks: Type.Object({
+      open: Count,
+      projects: Count,
+      initial: Type.Array(Cell),
+      residual: Type.Array(Cell),
+    }),
+    generated_at: DateTime,
+  },
+  { title: 'HomeWork' },
+);
+export type HomeWork = Static<typeof HomeWorkSchema>;
+
+export function presentHomeWork(
+  work: Awaited<ReturnType<WorkOverviewRepository['openWorkOf']>>,
+  risks: Awaited<ReturnType<WorkOverviewRepository['riskHeatMap']>>,
+  today: string,
+): HomeWork {
+  return {
+    work: {
+      total: work.total,
+      overdue: work.overdue,
+      items: work.rows.map((w) => ({
+        kind: w.kind,
+        id: w.id,
+        title: w.title,
+        project: { id: w.projectId, name: w.projectName },
+        due_date: w.dueDate,
+        progress: w.progress,
+        status: w.status,
+        priority: w.priority,
+        overdue: isOverdue(w.dueDate, w.progress, today),
+      })),
+    },
+    risks: {
+      open: risks.initial.reduce((n, c) => n + c.count, 0),
+      projects: risks.projects,
+      initial: risks.initial,
+      residual: risks.residual,
+    },
+    generated_at: new Date().toISOString(),
+  };
+}

@@ -4,6 +4,7 @@ import {
   emailChanges,
   memberships,
   passwordResetTokens,
+  recoveryCodes,
   refreshTokens,
   users,
   type MembershipRole,
@@ -106,8 +107,38 @@ export class AccountsRepository {
   }
 
   /** Stores the sealed TOTP secret (null forgets it) and whether sign-in must ask for a code. */
+  /** Sets the second factor; turning it off (no secret) forgets the recovery codes in the same transaction. */
   async setTotp(userId: number, sealedSecret: string | null, enabled: boolean): Promise<void> {
-    await this.db.update(users).set({ totpSecret: sealedSecret, totpEnabled: enabled }).where(eq(users.id, userId));
+    await this.db.transaction(async (tx) => {
+      await tx.update(users).set({ totpSecret: sealedSecret, totpEnabled: enabled }).where(eq(users.id, userId));
+      if (!sealedSecret) await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    });
+  }
+
+  /** A new set of recovery code digests replaces the old one at once. */
+  async replaceRecoveryCodes(userId: number, codeHashes: readonly string[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+      if (codeHashes.length > 0)
+        await tx.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash })));
+    });
+  }
+
+  /** Spends a recovery code: true once per code (the DELETE claims it, so two sign-ins cannot both use it). */
+  async spendRecoveryCode(userId: number, codeHash: string): Promise<boolean> {
+    const spent = await this.db
+      .delete(recoveryCodes)
+      .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash)))
+      .returning({ codeHash: recoveryCodes.codeHash });
+    return spent.length > 0;
+  }
+
+  async recoveryCodesLeft(userId: number): Promise<number> {
+    const [row] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(recoveryCodes)
+      .where(eq(recoveryCodes.userId, userId));
+    return row?.n ?? 0;
   }
 
   async addResetToken(userId: number, tokenHash: string, expiresAt: Date): Promise<void> {

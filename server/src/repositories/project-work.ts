@@ -573,6 +573,143 @@ export class ProjectWorkRepository {
   }
 }
 
+/** A piece of open work assigned to someone: a project task or a corrective action. */
+export interface AssignedWork {
+  kind: 'task' | 'action';
+  id: number;
+  title: string;
+  projectId: number;
+  projectName: string;
+  dueDate: string | null;
+  progress: number;
+  /** The task's status; an action's follows from its progress. */
+  status: ProjectTaskStatus | null;
+  priority: ProjectPriority | null;
+}
+
+/** Open risks on the 4 × 4 matrix: how many sit at each likelihood × impact, as assessed and as left residual. */
+export interface RiskHeatCell {
+  likelihood: number;
+  impact: number;
+  count: number;
+}
+
+export class WorkOverviewRepository {
+  /**
+   * The user's unfinished tasks and corrective actions in the readable projects, soonest due first (no due date
+   * last), at most `limit`; with how many there are and how many are overdue on `today`.
+   */
+  async openWorkOf(
+    tx: TenantDb,
+    readable: SQL,
+    userId: number,
+    today: string,
+    limit: number,
+  ): Promise<{ total: number; overdue: number; rows: AssignedWork[] }> {
+    if (userId > INT4_MAX) return { total: 0, overdue: 0, rows: [] };
+    const taskWhere = and(
+      taskInTenant,
+      readable,
+      eq(projectTasks.assigneeId, userId),
+      sql`${projectTasks.status} <> 'DONE'`,
+      sql`${projectTasks.progress} < 100`,
+    );
+    const actionWhere = and(
+      actionInTenant,
+      readable,
+      eq(correctiveActions.assigneeId, userId),
+      sql`${correctiveActions.progress} < 100`,
+    );
+    const late = (due: SQL) => sql<number>`count(*) filter (where ${due} < ${today}::date)::int`;
+    const [taskCounts] = await tx
+      .select({ n: count(), late: late(sql`${projectTasks.dueDate}`) })
+      .from(projectTasks)
+      .innerJoin(projects, taskProject)
+      .where(taskWhere);
+    const [actionCounts] = await tx
+      .select({ n: count(), late: late(sql`${correctiveActions.dueDate}`) })
+      .from(correctiveActions)
+      .innerJoin(remediationPlans, actionPlan)
+      .innerJoin(risks, planRisk)
+      .innerJoin(projects, riskProject)
+      .where(actionWhere);
+    const soonest = (due: SQL, id: SQL) => [sql`${due} asc nulls last`, sql`${id} asc`];
+    const tasks = await tx
+      .select({
+        id: projectTasks.id,
+        title: projectTasks.title,
+        projectId: projects.id,
+        projectName: projects.name,
+        dueDate: projectTasks.dueDate,
+        progress: projectTasks.progress,
+        status: projectTasks.status,
+        priority: projectTasks.priority,
+      })
+      .from(projectTasks)
+      .innerJoin(projects, taskProject)
+      .where(taskWhere)
+      .orderBy(...soonest(sql`${projectTasks.dueDate}`, sql`${projectTasks.id}`))
+      .limit(limit);
+    const actions = await tx
+      .select({
+        id: correctiveActions.id,
+        title: correctiveActions.title,
+        projectId: projects.id,
+        projectName: projects.name,
+        dueDate: correctiveActions.dueDate,
+        progress: correctiveActions.progress,
+      })
+      .from(correctiveActions)
+      .innerJoin(remediationPlans, actionPlan)
+      .innerJoin(risks, planRisk)
+      .innerJoin(projects, riskProject)
+      .where(actionWhere)
+      .orderBy(...soonest(sql`${correctiveActions.dueDate}`, sql`${correctiveActions.id}`))
+      .limit(limit);
+    const rows: AssignedWork[] = [
+      ...tasks.map((t) => ({ kind: 'task' as const, ...t })),
+      ...actions.map((a) => ({ kind: 'action' as const, ...a, status: null, priority: null })),
+    ];
+    rows.sort(
+      (a, b) =>
+        (a.dueDate ?? '9999-12-31').localeCompare(b.dueDate ?? '9999-12-31') ||
+        a.kind.localeCompare(b.kind) ||
+        a.id - b.id,
+    );
+    return {
+      total: (taskCounts?.n ?? 0) + (actionCounts?.n ?? 0),
+      overdue: (taskCounts?.late ?? 0) + (actionCounts?.late ?? 0),
+      rows: rows.slice(0, limit),
+    };
+  }
+
+  /** The readable projects' risks that are not closed, counted per cell of the matrix, initial and residual. */
+  async riskHeatMap(
+    tx: TenantDb,
+    readable: SQL,
+  ): Promise<{ initial: RiskHeatCell[]; residual: RiskHeatCell[]; projects: number }> {
+    const open = and(riskInTenant, readable, sql`${risks.status} <> 'CLOSED'`);
+    const cells = (likelihood: SQL<number>, impact: SQL<number>) =>
+      tx
+        .select({ likelihood: likelihood.mapWith(Number), impact: impact.mapWith(Number), count: count() })
+        .from(risks)
+        .innerJoin(projects, riskProject)
+        .where(open)
+        .groupBy(likelihood, impact)
+        .orderBy(likelihood, impact);
+    const [spread] = await tx
+      .select({ n: sql<number>`count(distinct ${risks.projectId})::int` })
+      .from(risks)
+      .innerJoin(projects, riskProject)
+      .where(open);
+    return {
+      initial: await cells(sql`${risks.likelihood}`, sql`${risks.impact}`),
+      residual: await cells(sql`${risks.residualLikelihood}`, sql`${risks.residualImpact}`),
+      projects: spread?.n ?? 0,
+    };
+  }
+}
+
 function flattenAction(r: { action: ActionRecord; projectId: number; riskId: number }): ActionRow {
   return { ...r.action, projectId: r.projectId, riskId: r.riskId };
 }

@@ -178,8 +178,22 @@ export const EmailConfirmed = Type.Object(
   { description: 'Adresse e-mail changée' },
 );
 export const TwoFactorStatus = Type.Object(
-  { enabled: Type.Boolean() },
+  {
+    enabled: Type.Boolean(),
+    recovery_codes_left: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Codes de secours encore utilisables (status)' }),
+    ),
+  },
   { description: 'La double authentification est-elle active ?' },
+);
+export const RecoveryCodes = Type.Object(
+  {
+    enabled: Type.Literal(true),
+    recovery_codes: Type.Array(Type.String(), {
+      description: 'Codes de secours à usage unique, montrés cette seule fois (seule leur empreinte est gardée)',
+    }),
+  },
+  { description: 'La double authentification est active ; ses codes de secours' },
 );
 export const TwoFactorSetup = Type.Object(
   {

@@ -3,7 +3,8 @@
  * the link mailed to the new address is followed. The address is what a password reset is mailed to, so a stolen
  * session alone must not be able to move it.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { digestOf as digest } from '../lib/one-time-codes.ts';
 import { verifyPassword } from '../lib/password.ts';
 import { uniqueViolation, type AccountsRepository } from '../repositories/accounts.ts';
 import type { UserRow } from '../repositories/users.ts';
@@ -12,9 +13,6 @@ import type { Mailer } from './mailer.ts';
 
 const CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
-
-/** Only this digest is stored: a leaked table does not hand out working links. */
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function confirmationMail(name: string, email: string, link: string): { subject: string; text: string } {
   return {

@@ -1,5 +1,6 @@
 /** Forgotten passwords (a one-time link by mail) and the signed-in change of password. */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { digestOf as digest } from '../lib/one-time-codes.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import type { AccountsRepository } from '../repositories/accounts.ts';
 import type { UserRow } from '../repositories/users.ts';
@@ -8,9 +9,6 @@ import type { Mailer } from './mailer.ts';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
-
-/** Only this digest is stored: a leaked table does not hand out working reset links. */
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function resetMail(name: string, link: string): { subject: string; text: string } {
   return {

@@ -5,9 +5,11 @@
 import type { Db } from '../db/client.ts';
 import { twoFactorSetupRequired, type SecurityPolicy } from '../domain/security-policy.ts';
 import type { ApiError } from '../domain/errors.ts';
+import { digestOf, normalRecoveryCode } from '../lib/one-time-codes.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../lib/password.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { TokenError, type TokenService } from '../lib/tokens.ts';
+import { AccountsRepository } from '../repositories/accounts.ts';
 import { UsersRepository, type MembershipView, type UserRow } from '../repositories/users.ts';
 import {
   accountLocked,
@@ -40,6 +42,7 @@ export interface OpenedSession {
 
 export class SignInService {
   private readonly users: UsersRepository;
+  private readonly accounts: AccountsRepository;
   readonly #sessions: SessionService;
 
   constructor(
@@ -49,12 +52,15 @@ export class SignInService {
     private readonly secretBox: SecretBox,
   ) {
     this.users = new UsersRepository(db);
+    this.accounts = new AccountsRepository(db);
     this.#sessions = new SessionService(db, tokens);
   }
 
   /**
    * The account `login` names, once its password (and code) are right. Every refusal but the missing code is
    * handed to `refused` (the audit trail) before it is thrown; a wrong password or code counts toward the lock-out.
+   * In place of a code the account may give one of its recovery codes, spent by this sign-in (`recoveryUsed` hears of
+   * it, for the audit trail).
    */
   async verify(
     login: string,
@@ -62,6 +68,7 @@ export class SignInService {
     otp: string | undefined,
     policy: SecurityPolicy,
     refused: (refusal: SignInRefusal) => Promise<void>,
+    recoveryUsed?: (user: UserRow, left: number) => Promise<void>,
   ): Promise<UserRow> {
     const user = await this.users.findByLogin(login);
     const lockKey = lockoutKey(user?.id, login);
@@ -99,7 +106,10 @@ export class SignInService {
     if (user.totpEnabled) {
       if (!otp) throw twoFactorRequired();
       if (!totpMatches(this.secretBox, user, otp)) {
-        return failed('invalid_otp', 'Code de double authentification invalide', invalidSignInOtp());
+        const code = normalRecoveryCode(otp);
+        if (!code || !(await this.accounts.spendRecoveryCode(user.id, digestOf(code))))
+          return failed('invalid_otp', 'Code de double authentification invalide', invalidSignInOtp());
+        await recoveryUsed?.(user, await this.accounts.recoveryCodesLeft(user.id));
       }
     }
     return user;

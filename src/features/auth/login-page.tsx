@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { login, LoginError, loginErrorMessage, validateLogin } from './api/login.ts';
+import { login, LoginError, loginErrorMessage, loginFormError } from './api/login.ts';
 import { ProfileError } from '../../lib/auth/profile.ts';
 import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
 
@@ -25,7 +25,7 @@ export function LoginPage() {
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const invalid = validateLogin({ username, password });
+    const invalid = loginFormError({ username, password });
     if (invalid) return setError(invalid);
     setBusy(true);
     setError(null);

@@ -8,6 +8,7 @@ import {
   PROJECT_STATUSES,
   RISK_LEVEL_LABELS,
   RISK_LEVELS,
+  RISK_SCALE,
   riskLevelOf,
   RISK_STATUSES,
   RISK_TREATMENTS,
@@ -118,21 +119,8 @@ export function label(labels: Record<string, string>, value: string | null | und
 
 // Risks (ISO 27005 / EBIOS RM scales)
 
-export const SCALE = [1, 2, 3, 4] as const;
-
-export const LIKELIHOOD_LABELS: Record<number, string> = {
-  1: 'Minime',
-  2: 'Significative',
-  3: 'Forte',
-  4: 'Maximale',
-};
-
-export const IMPACT_LABELS: Record<number, string> = {
-  1: 'Mineure',
-  2: 'Significative',
-  3: 'Grave',
-  4: 'Critique',
-};
+export { IMPACT_LABELS, LIKELIHOOD_LABELS } from '../../../contract/projects.ts';
+export const SCALE = RISK_SCALE;
 
 export const LEVEL_LABELS = RISK_LEVEL_LABELS;
 
@@ -355,17 +343,11 @@ export function checkDocumentFile(
 
 // Formatting
 
-const DAY_FORMAT = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeZone: 'UTC' });
 const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 export const NUMBER = new Intl.NumberFormat('fr-FR');
 export { formatFileSize as formatSize } from '../../lib/file-size.ts';
 
-/** '31 juil. 2025' for a calendar day 'YYYY-MM-DD' (read as such, whatever the time zone). */
-export function formatDay(value: string | null | undefined): string {
-  if (!value) return '—';
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  return Number.isNaN(d.getTime()) ? '—' : DAY_FORMAT.format(d);
-}
+export { formatDay } from '../../lib/format.ts';
 
 export function formatDateTime(value: string | null | undefined): string {
   if (!value) return '—';

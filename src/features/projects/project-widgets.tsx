@@ -1,21 +1,18 @@
 import { useId, useState, type FormEvent } from 'react';
 import { FormField } from '../../components/form-field.tsx';
+export { RiskMatrix } from '../../components/risk-matrix.tsx';
 import type { Form } from '../../lib/use-form.ts';
 import { listTeam } from './projects-api.ts';
 import type { Id, TeamMember } from './project-types.ts';
 import { useProjectResource } from './project-tab.tsx';
 import {
-  IMPACT_LABELS,
   label,
   LEVEL_LABELS,
-  levelOf,
-  LIKELIHOOD_LABELS,
   NUMBER,
   parseProgress,
   PRIORITY_LABELS,
   PRIORITY_TONE,
   PROGRESS_MESSAGE,
-  SCALE,
   STATUS_LABELS,
   STATUS_TONE,
 } from './project-rules.ts';
@@ -43,91 +40,6 @@ export function LevelBadge({ level, score }: { level: string; score?: number }) 
       {label(LEVEL_LABELS, level)}
       {score !== undefined && <span className="pj-score"> ({NUMBER.format(score)})</span>}
     </span>
-  );
-}
-
-/** Soft hyphens in the scale's long words, so narrow headers break them with a hyphen, not anywhere. */
-const SOFT_HYPHENS: Record<string, string> = {
-  Significative: 'Signi\u00adfica\u00adtive',
-  Maximale: 'Maxi\u00admale',
-  Mineure: 'Mi\u00adneure',
-  Critique: 'Cri\u00adtique',
-};
-
-function hyphenable(word: string | undefined): string {
-  return word === undefined ? '' : (SOFT_HYPHENS[word] ?? word);
-}
-
-/**
- * The 4 × 4 risk heat map: rows are gravité (4 at the top), columns vraisemblance; each cell coloured by the level
- * of likelihood × impact and holding the number of risks. `matrix[impact - 1][likelihood - 1]`.
- */
-export function RiskMatrix({ matrix, caption }: { matrix: number[][]; caption: string }) {
-  return (
-    <div className="pj-matrix-wrap">
-      <table className="pj-matrix">
-        <caption>{caption}</caption>
-        <colgroup>
-          <col className="pj-matrix-head-col" />
-          <col span={4} />
-        </colgroup>
-        <thead>
-          <tr>
-            <td />
-            <th scope="colgroup" colSpan={4}>
-              Vraisemblance →
-            </th>
-          </tr>
-          <tr>
-            <th scope="col" className="pj-matrix-axis">
-              Gravité ↓
-            </th>
-            {SCALE.map((l) => (
-              <th scope="col" key={l}>
-                <span className="pj-matrix-n">{l}</span>
-                <span className="pj-matrix-label">{hyphenable(LIKELIHOOD_LABELS[l])}</span>
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {[...SCALE].reverse().map((impact) => (
-            <tr key={impact}>
-              <th scope="row">
-                <span className="pj-matrix-n">{impact}</span>
-                <span className="pj-matrix-label">{hyphenable(IMPACT_LABELS[impact])}</span>
-              </th>
-              {SCALE.map((likelihood) => {
-                const count = matrix[impact - 1]?.[likelihood - 1] ?? 0;
-                const level = levelOf(likelihood * impact);
-                return (
-                  <td
-                    key={likelihood}
-                    data-likelihood={likelihood}
-                    data-impact={impact}
-                    className={`level-${level}${count === 0 ? ' empty' : ''}`}
-                  >
-                    <div className="pj-cell">
-                      <strong className="pj-count">{NUMBER.format(count)}</strong>
-                      <span className="visually-hidden">
-                        {count > 1 ? ' risques' : ' risque'}, niveau {LEVEL_LABELS[level]}
-                      </span>
-                    </div>
-                  </td>
-                );
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <ul className="pj-legend" aria-label="Légende des niveaux">
-        {(['low', 'medium', 'high', 'critical'] as const).map((level) => (
-          <li key={level}>
-            <span className={`pj-swatch level-${level}`} aria-hidden="true" /> {LEVEL_LABELS[level]}
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }
 

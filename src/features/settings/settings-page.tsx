@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { session } from '../../lib/auth/session.ts';
 import { password, twoFactor, updateMyProfile } from '../../lib/auth/account.ts';
@@ -7,6 +7,7 @@ import { useForm } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
+import { grouped, QrCode } from '../../components/qr-code.tsx';
 
 /** What the last submit of a card said: its success, or its error. */
 function Outcome({ notice, error }: { notice: string | null; error: string | null }) {
@@ -93,21 +94,57 @@ function PasswordForm() {
   );
 }
 
+/** The recovery codes just made: shown once, with how to keep them. */
+function RecoveryCodeList({ codes }: { codes: string[] }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="recovery-codes" role="group" aria-labelledby="tfa-codes-title">
+      <h3 id="tfa-codes-title">Codes de secours</h3>
+      <p>
+        Gardez-les en lieu sûr (gestionnaire de mots de passe, papier) : chacun remplace une fois le code de
+        l’application, si vous la perdez. Ils ne seront plus affichés.
+      </p>
+      <ol>
+        {codes.map((c) => (
+          <li key={c}>
+            <code>{c}</code>
+          </li>
+        ))}
+      </ol>
+      <button
+        className="btn"
+        type="button"
+        onClick={() =>
+          void navigator.clipboard?.writeText(codes.join('\n')).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? 'Codes copiés' : 'Copier les codes'}
+      </button>
+    </div>
+  );
+}
+
 function TwoFactorCard() {
   const status = useResource(twoFactor.status, []);
   /** The state after this screen changed it, else the one read (null: unknown). */
   const [changed, setChanged] = useState<boolean | null>(null);
   const enabled = changed ?? status.data?.enabled ?? null;
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
+  const [codes, setCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');
   const [outcome, setOutcome] = useState<{ notice: string | null; error: string | null }>({
     notice: null,
     error: null,
   });
+  const left = codes ? codes.length : changed === null ? status.data?.recovery_codes_left : undefined;
 
   const start = async () => {
     try {
       setSetup(await twoFactor.enable());
+      setCodes(null);
       setOutcome({ notice: null, error: null });
     } catch (err) {
       setOutcome({ notice: null, error: messageOf(err) });
@@ -116,12 +153,29 @@ function TwoFactorCard() {
   const confirm = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const answer = setup ? await twoFactor.verify(code) : await twoFactor.disable({ token: code });
-      setChanged(answer.enabled);
+      if (setup) {
+        const answer = await twoFactor.verify(code);
+        setChanged(true);
+        setCodes(answer.recovery_codes);
+        setOutcome({ notice: 'Double authentification activée.', error: null });
+      } else {
+        await twoFactor.disable({ token: code });
+        setChanged(false);
+        setCodes(null);
+        setOutcome({ notice: 'Double authentification désactivée.', error: null });
+      }
       setSetup(null);
       setCode('');
-      const text = answer.enabled ? 'Double authentification activée.' : 'Double authentification désactivée.';
-      setOutcome({ notice: text, error: null });
+    } catch (err) {
+      setOutcome({ notice: null, error: messageOf(err) });
+    }
+  };
+  const renew = async () => {
+    try {
+      const answer = await twoFactor.recoveryCodes({ token: code });
+      setCodes(answer.recovery_codes);
+      setCode('');
+      setOutcome({ notice: 'Nouveaux codes de secours : les précédents ne fonctionnent plus.', error: null });
     } catch (err) {
       setOutcome({ notice: null, error: messageOf(err) });
     }
@@ -132,24 +186,47 @@ function TwoFactorCard() {
       <h2 id="tfa-title">Double authentification</h2>
       <DataOriginNote origin={status.origin} />
       <p>{enabled === null ? 'État inconnu (serveur injoignable).' : enabled ? 'Activée.' : 'Désactivée.'}</p>
+      {enabled && left !== undefined && !codes && (
+        <p className={left <= 2 ? 'notice warn' : 'muted'}>
+          {left === 0
+            ? 'Aucun code de secours restant : générez-en de nouveaux.'
+            : `Codes de secours restants : ${left}.`}
+        </p>
+      )}
       {enabled === false && !setup && (
         <button className="btn primary" type="button" onClick={() => void start()}>
           Activer
         </button>
       )}
       {setup && (
-        <p>
-          Ajoutez ce compte dans votre application d’authentification avec la clé <code>{setup.secret}</code>, puis
-          saisissez le code affiché.
-        </p>
+        <div className="tfa-setup">
+          <QrCode value={setup.otpauth_url} label="QR code à scanner avec votre application d’authentification" />
+          <div>
+            <p>Scannez ce QR code avec votre application d’authentification, ou saisissez la clé :</p>
+            <p>
+              <code className="tfa-secret" aria-label={`Clé : ${setup.secret.split('').join(' ')}`}>
+                {grouped(setup.secret)}
+              </code>
+            </p>
+            <p>Puis saisissez le code à 6 chiffres affiché.</p>
+          </div>
+        </div>
       )}
+      {codes && <RecoveryCodeList codes={codes} />}
       {(setup || enabled) && (
         <form onSubmit={(e) => void confirm(e)} className="form">
           <label htmlFor="tfa-code">Code à 6 chiffres</label>
           <OneTimeCodeInput id="tfa-code" value={code} onChange={setCode} />
-          <button className="btn primary" type="submit">
-            {setup ? 'Confirmer l’activation' : 'Désactiver'}
-          </button>
+          <div className="actions">
+            <button className={setup ? 'btn primary' : 'btn danger'} type="submit">
+              {setup ? 'Confirmer l’activation' : 'Désactiver'}
+            </button>
+            {!setup && (
+              <button className="btn" type="button" onClick={() => void renew()}>
+                Nouveaux codes de secours
+              </button>
+            )}
+          </div>
         </form>
       )}
       <Outcome {...outcome} />
@@ -157,8 +234,11 @@ function TwoFactorCard() {
   );
 }
 
-/** The signed-in user's own settings: profile, password, two-factor authentication. */
-export function SettingsPage() {
+/**
+ * The signed-in user's own settings: profile, password, two-factor authentication; `children` are cards the app adds
+ * (the developer switches, for administrators).
+ */
+export function SettingsPage({ children }: { children?: ReactNode }) {
   return (
     <section className="page settings">
       <h1>Préférences</h1>
@@ -166,6 +246,7 @@ export function SettingsPage() {
         <ProfileForm />
         <PasswordForm />
         <TwoFactorCard />
+        {children}
       </div>
     </section>
   );

@@ -10,15 +10,12 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../../lib/auth/session.ts';
+import { ROLE_LABELS, roleLabel } from '../../lib/auth/roles.ts';
+
+/** The roles a membership can hold (a guest is no member). */
+const { guest: _guest, ...MEMBERSHIP_ROLE_LABELS } = ROLE_LABELS;
 import { SelectField, TextField } from '../../components/form-field.tsx';
 import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser } from './users-api.ts';
-
-const ROLE_LABELS: Record<string, string> = {
-  admin: 'Administrateur',
-  manager: 'Responsable',
-  user: 'Utilisateur',
-  readonly: 'Lecture seule',
-};
 
 const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 
@@ -91,7 +88,7 @@ export function UsersPage() {
                   <td>{u.username}</td>
                   <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
                   <td>{u.email}</td>
-                  <td>{ROLE_LABELS[u.role] ?? u.role}</td>
+                  <td>{roleLabel(u.role)}</td>
                   <td>{u.is_active ? 'Oui' : 'Non'}</td>
                   <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
                   {deletable && (
@@ -170,7 +167,7 @@ function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; on
       {field('last_name', 'Nom')}
       {field('password', 'Mot de passe *', 'password')}
       {field('confirm_password', 'Confirmation du mot de passe *', 'password')}
-      <SelectField form={form} name="role" label="Rôle" options={optionsOf(ROLE_LABELS)} />
+      <SelectField form={form} name="role" label="Rôle" options={optionsOf(MEMBERSHIP_ROLE_LABELS)} />
       <ActionMessages error={form.error} />
       <p>
         <button type="submit" className="btn" disabled={form.submitting}>

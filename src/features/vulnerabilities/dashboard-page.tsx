@@ -6,7 +6,7 @@ import { HorizontalBars, SeverityDonut, TrendLine, type SeverityDistribution } f
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { fetchSummary } from './api/vulnerabilities.ts';
 import type { VulnerabilitySummary } from './api/types.ts';
-import { SeverityBadge } from './badges.tsx';
+import { SeverityBadge } from '../../components/severity-badges.tsx';
 import { formatDateTime, NUMBER, plural } from './format.ts';
 import { tenantKey } from './permissions.ts';
 import { RetryError } from '../../components/list-state.tsx';

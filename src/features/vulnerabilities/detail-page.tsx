@@ -4,7 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
 import type { Vulnerability } from './api/types.ts';
-import { KevBadge, SeverityBadge } from './badges.tsx';
+import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
 import { formatDateTime, formatPercent, formatScore } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';

@@ -6,7 +6,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { fetchAssetOptions, fetchVulnerabilityPage } from './api/vulnerabilities.ts';
 import type { AssetOption, Vulnerability } from './api/types.ts';
-import { KevBadge, SeverityBadge } from './badges.tsx';
+import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { ExportControls } from './export-controls.tsx';
 import { formatDate, formatPercent, formatScore, plural } from './format.ts';
 import {

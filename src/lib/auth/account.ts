@@ -166,18 +166,34 @@ export async function createAdminAccount(input: AdminInput): Promise<UserProfile
   }
 }
 
+export interface RecoveryCodes {
+  enabled: true;
+  recovery_codes: string[];
+}
+
 export const twoFactor = {
   /** With where it came from: offline, the cached state shows its date. */
-  status: () => apiRequestWithOrigin<{ enabled: boolean }>('/accounts/2fa/status/', { timeoutMs: TIMEOUTS.auth }),
+  status: () =>
+    apiRequestWithOrigin<{ enabled: boolean; recovery_codes_left?: number }>('/accounts/2fa/status/', {
+      timeoutMs: TIMEOUTS.auth,
+    }),
   enable: () =>
     apiRequest<{ otpauth_url: string; secret: string; enabled: boolean }>('/accounts/2fa/enable/', {
       method: 'POST',
       timeoutMs: TIMEOUTS.auth,
     }),
+  /** Turns 2FA on; the answer holds the recovery codes, shown this once. */
   verify: (token: string) =>
-    apiRequest<{ enabled: boolean }>('/accounts/2fa/verify/', {
+    apiRequest<RecoveryCodes>('/accounts/2fa/verify/', {
       method: 'POST',
       body: { token },
+      timeoutMs: TIMEOUTS.auth,
+    }),
+  /** A new set of recovery codes (the old ones stop working), proven by a current code or the password. */
+  recoveryCodes: (proof: { token: string } | { password: string }) =>
+    apiRequest<RecoveryCodes>('/accounts/2fa/recovery-codes/', {
+      method: 'POST',
+      body: proof,
       timeoutMs: TIMEOUTS.auth,
     }),
   disable: (proof: { token: string } | { password: string }) =>

@@ -3,6 +3,20 @@ import type { UserProfile } from './types.ts';
 export const ROLES = ['admin', 'user', 'manager', 'readonly', 'guest'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The roles' French names, as every screen shows them. */
+export const ROLE_LABELS: Record<Role, string> = {
+  admin: 'Administrateur',
+  manager: 'Responsable',
+  user: 'Utilisateur',
+  readonly: 'Lecture seule',
+  guest: 'Invité',
+};
+
+/** `role`'s French name; an unknown role is shown as it is. */
+export function roleLabel(role: string | null | undefined): string {
+  return role ? ((ROLE_LABELS as Record<string, string>)[role] ?? role) : '—';
+}
+
 /** spec §6: superuser is admin, staff is manager, default user (an explicit role wins when it is one of ours). */
 export function roleOf(profile: Partial<UserProfile> | null | undefined): Role {
   if (!profile) return 'guest';

@@ -37,6 +37,20 @@ export const refreshTokens = pgTable(
   (t) => [index('refresh_tokens_family_idx').on(t.familyId), index('refresh_tokens_user_idx').on(t.userId)],
 );
 
+/**
+ * Recovery codes of an account's second factor (issue 20): SHA-256 digests of codes shown once; a code used at
+ * sign-in is deleted, a new set replaces the old, turning 2FA off deletes them all. Platform table.
+ */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    userId: userOwner(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
 /** Password reset tokens, stored as SHA-256 hashes; valid 1 h, single use. */
 export const passwordResetTokens = pgTable('password_reset_tokens', {
   tokenHash: text('token_hash').primaryKey(),

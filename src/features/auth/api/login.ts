@@ -26,6 +26,27 @@ export interface LoginInput {
   otp?: string;
 }
 
+/**
+ * What the sign-in form says, in French. spec §5/§8 give English texts ('Username is required', 'Invalid
+ * credentials', 'Two-factor authentication required'): they stay exactly so on the wire, in LoginError and in the
+ * audit trail; the form shows their French sense. Both fields empty is spec §5's 'Identifiants incomplets'.
+ */
+export const LOGIN_FORM_MESSAGES = {
+  incomplete: LOGIN_MESSAGES.incomplete,
+  usernameRequired: 'Nom d’utilisateur obligatoire.',
+  passwordRequired: 'Mot de passe obligatoire.',
+  invalidCredentials: 'Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.',
+  twoFactor: 'Double authentification requise : saisissez le code de votre application.',
+} as const;
+
+/** The sign-in form's own check, in French (spec §5: both required; 'Identifiants incomplets' when both are empty). */
+export function loginFormError({ username, password }: LoginInput): string | null {
+  if (!username.trim() && !password) return LOGIN_FORM_MESSAGES.incomplete;
+  if (!username.trim()) return LOGIN_FORM_MESSAGES.usernameRequired;
+  if (!password) return LOGIN_FORM_MESSAGES.passwordRequired;
+  return null;
+}
+
 /** spec §5 login validation; returns the first message or null. */
 export function validateLogin({ username, password }: LoginInput): string | null {
   if (!username.trim()) return LOGIN_MESSAGES.usernameRequired;
@@ -154,13 +175,12 @@ async function signIn(input: LoginInput): Promise<UserProfile> {
 /** French text for a failed sign-in, shown under the form. */
 export function loginErrorMessage(err: unknown): string {
   if (err instanceof LoginError) {
-    if (err.twoFactorRequired) return 'Saisissez le code de double authentification.';
-    if (err.status === 400 || err.status === 401)
-      return 'Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.';
+    if (err.twoFactorRequired) return LOGIN_FORM_MESSAGES.twoFactor;
+    if (err.status === 400 || err.status === 401) return LOGIN_FORM_MESSAGES.invalidCredentials;
     if (err.status === 403) return err.message;
     if (err.status === 429) return err.message;
-    if (err.message === LOGIN_MESSAGES.usernameRequired || err.message === LOGIN_MESSAGES.passwordRequired)
-      return err.message;
+    if (err.message === LOGIN_MESSAGES.usernameRequired) return LOGIN_FORM_MESSAGES.usernameRequired;
+    if (err.message === LOGIN_MESSAGES.passwordRequired) return LOGIN_FORM_MESSAGES.passwordRequired;
     if (err.status === 0 && (err.message === 'Backend connection failed' || err.message.startsWith('La requête')))
       return 'Impossible de joindre le serveur. Vérifiez votre connexion internet.';
     return err.message;

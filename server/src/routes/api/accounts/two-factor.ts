@@ -4,6 +4,7 @@ import { signedIn } from '../../../plugins/app/authorization.ts';
 import {
   DisableBody,
   disableCredentials,
+  RecoveryCodes,
   TwoFactorSetup,
   TwoFactorStatus,
   VerifyBody,
@@ -11,7 +12,10 @@ import {
 import { replies } from '../../../schemas/common.ts';
 import type { TwoFactorService } from '../../../services/two-factor.ts';
 
-/** The second factor (TOTP) of the caller's own account: status, setup in two steps, and turning it off. */
+/**
+ * The second factor (TOTP) of the caller's own account: status, setup in two steps (the second answers the recovery
+ * codes, shown once), a new set of recovery codes, and turning it off.
+ */
 const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = async (app, { service }) => {
   const auth = { preValidation: [app.authenticate] };
   const tags = ['Comptes — double authentification'];
@@ -21,7 +25,7 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
   app.get(
     '/api/accounts/2fa/status/',
     { ...auth, schema: { tags, response: replies.signedIn({ 200: TwoFactorStatus }) } },
-    async (request) => ({ enabled: signedIn(request).user.totpEnabled }),
+    async (request) => service.status(signedIn(request).user),
   );
 
   app.post(
@@ -32,14 +36,28 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
 
   app.post(
     '/api/accounts/2fa/verify/',
-    { ...auth, schema: { tags, body: VerifyBody, response: replies.signedIn({ 200: TwoFactorStatus }, 400, 429) } },
+    { ...auth, schema: { tags, body: VerifyBody, response: replies.signedIn({ 200: RecoveryCodes }, 400, 429) } },
     async (request) => {
       const user = signedIn(request).user;
       await app.limits.hit(request, 'two_factor', user.username);
-      await service.confirm(user, request.body.token);
+      const codes = await service.confirm(user, request.body.token);
       await app.limits.clear('two_factor', user.username);
       await audit(request, 'Double authentification activée', 'INFO');
-      return { enabled: true };
+      return { enabled: true as const, recovery_codes: codes };
+    },
+  );
+
+  app.post(
+    '/api/accounts/2fa/recovery-codes/',
+    { ...auth, schema: { tags, body: DisableBody, response: replies.signedIn({ 200: RecoveryCodes }, 400, 429) } },
+    async (request) => {
+      const user = signedIn(request).user;
+      const credentials = disableCredentials(request.body);
+      await app.limits.hit(request, 'two_factor', user.username);
+      const codes = await service.regenerate(user, credentials);
+      await app.limits.clear('two_factor', user.username);
+      await audit(request, 'Nouveaux codes de secours de double authentification', 'INFO');
+      return { enabled: true as const, recovery_codes: codes };
     },
   );
 

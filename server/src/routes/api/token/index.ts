@@ -53,15 +53,30 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
       const policy = await app.securityPolicies.get();
       const { password, otp } = request.body;
       // A refusal is in the trail under the login that was tried.
-      const account = await signIn.verify(login, password, otp, policy, ({ user, ...entry }) =>
-        app.audit.record(request, {
-          eventType: 'login_failed',
-          success: false,
-          tenantId: user?.defaultTenantId ?? null,
-          userId: user?.id ?? null,
-          username: login.slice(0, 150),
-          ...entry,
-        }),
+      const account = await signIn.verify(
+        login,
+        password,
+        otp,
+        policy,
+        ({ user, ...entry }) =>
+          app.audit.record(request, {
+            eventType: 'login_failed',
+            success: false,
+            tenantId: user?.defaultTenantId ?? null,
+            userId: user?.id ?? null,
+            username: login.slice(0, 150),
+            ...entry,
+          }),
+        // A spent recovery code is worth a reviewer's eye: the authenticator may be lost.
+        (user, left) =>
+          app.audit.record(request, {
+            eventType: 'two_factor_change',
+            description: `Code de secours utilisé à la connexion (${left} restant${left === 1 ? '' : 's'})`,
+            severity: 'WARNING',
+            tenantId: user.defaultTenantId ?? null,
+            userId: user.id,
+            username: user.username,
+          }),
       );
       await app.limits.clear('login', login);
       const session = await signIn.open(account, policy);
