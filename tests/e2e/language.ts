@@ -120,6 +120,15 @@ const CAPITALS_ALLOWED = new Set([
   'OK',
   'PWA',
   'ID',
+  'UUID',
+  'IANA',
+  'JPEG',
+  'PNG',
+  'GIF',
+  'DORA',
+  'CSRF',
+  'SSRF',
+  'NTFS',
   'SMTP',
   'LDAP',
   'SSO',
@@ -183,31 +192,51 @@ export interface LanguageFinding {
   where: string;
 }
 
-/** The interface's own text and every single-word value on the page, with where each sits. */
+/**
+ * The interface's own text and every single-word value on the page, with where each sits. Content is left out: what
+ * sits inside `[data-content]` (a finding's title or description, as its scanner or author wrote it), `[lang="en"]`
+ * (NVD's and MITRE's English texts, a licence's notice) and rendered Markdown; in an attribute, what is quoted « … »
+ * or follows « : » (« Supprimer : <title> »).
+ */
 function visibleInterfaceText(page: Page): Promise<{ text: string; where: string; single: boolean }[]> {
   return page.evaluate(() => {
     const CHROME =
       'h1, h2, h3, h4, th, label, button, legend, dt, caption, summary, nav a, option, [role="alert"], [role="status"], .badge, .pill, .muted, .hint, .error, .notice, .empty, p';
+    const CONTENT = '[data-content], [lang="en"], .markdown, .blog-body, .vm-wrap';
     const out: { text: string; where: string; single: boolean }[] = [];
     const describe = (el: Element) =>
       `${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? `.${el.className.split(' ')[0]}` : ''}`;
     const visible = (el: Element) => el.checkVisibility({ visibilityProperty: true, opacityProperty: false });
+    /** The element's visible text without its content parts. */
+    const ownText = (el: Element) => {
+      let text = '';
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (!parent || parent.closest(CONTENT) || !visible(parent)) continue;
+        text += node.textContent;
+      }
+      return text.replace(/\s+/g, ' ').trim();
+    };
     for (const el of document.querySelectorAll(CHROME)) {
-      // Inside a record's own text (a CVE summary, a post, a description) the words are the data's.
-      // A notice a licence wants in English carries lang="en".
-      if (el.closest('[data-content], .markdown, .blog-body, .vm-wrap, [lang="en"]') || !visible(el)) continue;
-      const text = (el as HTMLElement).innerText?.trim();
+      if (el.closest(CONTENT) || !visible(el)) continue;
+      const text = ownText(el);
       if (text) out.push({ text, where: describe(el), single: false });
     }
     for (const el of document.querySelectorAll('td, dd, span, li, a, strong, small')) {
-      if (el.children.length > 0 || el.closest('[lang="en"]') || !visible(el)) continue;
+      if (el.children.length > 0 || el.closest(CONTENT) || !visible(el)) continue;
       const text = (el as HTMLElement).innerText?.trim();
       if (text && !/\s/.test(text)) out.push({ text, where: describe(el), single: true });
     }
     for (const el of document.querySelectorAll('input[placeholder], textarea[placeholder], [aria-label], [title]')) {
-      if (!visible(el)) continue;
+      // A data cell's title repeats its content in full.
+      if (el.closest(CONTENT) || el.closest('tbody td') || !visible(el)) continue;
       for (const attr of ['placeholder', 'aria-label', 'title']) {
-        const text = el.getAttribute(attr)?.trim();
+        const text = el
+          .getAttribute(attr)
+          ?.replace(/«[^»]*»/g, '')
+          .split(' : ')[0]!
+          .trim();
         if (text) out.push({ text, where: `${describe(el)}[${attr}]`, single: false });
       }
     }

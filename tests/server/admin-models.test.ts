@@ -141,6 +141,7 @@ describe(`model administration (${backend})`, () => {
     const field = (m: ModelOut, name: string) => m.fields.find((f) => f.name === name);
     expect(field(assetsModel, 'name')).toEqual({
       name: 'name',
+      label: 'Nom',
       type: 'string',
       required: true,
       read_only: false,
@@ -180,6 +181,16 @@ describe(`model administration (${backend})`, () => {
     ]);
     expect(field(byName.get('users')!, 'totp_enabled')!.read_only).toBe(true);
     expect(byName.get('mail_outbox')!.fields.map((f) => f.name)).not.toContain('body');
+  });
+
+  it('names every field of every model in French', async () => {
+    const { models: all } = (await call('admin', 'GET', '/api/admin/models/')).json<{
+      models: { fields: { name: string; label: string }[] }[];
+    }>();
+    expect(all.length).toBeGreaterThan(10);
+    const unnamed = all.flatMap((m) => m.fields.filter((f) => !f.label || f.label === f.name).map((f) => f.name));
+    expect(unnamed).toEqual([]);
+    expect(all.flatMap((m) => m.fields).find((f) => f.name === 'first_name')?.label).toBe('Prénom');
   });
 
   it('never exposes a column because it exists: the allow-list is explicit and refuses secret names', () => {

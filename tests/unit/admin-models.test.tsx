@@ -15,8 +15,8 @@ const ASSETS: AdminModel = {
   operations: ['create', 'update', 'delete'],
   primary_key: ['id'],
   fields: [
-    { name: 'id', type: 'integer', required: false, read_only: true },
-    { name: 'name', type: 'string', required: true, read_only: false, max_length: 200 },
+    { name: 'id', label: 'Identifiant', type: 'integer', required: false, read_only: true },
+    { name: 'name', label: 'Nom', type: 'string', required: true, read_only: false, max_length: 200 },
     { name: 'asset_type', type: 'enum', required: false, read_only: false, choices: ['server', 'workstation'] },
     { name: 'tags', type: 'array', required: false, read_only: false, max_length: 100, max_items: 50 },
     { name: 'criticality', type: 'integer', required: false, read_only: false, min: 1, max: 5 },
@@ -69,9 +69,10 @@ describe('ModelsPage', () => {
     const rowsRead = screen.calls.find((c) => c.url.pathname === '/api/admin/models/assets/')!;
     expect(Object.fromEntries(rowsRead.url.searchParams)).toEqual({ page: '1', page_size: '10' });
     expect([...$<HTMLSelectElement>('select').options].map((o) => o.textContent)).toEqual(['Actifs', 'Appartenances']);
+    // Each field's French name as the server sends it; a field without one (an older server) shows its name.
     expect([...screen.container.querySelectorAll('thead th')].map((t) => t.textContent)).toEqual([
-      'id',
-      'name',
+      'Identifiant',
+      'Nom',
       'asset_type',
       'tags',
       'criticality',

@@ -1,3 +1,4 @@
+import { fieldLabel } from '../../../contract/field-labels.ts';
 import type { ModelRow } from '../repositories/admin-models.ts';
 import { outgoingValue } from '../services/admin-model-values.ts';
 import {
@@ -12,6 +13,7 @@ import { Choice, Type, type Static } from '../schemas/common.ts';
 /** One field of a model's description on the wire. */
 const ModelFieldSchema = Type.Object({
   name: Type.String(),
+  label: Type.String({ description: 'Le nom du champ en français' }),
   type: Choice(FIELD_TYPES),
   required: Type.Boolean(),
   read_only: Type.Boolean(),
@@ -46,6 +48,7 @@ function presentField(field: ModelField, modelReadOnly: boolean): FieldOut {
   const readOnly = modelReadOnly || field.readOnly;
   const out: FieldOut = {
     name: field.name,
+    label: fieldLabel(field.name),
     type: field.type,
     required: !readOnly && field.required,
     read_only: readOnly,

@@ -278,7 +278,8 @@ export function TrendLine({ points, label, size = 'normal', theme }: TrendLinePr
 }
 
 export interface HorizontalBarsProps extends SeriesProps {
-  items: { label: string; value: number }[];
+  /** `lang` marks a label in another language than the page's (a CWE's English name). */
+  items: { label: string; value: number; lang?: string }[];
 }
 
 /** Ranked values (top assets, top CWE…), largest first as given. */
@@ -329,7 +330,9 @@ export function HorizontalBars({ items, label, size = 'normal', theme }: Horizon
       column="Libellé"
       rows={items.map((i, n) => (
         <tr key={`${n}-${i.label}`}>
-          <th scope="row">{i.label}</th>
+          <th scope="row" lang={i.lang}>
+            {i.label}
+          </th>
           <td>{NUMBER.format(i.value)}</td>
         </tr>
       ))}

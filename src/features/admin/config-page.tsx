@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { RUNTIME_CONFIG_KEYS } from '../../../contract/config.ts';
+import { LOG_LEVEL_LABELS } from '../../../contract/levels.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { FormError, TextField } from '../../components/form-field.tsx';
 import { ReadStatus } from '../../components/list-state.tsx';
@@ -7,6 +8,17 @@ import { useForm } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { fetchConfig, updateConfig, type AdminConfig } from './admin-api.ts';
 import { formatDateTime } from './format.ts';
+
+/** The server's standard output levels (pino's names). */
+const STDOUT_LEVEL_LABELS: Record<string, string> = {
+  trace: 'Trace détaillée',
+  debug: LOG_LEVEL_LABELS.debug,
+  info: LOG_LEVEL_LABELS.info,
+  warn: LOG_LEVEL_LABELS.warning,
+  error: LOG_LEVEL_LABELS.error,
+  fatal: 'Fatale',
+  silent: 'Aucune sortie',
+};
 
 const NOTIFY_LABELS: Record<string, string> = { off: 'Désactivées', critical: 'Critiques seulement', all: 'Toutes' };
 const SECRET_SOURCES: Record<string, string> = {
@@ -59,7 +71,10 @@ function RuntimeView({ config }: { config: AdminConfig }) {
       'Sources CVE',
       Array.isArray(config.cve_sources) ? config.cve_sources.map(text).join(', ') || '—' : text(config.cve_sources),
     ],
-    ['Niveau de journalisation (sortie standard)', text(config.stdout_log_level)],
+    [
+      'Niveau de journalisation (sortie standard)',
+      STDOUT_LEVEL_LABELS[String(config.stdout_log_level)] ?? text(config.stdout_log_level),
+    ],
     ['Proxy de confiance', yesNo(config.trust_proxy)],
     ...Object.entries(obj(config.secrets)).map(([k, v]): [string, string] => [
       SECRET_LABELS[k] ?? k,

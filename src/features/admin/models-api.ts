@@ -7,6 +7,8 @@ export type FieldType =
 
 export interface ModelField {
   name: string;
+  /** The field's French name (older servers send none: the name is shown). */
+  label?: string;
   type: FieldType;
   required: boolean;
   read_only: boolean;

@@ -29,6 +29,9 @@ import {
 } from './models-api.ts';
 import { displayValue, draftValue, modelBody, tableFields, writableFields, type FieldDraft } from './model-rules.ts';
 
+/** A field's French name, as the server sends it. */
+const labelOf = (field: ModelField): string => field.label ?? field.name;
+
 const TYPE_HINTS: Partial<Record<ModelField['type'], string>> = {
   array: 'Un élément par ligne.',
   json: 'Au format JSON.',
@@ -50,7 +53,7 @@ function FieldControl({
   onChange: (value: FieldDraft) => void;
 }) {
   const aria = errorAria(`${id}-error`, error);
-  const label = `${field.name}${field.required ? ' *' : ''}`;
+  const label = `${labelOf(field)}${field.required ? ' *' : ''}`;
   const hint =
     TYPE_HINTS[field.type] ?? (field.references ? `Identifiant d’un élément de « ${field.references} ».` : '');
   if (field.type === 'boolean')
@@ -65,7 +68,7 @@ function FieldControl({
             onChange={(e) => onChange(e.target.checked)}
             {...aria}
           />
-          {field.name}
+          {labelOf(field)}
         </label>
         <FieldError id={`${id}-error`} error={error} />
       </div>
@@ -184,7 +187,7 @@ export function ModelEditor({
         <dl className="admin-dl">
           {readOnly.map((f) => (
             <div key={f.name}>
-              <dt>{f.name}</dt>
+              <dt>{labelOf(f)}</dt>
               <dd className="admin-wrap">{displayValue(f, row?.[f.name])}</dd>
             </div>
           ))}
@@ -347,7 +350,7 @@ function ModelRows({
           {rows.results.length === 0 ? (
             <EmptyState>{q ? 'Aucun élément ne correspond.' : 'Aucun élément.'}</EmptyState>
           ) : (
-            <DataTable region={model.label} headers={columns.map((f) => f.name)} actions>
+            <DataTable region={model.label} headers={columns.map(labelOf)} actions>
               {rows.results.map((row) => {
                 const id = rowId(model, row);
                 const open = (

@@ -99,7 +99,9 @@ export function VulnerabilitiesTab(props: TabProps) {
             {page.results.map((v) => (
               <tr key={v.id} data-link-id={v.id}>
                 <th scope="row" className="pj-name">
-                  <Link href={`/vulnerabilities/${encodeURIComponent(String(v.vulnerability_id))}`}>{v.title}</Link>
+                  <Link href={`/vulnerabilities/${encodeURIComponent(String(v.vulnerability_id))}`} data-content="">
+                    {v.title}
+                  </Link>
                   {v.kev && (
                     <abbr className="pj-kev" title="Vulnérabilité activement exploitée (catalogue KEV de la CISA)">
                       KEV

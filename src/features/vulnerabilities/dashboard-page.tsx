@@ -88,6 +88,8 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
   const cwes = (summary.top_cwe_categories ?? []).map((c) => ({
     label: c.name ? `${c.cwe_id} — ${c.name}` : c.cwe_id,
     value: c.count,
+    // MITRE's names are English.
+    ...(c.name ? { lang: 'en' } : {}),
   }));
   const trends = summary.vulnerability_trends ?? [];
 

@@ -85,7 +85,7 @@ function Detail({
     <>
       <div className="detail-head">
         <h1>
-          {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} {v.title}
+          {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} <span data-content="">{v.title}</span>
         </h1>
       </div>
       <p className="detail-head">
@@ -120,7 +120,11 @@ function Detail({
       <div className="detail-grid">
         <section className="card" aria-labelledby="finding-title">
           <h2 id="finding-title">Constat</h2>
-          {v.description && <p className="description">{v.description}</p>}
+          {v.description && (
+            <p className="description" data-content="">
+              {v.description}
+            </p>
+          )}
           <dl className="facts">
             <dt>Actif</dt>
             <dd>
@@ -177,7 +181,9 @@ function Detail({
           {v.solution && (
             <>
               <h3>Correctif</h3>
-              <p className="description">{v.solution}</p>
+              <p className="description" data-content="">
+                {v.solution}
+              </p>
             </>
           )}
         </section>

@@ -27,3 +27,18 @@ export function severityLabel(value: string | null | undefined): string {
   const v = value?.toLowerCase();
   return isSeverity(v) ? SEVERITY_LABELS[v] : (value ?? '—');
 }
+
+/** A CVE record's state as NVD (vulnStatus) or the CVE programme (state) spells it, in French. */
+const CVE_STATUS_LABELS: Record<string, string> = {
+  published: 'Publiée',
+  rejected: 'Rejetée',
+  reserved: 'Réservée',
+  received: 'Reçue',
+  analyzed: 'Analysée',
+  modified: 'Modifiée',
+  deferred: 'Différée',
+  'awaiting analysis': 'En attente d’analyse',
+  'undergoing analysis': 'En cours d’analyse',
+};
+
+export const cveStatusLabel = (status: string): string => CVE_STATUS_LABELS[status.trim().toLowerCase()] ?? status;

@@ -353,7 +353,9 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
                     {v.cve_id ?? `n° ${v.id}`}
                   </Link>
                 </td>
-                <td title={v.title}>{v.title}</td>
+                <td title={v.title} data-content="">
+                  {v.title}
+                </td>
                 <td>
                   <SeverityBadge severity={v.severity} />
                 </td>
