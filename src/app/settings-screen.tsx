@@ -28,7 +28,7 @@ export default function SettingsScreen() {
         <section className="card form" aria-labelledby="dev-tools-title">
           <h2 id="dev-tools-title">Outils de démonstration</h2>
           <p className="muted">
-            Le mode API simulée répond sur cet appareil avec des données d’exemple, sans rien envoyer au serveur : pour
+            Le mode API simulée répond sur cet appareil avec des données fictives, sans rien envoyer au serveur : pour
             une démonstration ou une formation.
           </p>
           <MockModeToggle />

@@ -13,7 +13,7 @@ const e2e = useServerAndBrowser();
 
 const SAMPLE_BANNER = 'Données d’exemple — ce ne sont pas les données de votre organisation';
 
-const NO_API_DATA = new Set(['/dashboard', '/cve', '/admin']);
+const NO_API_DATA = new Set(['/cve', '/admin']);
 
 const newContext = () => e2e.context({ width: 1280, height: 900 });
 
@@ -173,7 +173,10 @@ describe('field truth in Chromium', () => {
     const page = await signInThroughForm(context, 'admin');
     const seen: string[] = [];
     const listener = (req: { url?: string; method?: string }) => seen.push(`${req.method} ${req.url ?? ''}`);
-    await page.getByRole('link', { name: 'Préférences' }).click();
+    await page
+      .getByRole('navigation', { name: 'Navigation principale' })
+      .getByRole('link', { name: 'Préférences', exact: true })
+      .click();
     await page.getByLabel('Mode API simulée').check();
     await expect.poll(() => sampleBanner(page).count()).toBe(1);
     // The switch is stored when its alert shows (a reload before that would find it off).

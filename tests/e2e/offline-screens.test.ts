@@ -34,16 +34,22 @@ describe('screens offline in Chromium', () => {
     // The switch is an administrator's, in Préférences.
     const page = await signInThroughForm(context, 'admin');
     expect(await page.getByLabel('Mode API simulée').count()).toBe(0);
-    await page.getByRole('link', { name: 'Préférences' }).click();
+    await page
+      .getByRole('navigation', { name: 'Navigation principale' })
+      .getByRole('link', { name: 'Préférences', exact: true })
+      .click();
     await page.getByLabel('Mode API simulée').check();
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('Mode API simulée activé : les données affichées sont des données d’exemple.');
     seen.length = 0;
-    await page.getByRole('link', { name: 'Notifications' }).click();
+    await page.getByRole('banner').getByRole('link', { name: 'Notifications' }).click();
     await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
     expect(seen.filter((u) => u.startsWith('/api/notifications'))).toEqual([]);
-    await page.getByRole('link', { name: 'Préférences' }).click();
+    await page
+      .getByRole('navigation', { name: 'Navigation principale' })
+      .getByRole('link', { name: 'Préférences', exact: true })
+      .click();
     await page.getByLabel('Mode API simulée').uncheck();
     await expect
       .poll(() => page.getByRole('alert').textContent())
@@ -58,7 +64,7 @@ describe('screens offline in Chromium', () => {
       route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not found."}' }),
     );
     const page = await signInThroughForm(context, 'manager');
-    await page.getByRole('link', { name: 'Notifications' }).click();
+    await page.getByRole('banner').getByRole('link', { name: 'Notifications' }).click();
     await expect.poll(() => page.getByRole('note').textContent()).toBe('Données d’exemple');
     expect(await page.getByText('Aucune notification.').isVisible()).toBe(true);
     await context.close();

@@ -89,7 +89,10 @@ describe('notifications, audit export and blog in Chromium', () => {
   it('exports the audit trail as CSV and JSON, and the files hold the same events', async () => {
     const context = await newContext();
     const page = await signInThroughForm(context, 'admin');
-    await page.getByRole('link', { name: 'Journal d’audit' }).click();
+    await page
+      .getByRole('navigation', { name: 'Navigation principale' })
+      .getByRole('link', { name: 'Journal d’audit', exact: true })
+      .click();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(0);
 
     const files: Record<string, string> = {};

@@ -69,7 +69,10 @@ describe('vulnerability management in Chromium', () => {
     try {
       const context = await e2e.context();
       const page = await signInThroughForm(context, 'admin');
-      await page.getByRole('link', { name: 'Tâches' }).click();
+      await page
+        .getByRole('navigation', { name: 'Navigation principale' })
+        .getByRole('link', { name: 'Tâches', exact: true })
+        .click();
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Tâches de fond');
       await page.getByRole('combobox', { name: /^Tâche/ }).selectOption('vulnerabilities.tasks.update_cve_database');
       await page.getByRole('button', { name: 'Lancer' }).click();

@@ -290,6 +290,53 @@ describe('users, permissions, configuration, logs', () => {
     expect(screen.container.querySelector('[data-user-id="9"]')).not.toBeNull();
   });
 
+  it('users: edits an account in place, sending only what changed, the role among them', async () => {
+    const bob = {
+      id: 5,
+      username: 'bob',
+      email: 'b@x.fr',
+      first_name: '',
+      last_name: '',
+      is_active: true,
+      role: 'user',
+    };
+    screen.handler = (method, _url, body) =>
+      method === 'PATCH'
+        ? json({ ...bob, ...(body as object), last_login: null })
+        : json({ count: 1, results: [{ ...bob, last_login: null }] });
+    await render(<UsersPage />, '/admin/users');
+    act(() => $<HTMLButtonElement>('button[aria-label="Modifier : bob"]').click());
+    const form = $<HTMLFormElement>('form[aria-label="Modifier l’utilisateur bob"]');
+    setValue($<HTMLInputElement>('#edit-user-5-first_name'), 'Bob');
+    setValue($<HTMLSelectElement>('#edit-user-5-role'), 'manager');
+    await submit(form);
+    expect(writes()).toHaveLength(1);
+    expect(writes()[0]!.method).toBe('PATCH');
+    expect(writes()[0]!.url.pathname).toBe('/api/admin/users/5/');
+    expect(writes()[0]!.body).toEqual({ first_name: 'Bob', role: 'manager' });
+    expect(text()).toContain('Utilisateur « bob » modifié.');
+    const row = $('[data-user-id="5"]').textContent;
+    expect(row).toContain('Responsable');
+    expect(row).toContain('Bob');
+  });
+
+  it('users: one’s own row edits names and address only', async () => {
+    const me = {
+      id: 1,
+      username: 'ana',
+      email: 'a@x.fr',
+      first_name: '',
+      last_name: '',
+      is_active: true,
+      role: 'admin',
+    };
+    screen.handler = () => json({ count: 1, results: [{ ...me, last_login: null }] });
+    await render(<UsersPage />, '/admin/users');
+    act(() => $<HTMLButtonElement>('button[aria-label="Modifier : ana"]').click());
+    expect(screen.container.querySelector('#edit-user-1-role')).toBeNull();
+    expect(text()).toContain('Votre propre rôle et l’accès à votre compte se changent par un autre administrateur.');
+  });
+
   it('permissions: the spec §6 fallback is shown as assumed', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');

@@ -232,6 +232,19 @@ describe('the home dashboard', () => {
     expect(screen.container.querySelectorAll('.home-work li')).toHaveLength(3);
   });
 
+  it('takes an answer of another shape (mock mode’s empty list, an older backend) for an error, not for figures', async () => {
+    const emptyPage = { count: 0, next: null, previous: null, results: [] };
+    answer({ summary: json(emptyPage), work: json(emptyPage) });
+    await screen.render(<DashboardPage />, '/dashboard');
+    const errors = [...screen.container.querySelectorAll('[role="alert"]')].map((e) => e.textContent);
+    expect(errors).toEqual([
+      expect.stringMatching(/^Impossible de charger les chiffres clés : Réponse inattendue du serveur\./),
+      expect.stringMatching(/^Impossible de charger votre travail : Réponse inattendue du serveur\./),
+      expect.stringMatching(/^Impossible de charger la carte des risques : Réponse inattendue du serveur\./),
+    ]);
+    expect($('h1').textContent).toBe('Bonjour, Marc');
+  });
+
   it('says so when nothing is assigned and no risk is open', async () => {
     answer({
       work: json({

@@ -63,15 +63,33 @@ export const HOME_LIST_SIZE = 5;
 
 const object = (data: unknown): data is Record<string, unknown> => typeof data === 'object' && data !== null;
 
-async function read<T>(path: string, query: Record<string, string | number> = {}): Promise<Sourced<T>> {
+/**
+ * The answer at `path` when it has the shape `fits` checks (an older backend, a proxy's page or mock mode's empty
+ * list is « Réponse inattendue du serveur. », never a half-drawn screen).
+ */
+async function read<T>(
+  path: string,
+  query: Record<string, string | number> = {},
+  fits: (data: Record<string, unknown>) => boolean = () => true,
+): Promise<Sourced<T>> {
   const { data, origin } = await apiRequestWithOrigin<unknown>(path, { query, allowForbidden: true });
-  if (!object(data)) throw new ApiError(0, 'Réponse inattendue du serveur.');
+  if (!object(data) || !fits(data)) throw new ApiError(0, 'Réponse inattendue du serveur.');
   return { data: data as T, origin };
 }
 
-export const fetchHomeSummary = () => read<HomeSummary>('/dashboard/summary/');
+const isSummary = (d: Record<string, unknown>) =>
+  ['vulnerabilities', 'assets', 'threats', 'scans', 'tasks'].every((k) => object(d[k]));
 
-export const fetchHomeWork = () => read<HomeWork>('/dashboard/my-work/');
+const isWork = (d: Record<string, unknown>) =>
+  object(d.work) &&
+  Array.isArray(d.work.items) &&
+  object(d.risks) &&
+  Array.isArray(d.risks.initial) &&
+  Array.isArray(d.risks.residual);
+
+export const fetchHomeSummary = () => read<HomeSummary>('/dashboard/summary/', {}, isSummary);
+
+export const fetchHomeWork = () => read<HomeWork>('/dashboard/my-work/', {}, isWork);
 
 /** The open critical findings, highest CVSS first. */
 export async function fetchPriorityFindings(): Promise<Sourced<{ count: number; results: PriorityFinding[] }>> {

@@ -57,7 +57,7 @@ export default function DashboardPage() {
       <header className="home-head">
         <h1>Bonjour, {greetingName(profile)}</h1>
         <p className="muted">
-          {tenantName ?? 'Aucune organisation'} · {roleLabel(tenantRoleOf(profile, tenant))}
+          <span>{tenantName ?? 'Aucune organisation'}</span> · <span>{roleLabel(tenantRoleOf(profile, tenant))}</span>
         </p>
       </header>
 

@@ -178,3 +178,19 @@ export async function createUser(body: NewUser, tenantId?: string): Promise<Admi
     ...(tenantId ? { tenantId } : {}),
   });
 }
+
+/** What the edit form changes: names, address, the role in the tenant, whether the account may sign in. */
+export type UserChanges = Pick<AdminUser, 'email' | 'first_name' | 'last_name' | 'role' | 'is_active'>;
+
+/**
+ * Changes an account of the current tenant (or of `tenantId`, superusers). Only the membership's role is sent: making
+ * someone a platform superuser is not a tenant's role (the server refuses the flags from anyone but a superuser).
+ */
+export async function updateUser(id: AdminUser['id'], changes: UserChanges, tenantId?: string): Promise<AdminUser> {
+  return apiRequest<AdminUser>(`/admin/users/${encodeURIComponent(String(id))}/`, {
+    method: 'PATCH',
+    body: changes,
+    allowForbidden: true,
+    ...(tenantId ? { tenantId } : {}),
+  });
+}

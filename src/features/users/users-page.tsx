@@ -11,11 +11,19 @@ import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../../lib/auth/session.ts';
 import { ROLE_LABELS, roleLabel } from '../../lib/auth/roles.ts';
+import { SelectField, TextField } from '../../components/form-field.tsx';
+import {
+  createUser,
+  deleteUser,
+  fetchUsers,
+  updateUser,
+  type AdminUser,
+  type NewUser,
+  type UserChanges,
+} from './users-api.ts';
 
 /** The roles a membership can hold (a guest is no member). */
 const { guest: _guest, ...MEMBERSHIP_ROLE_LABELS } = ROLE_LABELS;
-import { SelectField, TextField } from '../../components/form-field.tsx';
-import { createUser, deleteUser, fetchUsers, type AdminUser, type NewUser } from './users-api.ts';
 
 const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
 
@@ -29,6 +37,7 @@ export function UsersPage() {
   const tenantName = params.get('name') ?? undefined;
   const users = useResource(async () => ({ data: await fetchUsers(tenantParam) }), [tenantParam ?? null]);
   const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
+  const [editing, setEditing] = useState<AdminUser['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
   const list = users.data ?? null;
@@ -47,6 +56,12 @@ export function UsersPage() {
       }));
       setNotice(`Utilisateur « ${user.username} » supprimé.`);
     });
+
+  const edited = (user: AdminUser) => {
+    users.update((l) => ({ ...l, users: l.users.map((u) => (String(u.id) === String(user.id) ? user : u)) }));
+    setEditing(null);
+    setNotice(`Utilisateur « ${user.username} » modifié.`);
+  };
 
   const added = (user: AdminUser) => {
     users.update((l) => ({ ...l, users: [...l.users, user], count: l.count + 1 }));
@@ -83,36 +98,125 @@ export function UsersPage() {
               headers={['Nom d’utilisateur', 'Nom', 'Email', 'Rôle', 'Actif', 'Dernière connexion']}
               actions={deletable}
             >
-              {list.users.map((u) => (
-                <tr key={u.id} data-user-id={u.id}>
-                  <td>{u.username}</td>
-                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
-                  <td>{u.email}</td>
-                  <td>{roleLabel(u.role)}</td>
-                  <td>{u.is_active ? 'Oui' : 'Non'}</td>
-                  <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
-                  {deletable && (
-                    <td>
-                      {String(u.id) !== String(me) && (
-                        <DeletableRowActions
-                          name={u.username}
-                          question={`Supprimer ${u.username} ?`}
-                          confirming={confirming === u.id}
-                          busy={busy === u.id}
-                          onAsk={() => setConfirming(u.id)}
-                          onConfirm={() => void remove(u)}
-                          onCancel={() => setConfirming(null)}
-                        />
-                      )}
+              {list.users.map((u) =>
+                editing === u.id ? (
+                  <tr key={u.id} data-user-id={u.id}>
+                    <td colSpan={deletable ? 7 : 6}>
+                      <EditUserForm
+                        user={u}
+                        tenantId={tenantParam}
+                        self={String(u.id) === String(me)}
+                        onSaved={edited}
+                        onCancel={() => setEditing(null)}
+                      />
                     </td>
-                  )}
-                </tr>
-              ))}
+                  </tr>
+                ) : (
+                  <tr key={u.id} data-user-id={u.id}>
+                    <td>{u.username}</td>
+                    <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+                    <td>{u.email}</td>
+                    <td>{roleLabel(u.role)}</td>
+                    <td>{u.is_active ? 'Oui' : 'Non'}</td>
+                    <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
+                    {deletable && (
+                      <td>
+                        <button
+                          type="button"
+                          className="btn small secondary"
+                          aria-label={`Modifier : ${u.username}`}
+                          onClick={() => setEditing(u.id)}
+                        >
+                          Modifier
+                        </button>{' '}
+                        {String(u.id) !== String(me) && (
+                          <DeletableRowActions
+                            name={u.username}
+                            question={`Supprimer ${u.username} ?`}
+                            confirming={confirming === u.id}
+                            busy={busy === u.id}
+                            onAsk={() => setConfirming(u.id)}
+                            onConfirm={() => void remove(u)}
+                            onCancel={() => setConfirming(null)}
+                          />
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ),
+              )}
             </DataTable>
           )}
         </>
       )}
     </section>
+  );
+}
+
+/** Changes one account in place: names, address, role in the tenant, active or not (not one's own role or access). */
+function EditUserForm({
+  user,
+  tenantId,
+  self,
+  onSaved,
+  onCancel,
+}: {
+  user: AdminUser;
+  tenantId: string | undefined;
+  self: boolean;
+  onSaved: (u: AdminUser) => void;
+  onCancel: () => void;
+}) {
+  const initial: UserChanges = {
+    email: user.email,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    role: user.role in MEMBERSHIP_ROLE_LABELS ? user.role : 'user',
+    is_active: user.is_active,
+  };
+  const form = useForm<UserChanges>(initial, { id: `edit-user-${user.id}` });
+  const send = async (draft: UserChanges) => {
+    // Only what changed: an unchanged role or state is not the admin's decision to record.
+    const changes = Object.fromEntries(
+      Object.entries(draft).filter(([k, v]) => v !== initial[k as keyof UserChanges]),
+    ) as Partial<UserChanges>;
+    onSaved(Object.keys(changes).length === 0 ? user : await updateUser(user.id, changes as UserChanges, tenantId));
+  };
+  return (
+    <form
+      className="vm-form"
+      aria-label={`Modifier l’utilisateur ${user.username}`}
+      onSubmit={form.onSubmit(send, { fieldErrors: (err) => fieldErrorsOf(err, { join: true }) })}
+    >
+      <h2>Modifier « {user.username} »</h2>
+      <TextField form={form} name="email" label="E-mail *" type="email" autoComplete="off" />
+      <TextField form={form} name="first_name" label="Prénom" autoComplete="off" />
+      <TextField form={form} name="last_name" label="Nom" autoComplete="off" />
+      {self ? (
+        <p className="muted">Votre propre rôle et l’accès à votre compte se changent par un autre administrateur.</p>
+      ) : (
+        <>
+          <SelectField form={form} name="role" label="Rôle" options={optionsOf(MEMBERSHIP_ROLE_LABELS)} />
+          <label className="vm-check">
+            <input
+              type="checkbox"
+              checked={form.values.is_active}
+              onChange={(e) => form.set('is_active', e.target.checked)}
+            />{' '}
+            Compte actif (peut se connecter)
+          </label>
+        </>
+      )}
+      <ActionMessages error={form.error} />
+      <p>
+        <button type="submit" className="btn" disabled={form.submitting}>
+          Enregistrer
+        </button>{' '}
+        <button type="button" className="btn secondary" onClick={onCancel}>
+          Annuler
+        </button>
+      </p>
+    </form>
   );
 }
 
