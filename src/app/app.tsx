@@ -41,6 +41,8 @@ const BlogListPage = lazy(() => import('../features/blog/blog-list-page.tsx'));
 const BlogPostPage = lazy(() => import('../features/blog/blog-post-page.tsx'));
 const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
+// Public, rarely visited: a chunk of its own.
+const RegisterPage = lazy(() => import('../features/auth/register-page.tsx'));
 // Opened from a mail, maybe without a session: public, and a chunk of its own.
 const ConfirmEmailPage = lazy(() => import('../features/settings/confirm-email-page.tsx'));
 // Rarely the first screen: kept out of what the first visit loads.
@@ -240,6 +242,11 @@ function MainApp() {
         ))}
         <Route path="/" component={LandingPage} />
         <Route path="/login" component={LoginPage} />
+        <Route path="/register">
+          <LazyScreen>
+            <RegisterPage />
+          </LazyScreen>
+        </Route>
         <Route path="/reset-password">
           <LazyScreen>
             <ResetPasswordPage />

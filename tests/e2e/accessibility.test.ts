@@ -82,7 +82,7 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       await context.close();
     });
 
-    for (const path of ['/', '/login', '/reset-password']) {
+    for (const path of ['/', '/login', '/reset-password', '/register']) {
       it(`${path} on a desktop`, async () => {
         const context = await e2e.context({ width: 1280, height: 900 });
         const page = await context.newPage();

@@ -205,6 +205,16 @@ describe(`registration (${backend})`, () => {
     expect(await userRow(t, 'pirate')).toBeUndefined();
   });
 
+  it('says without a session whether registration is open, as the policy has it', async () => {
+    const open = await api('GET', '/api/register/');
+    expect(open.statusCode).toBe(200);
+    expect(open.json()).toEqual({ allowed: true });
+    expect(open.headers['cache-control']).toBe('no-store');
+    await t.database.db.update(securityPolicies).set({ allowRegistration: false });
+    expect((await api('GET', '/api/register/')).json()).toEqual({ allowed: false });
+    await t.database.db.update(securityPolicies).set({ allowRegistration: true });
+  });
+
   it('answers 403 when the platform closes registration', async () => {
     await t.database.db.update(securityPolicies).set({ allowRegistration: false });
     const res = await register({ username: 'ferme', email: 'ferme@exemple.fr', password: TEST_PASSWORD });

@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { login, LoginError, loginErrorMessage, loginFormError } from './api/login.ts';
 import { ProfileError } from '../../lib/auth/profile.ts';
 import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
+import { registrationOpen } from './api/registration.ts';
 
 /** spec §2 query flags of /login and what each one tells the user. */
 const FLAG_MESSAGES: [string, string][] = [
@@ -20,6 +21,17 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [otp, setOtp] = useState('');
   const [needsOtp, setNeedsOtp] = useState(false);
+  /** A recovery code typed in place of the app's code (the app is lost or out of reach). */
+  const [recovery, setRecovery] = useState(false);
+  // « Créer un compte » only while the policy allows self-registration.
+  const [registration, setRegistration] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void registrationOpen().then((open) => live && setRegistration(open));
+    return () => {
+      live = false;
+    };
+  }, []);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -75,10 +87,50 @@ export function LoginPage() {
           onChange={(e) => setPassword(e.target.value)}
           required
         />
-        {needsOtp && (
+        {needsOtp && !recovery && (
           <>
             <label htmlFor="otp">Code de double authentification</label>
             <OneTimeCodeInput id="otp" name="otp" pattern="[0-9]*" value={otp} onChange={setOtp} required />
+            <button
+              type="button"
+              className="link"
+              onClick={() => {
+                setRecovery(true);
+                setOtp('');
+              }}
+            >
+              Application indisponible ? Utiliser un code de secours
+            </button>
+          </>
+        )}
+        {needsOtp && recovery && (
+          <>
+            <label htmlFor="recovery-code">Code de secours</label>
+            <input
+              id="recovery-code"
+              name="otp"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              maxLength={16}
+              value={otp}
+              onChange={(e) => setOtp(e.target.value)}
+              aria-describedby="recovery-hint"
+              required
+            />
+            <p id="recovery-hint" className="hint">
+              Un des dix codes remis à l’activation (par exemple « abcde-fghjk ») ; chacun ne sert qu’une fois.
+            </p>
+            <button
+              type="button"
+              className="link"
+              onClick={() => {
+                setRecovery(false);
+                setOtp('');
+              }}
+            >
+              Utiliser le code de l’application
+            </button>
           </>
         )}
         {error && (
@@ -92,6 +144,12 @@ export function LoginPage() {
       </form>
       <p className="aside">
         <Link href="/reset-password">Mot de passe oublié ?</Link>
+        {registration && (
+          <>
+            {' · '}
+            <Link href="/register">Créer un compte</Link>
+          </>
+        )}
       </p>
     </section>
   );

@@ -13,12 +13,32 @@ import {
   RegisterBody,
   registrationInput,
 } from '../../../schemas/accounts.ts';
-import { replies } from '../../../schemas/common.ts';
+import { replies, Type } from '../../../schemas/common.ts';
 import { createAccount } from '../../../services/accounts.ts';
 
 /** Self-registration and the superusers' creation of administrator accounts. */
 const newAccount: FastifyPluginAsyncTypebox<{ repo: AccountsRepository }> = async (app, { repo }) => {
   const tags = ['Comptes'];
+
+  // Whether the sign-up page is offered: public, as the page is shown before anyone signs in.
+  app.get(
+    '/api/register/',
+    {
+      schema: {
+        tags,
+        response: replies({
+          200: Type.Object(
+            { allowed: Type.Boolean() },
+            { description: 'L’inscription libre est-elle ouverte (politique de sécurité) ?' },
+          ),
+        }),
+      },
+    },
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return { allowed: (await repo.policy()).allowRegistration };
+    },
+  );
 
   // Closed registration and the rate limit answer before the body is looked at; then the body's own 400.
   app.post(
