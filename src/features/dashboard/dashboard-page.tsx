@@ -65,7 +65,7 @@ export default function DashboardPage() {
         {(data) => <Figures summary={data} />}
       </Part>
 
-      <div className="home-grid">
+      <div className="dashboard-grid home-grid">
         <Card id="home-work" title="Mon travail" className="span-2">
           <Part resource={work} what="votre travail">
             {(data) => <MyWork work={data.work} />}

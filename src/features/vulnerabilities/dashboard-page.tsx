@@ -143,7 +143,7 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
         )}
       </ul>
 
-      <div className="vuln-grid">
+      <div className="dashboard-grid vuln-grid">
         <section className="card" aria-labelledby="sev-title">
           <h2 id="sev-title">Par gravité</h2>
           <SeverityDonut distribution={dist} />

@@ -40,12 +40,17 @@ export const LOGIN_FORM_MESSAGES = {
 } as const;
 
 /** The sign-in form's own check, in French (spec §5: both required; 'Identifiants incomplets' when both are empty). */
-export function loginFormError({ username, password }: LoginInput): string | null {
-  if (!username.trim() && !password) return LOGIN_FORM_MESSAGES.incomplete;
-  if (!username.trim()) return LOGIN_FORM_MESSAGES.usernameRequired;
-  if (!password) return LOGIN_FORM_MESSAGES.passwordRequired;
-  return null;
+export function loginFormError(input: LoginInput): string | null {
+  if (!input.username.trim() && !input.password) return LOGIN_FORM_MESSAGES.incomplete;
+  const missing = validateLogin(input);
+  return missing && (MISSING_IN_FRENCH[missing] ?? missing);
 }
+
+/** spec §5's English texts of a missing field, as the form says them. */
+const MISSING_IN_FRENCH: Record<string, string> = {
+  [LOGIN_MESSAGES.usernameRequired]: LOGIN_FORM_MESSAGES.usernameRequired,
+  [LOGIN_MESSAGES.passwordRequired]: LOGIN_FORM_MESSAGES.passwordRequired,
+};
 
 /** spec §5 login validation; returns the first message or null. */
 export function validateLogin({ username, password }: LoginInput): string | null {
@@ -179,8 +184,8 @@ export function loginErrorMessage(err: unknown): string {
     if (err.status === 400 || err.status === 401) return LOGIN_FORM_MESSAGES.invalidCredentials;
     if (err.status === 403) return err.message;
     if (err.status === 429) return err.message;
-    if (err.message === LOGIN_MESSAGES.usernameRequired) return LOGIN_FORM_MESSAGES.usernameRequired;
-    if (err.message === LOGIN_MESSAGES.passwordRequired) return LOGIN_FORM_MESSAGES.passwordRequired;
+    const missing = MISSING_IN_FRENCH[err.message];
+    if (missing) return missing;
     if (err.status === 0 && (err.message === 'Backend connection failed' || err.message.startsWith('La requête')))
       return 'Impossible de joindre le serveur. Vérifiez votre connexion internet.';
     return err.message;

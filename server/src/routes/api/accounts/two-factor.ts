@@ -10,6 +10,7 @@ import {
   VerifyBody,
 } from '../../../schemas/accounts.ts';
 import { replies } from '../../../schemas/common.ts';
+import type { UserRow } from '../../../repositories/users.ts';
 import type { TwoFactorService } from '../../../services/two-factor.ts';
 
 /**
@@ -21,6 +22,14 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
   const tags = ['Comptes — double authentification'];
   const audit = (request: FastifyRequest, description: string, severity: 'INFO' | 'WARNING') =>
     app.audit.record(request, { eventType: 'two_factor_change', description, severity });
+  /** A step proven by a code or the password counts against the account's 2FA budget until it succeeds. */
+  const proving = async <T>(request: FastifyRequest, step: (user: UserRow) => Promise<T>): Promise<T> => {
+    const user = signedIn(request).user;
+    await app.limits.hit(request, 'two_factor', user.username);
+    const result = await step(user);
+    await app.limits.clear('two_factor', user.username);
+    return result;
+  };
 
   app.get(
     '/api/accounts/2fa/status/',
@@ -38,10 +47,7 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
     '/api/accounts/2fa/verify/',
     { ...auth, schema: { tags, body: VerifyBody, response: replies.signedIn({ 200: RecoveryCodes }, 400, 429) } },
     async (request) => {
-      const user = signedIn(request).user;
-      await app.limits.hit(request, 'two_factor', user.username);
-      const codes = await service.confirm(user, request.body.token);
-      await app.limits.clear('two_factor', user.username);
+      const codes = await proving(request, (user) => service.confirm(user, request.body.token));
       await audit(request, 'Double authentification activée', 'INFO');
       return { enabled: true as const, recovery_codes: codes };
     },
@@ -51,11 +57,8 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
     '/api/accounts/2fa/recovery-codes/',
     { ...auth, schema: { tags, body: DisableBody, response: replies.signedIn({ 200: RecoveryCodes }, 400, 429) } },
     async (request) => {
-      const user = signedIn(request).user;
       const credentials = disableCredentials(request.body);
-      await app.limits.hit(request, 'two_factor', user.username);
-      const codes = await service.regenerate(user, credentials);
-      await app.limits.clear('two_factor', user.username);
+      const codes = await proving(request, (user) => service.regenerate(user, credentials));
       await audit(request, 'Nouveaux codes de secours de double authentification', 'INFO');
       return { enabled: true as const, recovery_codes: codes };
     },
@@ -65,11 +68,8 @@ const twoFactor: FastifyPluginAsyncTypebox<{ service: TwoFactorService }> = asyn
     '/api/accounts/2fa/disable/',
     { ...auth, schema: { tags, body: DisableBody, response: replies.signedIn({ 200: TwoFactorStatus }, 400, 429) } },
     async (request) => {
-      const user = signedIn(request).user;
       const credentials = disableCredentials(request.body);
-      await app.limits.hit(request, 'two_factor', user.username);
-      await service.disable(user, credentials);
-      await app.limits.clear('two_factor', user.username);
+      await proving(request, (user) => service.disable(user, credentials));
       // Losing a factor weakens the account: worth a reviewer's attention.
       await audit(request, 'Double authentification désactivée', 'WARNING');
       return { enabled: false };
