@@ -303,10 +303,11 @@ describe('GET /api/admin/logs/', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="vigie-logs-\d{4}-\d\d-\d\d\.csv"$/);
     // A BOM first, so spreadsheet software reads the accents as UTF-8.
-    expect(csv.body.startsWith('\uFEFFid,')).toBe(true);
+    expect(csv.body.startsWith('\uFEFFIdentifiant,')).toBe(true);
     const lines = csv.body.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'id,time,level,message,request_id,method,url,status_code,response_time_ms,tenant_id,user_id,username,context',
+      'Identifiant,Date,Niveau,Message,Requête,Méthode,URL,Code HTTP,Durée (ms),Organisation,Identifiant utilisateur,' +
+        'Utilisateur,Contexte (JSON)',
     );
     expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['critical', 'error', 'warning']);
 

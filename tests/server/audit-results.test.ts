@@ -273,7 +273,11 @@ describe(`audit trail: results and export (${backend})`, () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/filename="audit-\d{4}-\d{2}-\d{2}\.csv"$/);
-    expect(csv.body.startsWith('\uFEFFid,timestamp,event_type,user,ip_address,severity,source,tenant_id,')).toBe(true);
+    expect(
+      csv.body.startsWith(
+        '\uFEFFIdentifiant,Date,Type d’événement,Utilisateur,Adresse IP,Gravité,Origine,Organisation,',
+      ),
+    ).toBe(true);
     const lines = csv.body.slice(1).trimEnd().split('\r\n');
     expect(lines).toHaveLength(11);
     expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual(results.results.map((r) => r.id));

@@ -612,7 +612,7 @@ describe(`what the probe saw, one by one (${backend})`, () => {
   it('answers an error, not a 200 cut short, when an export fails before its first byte', async () => {
     const spec = (batchAfter: ExportSpec<{ id: number }>['batchAfter']): ExportSpec<{ id: number }> => ({
       format: 'json',
-      csvColumns: ['id'],
+      csvHeader: ['Identifiant'],
       batchSize: 2,
       batchAfter,
       csvRow: (row) => `${row.id}\r\n`,

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { assets, cves, cwes, users, vulnerabilities } from '../../server/src/db/schema.ts';
 import { withTenant, type TenantId } from '../../server/src/db/tenant-scope.ts';
+import { CSV_HEADERS } from '../../server/src/presenters/vulnerability.ts';
 import { apiFor, jsonOf, jsonWithFields } from './support/api.ts';
 import { backend, useTestApp } from './support/app.ts';
 import { FORBIDDEN } from './support/http.ts';
@@ -522,7 +523,9 @@ describe(`vulnerabilities API (${backend})`, () => {
     const day = new Date().toISOString().slice(0, 10);
     expect(csv.headers['content-disposition']).toBe(`attachment; filename="vulnerabilites-${day}.csv"`);
     const rows = parseCsv(csv.body.replace(/^\uFEFF/, ''));
-    expect(rows[0]![0]).toBe('id');
+    // Spreadsheet users read French column names; every column has one.
+    expect(rows[0]!.slice(0, 5)).toEqual(['Identifiant', 'CVE', 'Titre', 'Sévérité', 'Score CVSS']);
+    expect(rows[0]!.every((h) => /^[A-ZÉ]/.test(h) && !h.includes('_'))).toBe(true);
     expect(rows.length - 1).toBe(expected);
     expect(rows.every((r) => r.length === rows[0]!.length)).toBe(true);
 
@@ -547,7 +550,7 @@ describe(`vulnerabilities API (${backend})`, () => {
     const header = rows[0]!;
     for (const item of items.slice(0, 5)) {
       const line = rows.find((r) => r[0] === String(item.id))!;
-      const cell = (name: string) => line[header.indexOf(name)];
+      const cell = (name: keyof typeof CSV_HEADERS) => line[header.indexOf(CSV_HEADERS[name])];
       expect(cell('created_at')).toBe(item.created_at);
       expect(cell('asset_name')).toBe((item.asset as { name: string } | null)?.name ?? '');
       expect(cell('cwe_ids')).toBe((item.cwe_ids as string[]).join(';'));
@@ -587,8 +590,8 @@ describe(`vulnerabilities API (${backend})`, () => {
     const csv = await call('analyste', 'GET', '/api/vulnerabilities/export/?format=csv&text=CSV');
     const rows = parseCsv(csv.body.replace(/^\uFEFF/, ''));
     const header = rows[0]!;
-    const byId = new Map(rows.slice(1).map((r) => [Number(r[header.indexOf('id')]), r]));
-    const description = (id: number) => byId.get(id)![header.indexOf('description')];
+    const byId = new Map(rows.slice(1).map((r) => [Number(r[header.indexOf('Identifiant')]), r]));
+    const description = (id: number) => byId.get(id)![header.indexOf('Description')];
     expect(description(ids[0]!)).toBe(`'${tricky[0]}`);
     expect(description(ids[1]!)).toBe(`'${tricky[1]}`);
     expect(description(ids[2]!)).toBe(`'${tricky[2]}`);

@@ -79,6 +79,22 @@ export const AUDIT_CSV_COLUMNS = [
   'extra',
 ] as const;
 
+export const AUDIT_CSV_HEADERS: Record<(typeof AUDIT_CSV_COLUMNS)[number], string> = {
+  id: 'Identifiant',
+  timestamp: 'Date',
+  event_type: 'Type d’événement',
+  user: 'Utilisateur',
+  ip_address: 'Adresse IP',
+  severity: 'Gravité',
+  source: 'Origine',
+  tenant_id: 'Organisation',
+  browser: 'Navigateur',
+  os: 'Système',
+  success: 'Réussi',
+  description: 'Description',
+  extra: 'Détails (JSON)',
+};
+
 export function auditCsvLine(event: AuditEvent): string {
   return csvLine([
     event.id,

@@ -62,6 +62,22 @@ export const SERVER_LOG_CSV_COLUMNS = [
   'context',
 ] as const;
 
+export const SERVER_LOG_CSV_HEADERS: Record<(typeof SERVER_LOG_CSV_COLUMNS)[number], string> = {
+  id: 'Identifiant',
+  time: 'Date',
+  level: 'Niveau',
+  message: 'Message',
+  request_id: 'Requête',
+  method: 'Méthode',
+  url: 'URL',
+  status_code: 'Code HTTP',
+  response_time_ms: 'Durée (ms)',
+  tenant_id: 'Organisation',
+  user_id: 'Identifiant utilisateur',
+  username: 'Utilisateur',
+  context: 'Contexte (JSON)',
+};
+
 export function serverLogCsvLine(log: ServerLog): string {
   return csvLine([
     log.id,

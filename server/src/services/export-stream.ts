@@ -5,7 +5,8 @@ export type ExportFormat = 'csv' | 'json';
 /** One streamed export: how to read a keyset batch and how to write a row in each format. */
 export interface ExportSpec<Row> {
   format: ExportFormat;
-  csvColumns: readonly CsvValue[];
+  /** The CSV's first line: the columns' French names. */
+  csvHeader: readonly CsvValue[];
   batchSize: number;
   /** The batch after `last` (undefined: the first one). */
   batchAfter: (last: Row | undefined) => Promise<Row[]>;
@@ -45,7 +46,7 @@ async function* exportChunks<Row>(
       return undefined;
     }
   };
-  yield csv ? `\uFEFF${csvLine(spec.csvColumns)}` : '[';
+  yield csv ? `\uFEFF${csvLine(spec.csvHeader)}` : '[';
   const read = (last: Row | undefined) => {
     const pending = spec.batchAfter(last);
     // Awaited below; this only keeps a client that hung up early from leaving an unhandled rejection.

@@ -6,10 +6,12 @@ import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canReadAudit } from '../../../policies/index.ts';
 import {
   AUDIT_CSV_COLUMNS,
+  AUDIT_CSV_HEADERS,
   auditCsvLine,
   AuditEventSchema,
   presentAuditEvent,
 } from '../../../presenters/audit-event.ts';
+import { csvHeaderOf } from '../../../presenters/vulnerability.ts';
 import { AuditEventsRepository, type AuditExportRow, type AuditScope } from '../../../repositories/audit-events.ts';
 import {
   ExportQuery,
@@ -125,7 +127,7 @@ const auditResultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       return sendExport(reply, 'audit', {
         format,
-        csvColumns: AUDIT_CSV_COLUMNS,
+        csvHeader: csvHeaderOf(AUDIT_CSV_COLUMNS, AUDIT_CSV_HEADERS),
         batchSize: EXPORT_BATCH,
         batchAfter: (last: AuditExportRow | undefined) =>
           read(request, scope, (db) =>

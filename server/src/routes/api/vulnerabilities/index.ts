@@ -7,6 +7,8 @@ import { VulnerabilitySummarySchema } from '../../../presenters/dashboard.ts';
 import { pagedResponse } from '../../../presenters/paged.ts';
 import {
   CSV_COLUMNS,
+  CSV_HEADERS,
+  csvHeaderOf,
   exportCsvLine,
   presentExportRow,
   presentVulnerability,
@@ -164,7 +166,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const prepared = await request.tenantDb((tx) => repo.prepare(tx, filters));
       return sendExport(reply, 'vulnerabilites', {
         format,
-        csvColumns: CSV_COLUMNS,
+        csvHeader: csvHeaderOf(CSV_COLUMNS, CSV_HEADERS),
         batchSize: EXPORT_BATCH,
         batchAfter: (last: { id: number } | undefined) =>
           request.tenantDb((tx) => repo.exportBatch(tx, prepared, last?.id ?? 0, EXPORT_BATCH)),

@@ -3,9 +3,11 @@ import { canReadServerLogs } from '../../../../policies/index.ts';
 import {
   presentServerLog,
   SERVER_LOG_CSV_COLUMNS,
+  SERVER_LOG_CSV_HEADERS,
   serverLogCsvLine,
   ServerLogSchema,
 } from '../../../../presenters/server-log.ts';
+import { csvHeaderOf } from '../../../../presenters/vulnerability.ts';
 import { serverLogReads, type ServerLogExportRow } from '../../../../repositories/server-logs.ts';
 import { LogsExportQuery, LogsQuery, parseLogExport, parseLogList } from '../../../../schemas/admin/logs.ts';
 import { replies, Type } from '../../../../schemas/common.ts';
@@ -55,7 +57,7 @@ const adminLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       return sendExport(reply, 'vigie-logs', {
         format,
-        csvColumns: SERVER_LOG_CSV_COLUMNS,
+        csvHeader: csvHeaderOf(SERVER_LOG_CSV_COLUMNS, SERVER_LOG_CSV_HEADERS),
         batchSize: EXPORT_BATCH,
         batchAfter: (last: ServerLogExportRow | undefined) =>
           serverLogReads.exportBatch(
