@@ -104,6 +104,11 @@ export default defineConfig({
           groups: [
             // React in one file (src/main.ts evaluates it in a task of its own), not split into pieces by importer.
             { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+            // Sign-in state and rights, read by the shell and by most screens: one file, not a piece per set of importers.
+            {
+              name: 'session',
+              test: /[\\/](src[\\/]lib[\\/](auth[\\/](session|roles|admin-access)\.ts|audit-log\.ts)|contract[\\/]permissions\.ts)$/,
+            },
             // Small shared modules in one file rather than a file each: every response costs its headers (~1 KB).
             { name: 'shared', test: /[\\/](src[\\/]lib|contract|sw)[\\/]/, maxModuleSize: 1024 },
           ],

@@ -1,4 +1,8 @@
 import './styles/global.css';
+import { bootTheme } from './lib/theme-boot.ts';
+
+// The stored theme before the first paint of the frame's colours (a dark wall screen does not flash white).
+bootTheme();
 
 /**
  * The entry. index.html has painted the app's frame; the app then starts in steps, each in a task of its own (React's

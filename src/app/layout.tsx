@@ -2,10 +2,11 @@ import { useEffect, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, greetingName, isAuthenticated, logout, session } from '../lib/auth/session.ts';
-import { tenantRoleOf } from '../lib/auth/roles.ts';
-import { isAdministrator } from '../features/admin/admin-access.ts';
+import { hasPermission, rightsIn, tenantRoleOf } from '../lib/auth/roles.ts';
+import { isAdministrator } from '../lib/auth/admin-access.ts';
 import type { UserProfile } from '../lib/auth/types.ts';
 import { reloadToUpdate, updateAvailable } from './update-prompt.ts';
+import { appearance } from '../lib/appearance.ts';
 import { online } from './connectivity.ts';
 import { localDataMode, mockApiMode, setMockMode } from './modes.ts';
 import { SAMPLE_BANNER, samplesOnScreen } from '../lib/sample-presence.ts';
@@ -19,9 +20,7 @@ import { NotificationBell, NotificationToast } from '../features/notifications/n
  * server decides; this only hides the entry from the others).
  */
 export function mayReadAudit(profile: UserProfile, tenantId: string | undefined): boolean {
-  if (profile.is_superuser || profile.is_staff) return true;
-  const role = tenantRoleOf(profile, tenantId);
-  return role === 'admin' || role === 'manager';
+  return hasPermission(rightsIn(profile, tenantId), 'view_auditlog');
 }
 
 /** Navigation by role: admin-only areas (spec §6) appear for administrators only. */
@@ -78,9 +77,9 @@ export function Layout({ children }: { children: ReactNode }) {
         Aller au contenu
       </a>
       <header className="topbar">
-        <Link href="/" className="brand" aria-label="Vigie, accueil">
+        <Link href="/" className="brand" aria-label={`${appearance.value.app_name}, accueil`}>
           <img src="/favicon.svg" alt="" width="28" height="28" />
-          <span>Vigie</span>
+          <span>{appearance.value.app_name}</span>
         </Link>
         <nav aria-label="Navigation principale" className="topnav">
           {signedIn &&

@@ -1,9 +1,32 @@
 import { useSignals } from '@preact/signals-react/runtime';
-import { isAdministrator } from '../features/admin/admin-access.ts';
+import { isAdministrator } from '../lib/auth/admin-access.ts';
 import { SettingsPage } from '../features/settings/settings-page.tsx';
 import { currentTenantId, session } from '../lib/auth/session.ts';
 import type { UserProfile } from '../lib/auth/types.ts';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
+import { appearance, chooseTheme, THEME_CHOICE_LABELS, themeChoice, type ThemeChoice } from '../lib/appearance.ts';
+
+const THEME_LABEL = { light: 'clair', dark: 'sombre' } as const;
+
+/** « Affichage »: this device's theme, light, dark, the device's setting or the platform's default. */
+function ThemeChoiceCard() {
+  useSignals();
+  const platform = THEME_LABEL[appearance.value.theme];
+  return (
+    <section className="card form" aria-labelledby="display-title">
+      <h2 id="display-title">Affichage</h2>
+      <label htmlFor="theme-choice">Thème de cet appareil</label>
+      <select id="theme-choice" value={themeChoice.value} onChange={(e) => chooseTheme(e.target.value as ThemeChoice)}>
+        {(Object.keys(THEME_CHOICE_LABELS) as ThemeChoice[]).map((c) => (
+          <option key={c} value={c}>
+            {c === 'platform' ? `${THEME_CHOICE_LABELS[c]} (${platform})` : THEME_CHOICE_LABELS[c]}
+          </option>
+        ))}
+      </select>
+      <p className="muted">Le thème sombre convient aux salles de supervision et aux écrans muraux.</p>
+    </section>
+  );
+}
 
 /** The developer switches show to administrators, and to everyone in a development build. */
 export function showsDeveloperTools(
@@ -24,6 +47,7 @@ export default function SettingsScreen() {
   const tools = showsDeveloperTools(profile, currentTenantId());
   return (
     <SettingsPage>
+      <ThemeChoiceCard />
       {tools && (
         <section className="card form" aria-labelledby="dev-tools-title">
           <h2 id="dev-tools-title">Outils de démonstration</h2>

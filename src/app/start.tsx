@@ -2,12 +2,12 @@ import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { registerServiceWorker } from './update-prompt.ts';
-import { startAudit } from './audit.ts';
 import { watchWriteQueue } from './write-queue-status.ts';
 import { installOfflineCopies } from './offline-copy.ts';
 import { installMockFetch } from './mock-fetch.ts';
 import { backendList, mockApiMode, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './modes.ts';
 import { restoreSession } from '../lib/auth/session.ts';
+import { startAppearance } from '../lib/appearance.ts';
 import { startTokenRefresh } from '../lib/auth/token-refresh.ts';
 
 /** Starts the app in index.html's frame (src/main.ts loads this module once React is evaluated). */
@@ -15,6 +15,7 @@ export function start(): void {
   // Before anything asks the API: mock mode answers on the device, and answers no worker saw are kept for offline.
   installMockFetch();
   installOfflineCopies();
+  startAppearance();
   const root = createRoot(document.getElementById('root')!);
   // Render only once the session is known, so a signed-in reload never flashes the sign-in page. The next morning an
   // expired access token is refreshed first (a few seconds at most; offline or in mock API mode, not at all).
@@ -30,7 +31,8 @@ export function start(): void {
         </StrictMode>,
       ),
     );
-    startAudit();
+    // The audit buffer is a chunk of its own: events recorded before it arrives wait (src/lib/audit-log.ts).
+    void import('./audit.ts').then((m) => m.startAudit());
     watchConnection();
     watchWriteQueue();
     scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));

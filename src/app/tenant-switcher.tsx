@@ -1,6 +1,5 @@
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, session, switchTenant } from '../lib/auth/session.ts';
-import { audit } from './audit.ts';
 
 /** Shown when the user belongs to more than one tenant; the choice travels as X-Tenant-ID. */
 export function TenantSwitcher() {
@@ -15,7 +14,7 @@ export function TenantSwitcher() {
         value={current ?? ''}
         onChange={(e) => {
           const id = e.target.value;
-          void audit.log('tenant_switch', { from: current, to: id });
+          void import('./audit.ts').then(({ audit }) => audit.log('tenant_switch', { from: current, to: id }));
           void switchTenant(id);
         }}
       >

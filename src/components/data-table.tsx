@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 
 /**
  * A list's table: its scrolling wrapper, optional caption, one column header per entry of `headers` (false ones
@@ -31,10 +31,14 @@ export function DataTable({
   children: ReactNode;
 }) {
   const shown = headers.filter((h) => h !== false && h !== null && h !== undefined && h !== '');
+  const [wrapRef, scrolls] = useScrollsSideways();
+  // A frame that scrolls must be reachable by keyboard (WCAG 2.1.1): focusable and named while it scrolls.
+  const focusable = region !== undefined || scrolls;
   return (
     <div
+      ref={wrapRef}
       className={wrapClassName ? `table-wrap ${wrapClassName}` : 'table-wrap'}
-      {...(region ? { role: 'region', tabIndex: 0, 'aria-label': region } : {})}
+      {...(focusable ? { role: 'region', tabIndex: 0, 'aria-label': region ?? 'Tableau (défilement horizontal)' } : {})}
     >
       <table className={className ? `table ${className}` : 'table'}>
         {caption !== undefined && caption !== null && caption !== false && (
@@ -55,4 +59,21 @@ export function DataTable({
       {after}
     </div>
   );
+}
+
+/** Whether the frame's content scrolls sideways, kept up to date as the frame or its table change size. */
+function useScrollsSideways() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [value, setValue] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const check = () => setValue(el.scrollWidth > el.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, value] as const;
 }

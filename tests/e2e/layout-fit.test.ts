@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
 import { languageFindings } from './language.ts';
-import { PROJECT_TABS, SCREENS, firstRecord, settled } from './screens.ts';
+import { PROJECT_TABS, SCREENS, firstRecord, visit } from './screens.ts';
+import { audit } from './screen-audit.ts';
 
 /**
  * Issue 20, the screen walk: on a desktop (1280×800) and a tablet (820×1180), for each of the four demo roles, no
  * screen scrolls sideways as a whole (wide tables scroll inside their own frame; the menu fits or wraps), and on the
- * desktop no screen shows English or a raw enum value (tests/e2e/language.ts).
+ * desktop no screen shows English or a raw enum value (tests/e2e/language.ts) nor fails axe-core's WCAG 2 A/AA
+ * rules or the 12 px text floor (tests/e2e/screen-audit.ts).
  */
 const e2e = useServerAndBrowser();
 
@@ -41,7 +43,7 @@ function overflow(page: Page): Promise<{ by: number; culprits?: string[] }> {
   });
 }
 
-describe.each(SIZES)('no screen scrolls sideways on %s, none speaks English', (_, viewport) => {
+describe.each(SIZES)('no screen scrolls sideways on %s; none speaks English or fails axe', (_, viewport) => {
   describe.each(ROLES)('signed in as %s', (role) => {
     let context: BrowserContext;
     let page: Page;
@@ -61,13 +63,15 @@ describe.each(SIZES)('no screen scrolls sideways on %s, none speaks English', (_
       paths.push(...PROJECT_TABS.map((tab) => `${project}?tab=${tab}`));
       const found: Record<string, unknown> = {};
       for (const path of paths) {
-        await page.goto(path);
-        await settled(page);
+        await visit(page, path);
         const o = await overflow(page);
         if (o.by > 0) found[path] = o;
         if (viewport.width === SIZES[0][1].width) {
           const words = await languageFindings(page);
           if (words.length > 0) found[`${path} (language)`] = words;
+          const { axe, small } = await audit(page);
+          if (axe.length > 0) found[`${path} (axe)`] = axe;
+          if (small.length > 0) found[`${path} (text under 12 px)`] = small;
         }
       }
       expect(found).toEqual({});

@@ -63,10 +63,29 @@ export async function settled(page: Page): Promise<void> {
 
 /** The first link of the screen's main area whose address matches, for a record's page. */
 export async function firstRecord(page: Page, listPath: string, pattern: RegExp): Promise<string> {
-  await page.goto(listPath);
-  await settled(page);
+  await visit(page, listPath);
   const hrefs = await page.locator('main a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
   const href = hrefs.find((h): h is string => !!h && pattern.test(h));
   expect(href, `a record link on ${listPath}`).toBeDefined();
   return href!;
+}
+
+/**
+ * Opens `path` inside the running app (history.pushState, which the router follows) rather than reloading the page:
+ * a walk of forty screens then costs their data, not forty start-ups. The router renders the new route at once (a
+ * screen whose code is still loading shows « Chargement… »); two frames later `settled` waits for its data. A change
+ * of query string only, which keeps the screen mounted, reloads.
+ */
+export async function visit(page: Page, path: string): Promise<void> {
+  const here = new URL(page.url());
+  const there = new URL(path, here);
+  if (here.origin !== there.origin || here.pathname === there.pathname) {
+    await page.goto(path);
+    return settled(page);
+  }
+  await page.evaluate(async (to) => {
+    history.pushState(null, '', to);
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }, path);
+  await settled(page);
 }

@@ -166,3 +166,24 @@ describe('log_retention_days drives the audit purge', () => {
     await t.database.db.delete(systemSettings);
   });
 });
+
+// Last: it changes stored settings, which the earlier tests expect at their defaults.
+describe('GET /api/system/appearance/', () => {
+  it('tells anyone, signed in or not, the appearance settings only, and follows their change', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/system/appearance/' });
+    expect(anonymous.statusCode).toBe(200);
+    expect(anonymous.json()).toEqual({ app_name: 'Vigie', theme: 'light', timezone: 'UTC', language: 'fr' });
+    const patched = await call('admin', 'PATCH', '/api/system/settings/', {
+      app_name: 'Vigie SOC',
+      theme: 'dark',
+      timezone: 'Europe/Paris',
+    });
+    expect(patched.statusCode).toBe(200);
+    try {
+      const after = await call('lecteur', 'GET', '/api/system/appearance/');
+      expect(after.json()).toEqual({ app_name: 'Vigie SOC', theme: 'dark', timezone: 'Europe/Paris', language: 'fr' });
+    } finally {
+      await call('admin', 'PATCH', '/api/system/settings/', { app_name: 'Vigie', theme: 'light', timezone: 'UTC' });
+    }
+  });
+});

@@ -101,6 +101,10 @@ describe(`sign-in and profile (${backend})`, () => {
       });
       expect(me.statusCode).toBe(200);
       expect(me.json().role, username).toBe(role);
+      // The permissions the screens gate on: those of the role held in the current tenant (contract/permissions.ts).
+      const permissions = me.json().permissions as string[];
+      expect(permissions.includes('change_content'), username).toBe(role !== 'readonly');
+      expect(permissions.includes('delete_user'), username).toBe(role === 'admin');
     }
   });
 

@@ -320,6 +320,70 @@ describe('users, permissions, configuration, logs', () => {
     expect(row).toContain('Bob');
   });
 
+  it('users: a superuser creates an administrator account, with the spec §5 check and §8 messages', async () => {
+    superuser();
+    let listed = 0;
+    let refuse = true;
+    screen.handler = (method, url, body) => {
+      if (method === 'GET') {
+        listed++;
+        return json({ count: 0, results: [] });
+      }
+      expect(url.pathname).toBe('/api/accounts/admin/create/');
+      if (refuse) return json({ detail: 'Interdit' }, 403);
+      return json({ id: 12, ...(body as object), role: 'admin', is_active: true }, 201);
+    };
+    await render(<UsersPage />, '/admin/users');
+    act(() => button('Nouveau compte administrateur').click());
+    const form = $<HTMLFormElement>('form[aria-label="Nouveau compte administrateur"]');
+    setValue($<HTMLInputElement>('#new-admin-username'), 'rssi');
+    setValue($<HTMLInputElement>('#new-admin-email'), 'rssi@acme.fr');
+    setValue($<HTMLInputElement>('#new-admin-password'), 'court');
+    await submit(form);
+    expect(writes()).toHaveLength(0);
+    expect(text()).toContain('Le mot de passe doit contenir au moins 8 caractères');
+    setValue($<HTMLInputElement>('#new-admin-password'), 'motdepasse-long');
+    await submit(form);
+    expect(text()).toContain('Création de compte admin non autorisée');
+    expect($<HTMLInputElement>('#new-admin-username').value).toBe('rssi');
+    refuse = false;
+    const before = listed;
+    await submit(form);
+    const post = writes().at(-1)!;
+    expect(post.body).toMatchObject({ username: 'rssi', is_staff: true, is_superuser: true });
+    expect(text()).toContain('Compte administrateur « rssi » créé.');
+    // The list is read again: the new account is a member of the current organisation.
+    expect(listed).toBeGreaterThan(before);
+  });
+
+  const bob = { id: 5, username: 'bob', email: 'b@x.fr', first_name: '', last_name: '', is_active: true };
+  const memberAs = (role: string) => {
+    signIn('user');
+    withProfile({
+      current_tenant: { id: TENANT.id, name: 'Acme' },
+      tenant_memberships: [{ tenant_id: TENANT.id, tenant_name: 'Acme', role }],
+    });
+  };
+
+  it('users: a tenant admin adds and edits members but creates no administrator account', async () => {
+    screen.handler = () => json({ count: 1, results: [{ ...bob, role: 'user', last_login: null }] });
+    memberAs('admin');
+    await render(<UsersPage />, '/admin/users');
+    expect(text()).toContain('Nouvel utilisateur');
+    expect(text()).not.toContain('Nouveau compte administrateur');
+    expect(screen.container.querySelector('button[aria-label="Modifier : bob"]')).not.toBeNull();
+  });
+
+  it('users: without the user permissions (a manager) the list has no action', async () => {
+    screen.handler = () => json({ count: 1, results: [{ ...bob, role: 'user', last_login: null }] });
+    memberAs('manager');
+    await render(<UsersPage />, '/admin/users');
+    expect(text()).toContain('bob');
+    expect(text()).not.toContain('Nouvel utilisateur');
+    expect(screen.container.querySelector('button[aria-label="Modifier : bob"]')).toBeNull();
+    expect(screen.container.querySelector('button[aria-label^="Supprimer"]')).toBeNull();
+  });
+
   it('users: one’s own row edits names and address only', async () => {
     const me = {
       id: 1,

@@ -13,7 +13,7 @@ import TasksPage from '../../src/features/tasks/tasks-page.tsx';
 import { ExportControls } from '../../src/components/export-controls.tsx';
 import { ConfirmDelete } from '../../src/components/confirm-delete.tsx';
 import { useCanWrite } from '../../src/lib/auth/can-write.ts';
-import { isAdministrator } from '../../src/features/admin/admin-access.ts';
+import { isAdministrator } from '../../src/lib/auth/admin-access.ts';
 import { session } from '../../src/lib/auth/session.ts';
 import { mockApiMode } from '../../src/app/modes.ts';
 import { recordUiAction, setAuditLogSink } from '../../src/lib/audit-log.ts';

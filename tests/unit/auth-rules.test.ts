@@ -6,6 +6,7 @@ import {
   FALLBACK_ADMIN_PERMISSIONS,
   hasPermission,
   hasRole,
+  rightsIn,
   roleOf,
   roleUpdatePayload,
 } from '../../src/lib/auth/roles.ts';
@@ -92,6 +93,32 @@ describe('roles and permissions (spec §6)', () => {
     expect(hasRole({ role: 'manager' }, 'manager')).toBe(true);
     expect(hasRole({ role: 'manager' }, 'Manager')).toBe(false);
     expect(hasRole({ role: 'admin' }, 'readonly')).toBe(true);
+  });
+
+  it('reads rights in the tenant chosen: the server’s list where it read the profile, else the role held there', () => {
+    const profile = {
+      role: 'user',
+      permissions: ['view_content', 'change_content'],
+      current_tenant: { id: 'a', name: 'A' },
+      tenant_memberships: [
+        { tenant_id: 'a', tenant_name: 'A', role: 'user' },
+        { tenant_id: 'b', tenant_name: 'B', role: 'readonly' },
+        { tenant_id: 'c', tenant_name: 'C', role: 'admin' },
+      ],
+    };
+    expect(hasPermission(rightsIn(profile, 'a'), 'change_content')).toBe(true);
+    expect(hasPermission(rightsIn(profile, 'a'), 'view_auditlog')).toBe(false);
+    // Switched to B before the server confirmed: the reader's rights, not A's list.
+    expect(hasPermission(rightsIn(profile, 'b'), 'change_content')).toBe(false);
+    expect(hasPermission(rightsIn(profile, 'b'), 'view_content')).toBe(true);
+    // An admin of C has every permission there, and the admin role there.
+    expect(hasPermission(rightsIn(profile, 'c'), 'delete_user')).toBe(true);
+    expect(hasRole(rightsIn(profile, 'c'), 'admin')).toBe(true);
+    expect(hasRole(rightsIn(profile, 'a'), 'admin')).toBe(false);
+    // A backend that sends no list: the role's (a staff account reads the audit trail).
+    expect(hasPermission(rightsIn({ role: 'manager', is_staff: true }, undefined), 'view_auditlog')).toBe(true);
+    expect(hasPermission(rightsIn({ role: 'readonly' }, undefined), 'change_content')).toBe(false);
+    expect(rightsIn(null, 'a')).toBeNull();
   });
 
   it('sends both flags true only for admin or superuser role updates', () => {

@@ -1,3 +1,4 @@
+import { permissionsFor } from '../../../contract/permissions.ts';
 import type { MembershipView, UserRow } from '../repositories/users.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 
@@ -80,9 +81,13 @@ export function presentProfile(
     is_superuser: user.isSuperuser,
     tenants: memberships.map((m) => ({ id: m.tenantId, name: m.tenantName })),
     tenant_memberships: memberships.map((m) => ({ tenant_id: m.tenantId, tenant_name: m.tenantName, role: m.role })),
-    // Feature flags and fine-grained permissions arrive with the identity issue.
+    // No feature flags yet; the permissions are those of the role held in the current tenant (contract/permissions.ts).
     active_features: [] as string[],
-    permissions: [] as string[],
+    permissions: permissionsFor({
+      isSuperuser: user.isSuperuser,
+      isStaff: user.isStaff,
+      tenantRole: current?.role ?? null,
+    }),
     current_tenant: current ? { id: current.tenantId, name: current.tenantName } : null,
   };
 }

@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
-import { isAdministrator, isSuperuser } from './admin-access.ts';
+import { isAdministrator, isSuperuser } from '../../lib/auth/admin-access.ts';
 import './admin.css';
 
 export interface AdminSection {

@@ -14,7 +14,7 @@ import { session } from '../../lib/auth/session.ts';
 import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
 import { useListQuery, usePagedList } from '../../lib/use-paged-list.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { isSuperuser } from './admin-access.ts';
+import { isSuperuser } from '../../lib/auth/admin-access.ts';
 import { NUMBER } from './format.ts';
 import {
   createModelRow,

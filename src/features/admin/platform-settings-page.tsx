@@ -4,7 +4,7 @@ import { session } from '../../lib/auth/session.ts';
 import { useResource, type Sourced } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { ReadStatus } from '../../components/list-state.tsx';
-import { isSuperuser } from './admin-access.ts';
+import { isSuperuser } from '../../lib/auth/admin-access.ts';
 
 /**
  * A page of platform-wide settings (system settings, security policies): superusers edit them, tenant admins only

@@ -9,7 +9,7 @@ import { TypedConfirm } from '../../components/typed-confirm.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../../lib/auth/session.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { isSuperuser } from './admin-access.ts';
+import { isSuperuser } from '../../lib/auth/admin-access.ts';
 import { deleteTenant, fetchTenants, restoreTenant, type Tenant, type TenantList } from './admin-api.ts';
 import { TenantForm } from './tenant-form.tsx';
 import { confirmsDomain, PLAN_LABELS, TENANT_STATUS_LABELS } from './tenant-rules.ts';

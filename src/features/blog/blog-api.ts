@@ -1,5 +1,5 @@
 import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
-import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import { hasPermission, rightsIn } from '../../lib/auth/roles.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
 import blogSample from '../../../sample-data/blog-posts.json';
 
@@ -76,10 +76,7 @@ export const BLOG_MESSAGES = {
  * the buttons from the others).
  */
 export function mayWriteBlog(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
-  if (!profile) return false;
-  if (profile.is_superuser || profile.is_staff) return true;
-  const role = tenantRoleOf(profile, tenantId);
-  return role === 'admin' || role === 'manager';
+  return hasPermission(rightsIn(profile, tenantId), 'write_blog');
 }
 
 /** The server's slug rule: lower-case ASCII, accents removed, words joined by '-'. */

@@ -1,4 +1,4 @@
-import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import { hasPermission, rightsIn } from '../../lib/auth/roles.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
 import { NOTIFICATION_LEVEL_LABELS, type NotificationLevel } from '../../../contract/levels.ts';
 
@@ -7,10 +7,7 @@ import { NOTIFICATION_LEVEL_LABELS, type NotificationLevel } from '../../../cont
  * decides; this only hides the form from the others).
  */
 export function maySendNotifications(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
-  if (!profile) return false;
-  if (profile.is_superuser || profile.is_staff) return true;
-  const role = tenantRoleOf(profile, tenantId);
-  return role === 'admin' || role === 'manager';
+  return hasPermission(rightsIn(profile, tenantId), 'send_notification');
 }
 
 export const LEVEL_LABELS: Record<NotificationLevel, string> = NOTIFICATION_LEVEL_LABELS;

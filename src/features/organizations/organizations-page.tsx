@@ -13,7 +13,8 @@ interface Membership {
 /** Every tenant the profile reaches, with the role held there; names from either list the server may send. */
 export function membershipsOf(profile: UserProfile): Membership[] {
   const names = new Map((profile.tenants ?? []).map((t) => [t.id, t.name]));
-  for (const m of profile.tenant_memberships ?? []) if (!names.has(m.tenant_id)) names.set(m.tenant_id, m.tenant_name ?? m.tenant_id);
+  for (const m of profile.tenant_memberships ?? [])
+    if (!names.has(m.tenant_id)) names.set(m.tenant_id, m.tenant_name ?? m.tenant_id);
   return [...names].map(([id, name]) => ({ id, name, role: tenantRoleOf(profile, id) }));
 }
 

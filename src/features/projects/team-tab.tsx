@@ -5,8 +5,7 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { errorAria, FormField } from '../../components/form-field.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { optionsOf, Select } from '../../components/select.tsx';
-import { tenantRoleOf } from '../../lib/auth/roles.ts';
-import { currentTenantId, session } from '../../lib/auth/session.ts';
+import { may } from '../../lib/auth/can-write.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { addTeamMember, listTeam, listTenantUsers, removeTeamMember, updateProject } from './projects-api.ts';
 import type { Id, TeamMember, TeamRole, TenantUser } from './project-types.ts';
@@ -15,7 +14,7 @@ import { TabBody, TabMessages, useTabList, type TabProps } from './project-tab.t
 
 /** Only tenant administrators may read the tenant's user list (GET /api/admin/users/). */
 function mayListUsers(): boolean {
-  return tenantRoleOf(session.value?.profile, currentTenantId()) === 'admin';
+  return may('view_user');
 }
 
 /** Équipe: members with role and owner badge; managers add, change the role of, remove members and set the owner. */

@@ -1,6 +1,7 @@
 import { useSignals } from '@preact/signals-react/runtime';
+import { may } from '../../lib/auth/can-write.ts';
+import { hasRole } from '../../lib/auth/roles.ts';
 import { session } from '../../lib/auth/session.ts';
-import { roleOf } from '../../lib/auth/roles.ts';
 
 export interface TaskPermissions {
   /** Platform tasks (CVE updates, indexing): staff and superusers, i.e. managers and administrators. */
@@ -11,6 +12,6 @@ export interface TaskPermissions {
 
 export function useTaskPermissions(): TaskPermissions {
   useSignals();
-  const role = roleOf(session.value?.profile);
-  return { platform: role === 'admin' || role === 'manager', tenant: role !== 'readonly' && role !== 'guest' };
+  // Platform tasks are the staff's (spec §6: staff is manager; admin has every role), whatever the tenant.
+  return { platform: hasRole(session.value?.profile, 'manager'), tenant: may('change_content') };
 }

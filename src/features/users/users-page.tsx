@@ -10,7 +10,10 @@ import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
 import { session } from '../../lib/auth/session.ts';
+import { may } from '../../lib/auth/can-write.ts';
+import { createAdminAccount, FormError, type AdminInput } from '../../lib/auth/account.ts';
 import { ROLE_LABELS, roleLabel } from '../../lib/auth/roles.ts';
+import { isSuperuser } from '../../lib/auth/admin-access.ts';
 import { SelectField, TextField } from '../../components/form-field.tsx';
 import {
   createUser,
@@ -35,15 +38,21 @@ export function UsersPage() {
   const params = new URLSearchParams(useSearch());
   const tenantParam = params.get('tenant') ?? undefined;
   const tenantName = params.get('name') ?? undefined;
-  const users = useResource(async () => ({ data: await fetchUsers(tenantParam) }), [tenantParam ?? null]);
+  // Bumped when an account is added elsewhere than in this list's tenant view (an administrator account).
+  const [version, setVersion] = useState(0);
+  const users = useResource(async () => ({ data: await fetchUsers(tenantParam) }), [tenantParam ?? null, version]);
   const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
   const [editing, setEditing] = useState<AdminUser['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
   const list = users.data ?? null;
-  // Sample rows are fictional: nothing to delete.
-  const deletable = list?.origin.source !== 'sample';
   const sample = list?.origin.source === 'sample';
+  // spec §6: each action by its permission (an admin has them all); sample rows are fictional: nothing to change.
+  const mayAdd = !sample && may('add_user');
+  const mayChange = !sample && may('change_user');
+  const mayDelete = !sample && may('delete_user');
+  const deletable = mayChange || mayDelete;
+  const mayCreateAdmin = !sample && isSuperuser(session.value?.profile);
 
   const remove = (user: AdminUser) =>
     run(user.id, async () => {
@@ -68,11 +77,21 @@ export function UsersPage() {
     setNotice(`Utilisateur « ${user.username} » créé.`);
   };
 
+  const adminAdded = (username: string) => {
+    setNotice(`Compte administrateur « ${username} » créé.`);
+    setVersion((v) => v + 1);
+  };
+
   return (
     <section className="admin-page">
       <h1>Utilisateurs</h1>
       {tenantParam && <p className="muted">Organisation : {tenantName ?? tenantParam}</p>}
-      {deletable && list && <NewUserForm tenantId={tenantParam} onCreated={added} />}
+      {list && (mayAdd || mayCreateAdmin) && (
+        <>
+          {mayAdd && <NewUserForm tenantId={tenantParam} onCreated={added} />}
+          {mayCreateAdmin && <NewAdminForm onCreated={adminAdded} />}
+        </>
+      )}
       {users.loading && <p role="status">Chargement…</p>}
       <ActionMessages error={users.state.status === 'error' ? users.state.message : null} />
       <ActionMessages notice={notice} error={actionError} />
@@ -121,15 +140,17 @@ export function UsersPage() {
                     <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
                     {deletable && (
                       <td>
-                        <button
-                          type="button"
-                          className="btn small secondary"
-                          aria-label={`Modifier : ${u.username}`}
-                          onClick={() => setEditing(u.id)}
-                        >
-                          Modifier
-                        </button>{' '}
-                        {String(u.id) !== String(me) && (
+                        {mayChange && (
+                          <button
+                            type="button"
+                            className="btn small secondary"
+                            aria-label={`Modifier : ${u.username}`}
+                            onClick={() => setEditing(u.id)}
+                          >
+                            Modifier
+                          </button>
+                        )}{' '}
+                        {mayDelete && String(u.id) !== String(me) && (
                           <DeletableRowActions
                             name={u.username}
                             question={`Supprimer ${u.username} ?`}
@@ -276,6 +297,71 @@ function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; on
       <p>
         <button type="submit" className="btn" disabled={form.submitting}>
           Créer l’utilisateur
+        </button>{' '}
+        <button type="button" className="btn secondary" onClick={() => setOpen(false)}>
+          Annuler
+        </button>
+      </p>
+    </form>
+  );
+}
+
+const NO_ADMIN: AdminInput = { username: '', email: '', password: '', first_name: '', last_name: '' };
+
+/**
+ * « Nouveau compte administrateur » (superusers; spec §5, §7 POST /accounts/admin/create/): a platform
+ * administrator, made a member of the current organisation. The spec §8 messages on failure.
+ */
+function NewAdminForm({ onCreated }: { onCreated: (username: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const form = useForm<AdminInput>(NO_ADMIN, { id: 'new-admin' });
+
+  if (!open)
+    return (
+      <p>
+        <button type="button" className="btn secondary" onClick={() => setOpen(true)}>
+          Nouveau compte administrateur
+        </button>
+      </p>
+    );
+
+  const send = async (draft: AdminInput) => {
+    const created = await createAdminAccount(draft);
+    form.setValues(NO_ADMIN);
+    setOpen(false);
+    onCreated(created.username);
+  };
+  const field = (name: keyof AdminInput, label: string, type = 'text') => (
+    <TextField
+      form={form}
+      name={name}
+      label={label}
+      type={type}
+      autoComplete={type === 'password' ? 'new-password' : 'off'}
+    />
+  );
+  return (
+    <form
+      className="card vm-form"
+      aria-label="Nouveau compte administrateur"
+      onSubmit={form.onSubmit(send, {
+        fieldErrors: (err) => (err instanceof FormError ? err.fields : {}),
+      })}
+    >
+      <h2>Nouveau compte administrateur</h2>
+      <p className="muted">
+        Un administrateur a tous les droits sur toutes les organisations (superutilisateur). Il est ajouté à
+        l’organisation courante.
+      </p>
+      {field('username', "Nom d'utilisateur *")}
+      {field('email', 'E-mail *', 'email')}
+      {field('first_name', 'Prénom')}
+      {field('last_name', 'Nom')}
+      {field('password', 'Mot de passe * (8 caractères au moins)', 'password')}
+      <ActionMessages error={form.error} />
+      <p>
+        <button type="submit" className="btn" disabled={form.submitting}>
+          Créer le compte administrateur
         </button>{' '}
         <button type="button" className="btn secondary" onClick={() => setOpen(false)}>
           Annuler

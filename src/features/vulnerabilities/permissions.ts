@@ -1,10 +1,9 @@
-import { currentTenantId, session } from '../../lib/auth/session.ts';
-import { tenantRoleOf } from '../../lib/auth/roles.ts';
+import { currentTenantId } from '../../lib/auth/session.ts';
+import { may } from '../../lib/auth/can-write.ts';
 
 /** Readers (role readonly, in the current tenant or overall) cannot resolve or reopen; the server decides anyway. */
 export function canWriteVulnerabilities(): boolean {
-  const role = tenantRoleOf(session.value?.profile, currentTenantId());
-  return role !== 'readonly' && role !== 'guest';
+  return may('change_content');
 }
 
 /** The current tenant, read reactively (call inside a component using useSignals): data reloads on a switch. */

@@ -1,3 +1,4 @@
+import { permissionsFor } from '../../../contract/permissions.ts';
 import type { UserProfile } from './types.ts';
 
 export const ROLES = ['admin', 'user', 'manager', 'readonly', 'guest'] as const;
@@ -47,6 +48,32 @@ export function hasPermission(profile: Partial<UserProfile> | null | undefined, 
   if (!profile) return false;
   if (isAdmin(profile)) return true;
   return (profile.permissions ?? []).includes(permission) || (profile.active_features ?? []).includes(permission);
+}
+
+/**
+ * The profile's rights in `tenantId` (the tenant chosen in the switcher): the server's `permissions` when the
+ * profile was read for that tenant, else those of the role held there (contract/permissions.ts; a backend that
+ * sends no list, or a switch not yet confirmed by the server), and the role held there, so that `hasPermission`'s
+ * « admin has every permission » means an admin of this tenant.
+ */
+export function rightsIn(
+  profile: Partial<UserProfile> | null | undefined,
+  tenantId: string | undefined,
+): Partial<UserProfile> | null {
+  if (!profile) return null;
+  const tenantRole = tenantRoleOf(profile, tenantId);
+  const readHere = Array.isArray(profile.permissions) && (!tenantId || profile.current_tenant?.id === tenantId);
+  return {
+    ...profile,
+    role: tenantRole,
+    permissions: readHere
+      ? profile.permissions
+      : permissionsFor({
+          isSuperuser: profile.is_superuser === true,
+          isStaff: profile.is_staff === true,
+          tenantRole: tenantRole === 'guest' ? null : tenantRole,
+        }),
+  };
 }
 
 /** spec §6: a role check is an exact match on role; admin or superuser has every role. */

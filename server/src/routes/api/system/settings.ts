@@ -3,7 +3,7 @@ import { signedIn } from '../../../plugins/app/authorization.ts';
 import { canChangeSystemSettings, canReadSystemSettings } from '../../../policies/index.ts';
 import { SystemSettingsSchema } from '../../../presenters/system-settings.ts';
 import { keyedBody } from '../../../schemas/admin/common.ts';
-import { replies } from '../../../schemas/common.ts';
+import { replies, Type } from '../../../schemas/common.ts';
 import { settingChanges, validateSettingsPatch } from '../../../services/system-settings.ts';
 
 const PATH = '/api/system/settings/';
@@ -21,6 +21,33 @@ const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, response: replies.signedIn({ 200: SystemSettingsSchema }) },
     },
     async () => app.systemSettings.get(),
+  );
+
+  // What every screen shows of the settings (name, theme, time zone, language): public, as the sign-in page uses
+  // them too, and nothing in it is a secret.
+  app.get(
+    '/api/system/appearance/',
+    {
+      schema: {
+        tags,
+        response: replies({
+          200: Type.Object(
+            {
+              app_name: Type.String(),
+              theme: Type.String({ description: 'Thème par défaut : light ou dark' }),
+              timezone: Type.String({ description: 'Fuseau IANA des dates affichées' }),
+              language: Type.String(),
+            },
+            { description: 'Les paramètres d’affichage de la plateforme' },
+          ),
+        }),
+      },
+    },
+    async (_request, reply) => {
+      const { app_name, theme, timezone, language } = await app.systemSettings.get();
+      reply.header('Cache-Control', 'no-cache');
+      return { app_name, theme, timezone, language };
+    },
   );
 
   app.patch(
