@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { signInThroughForm, useServerAndBrowser } from './harness.ts';
-import { PROJECT_TABS, SCREENS, firstRecord as firstRecordOn, settled } from './screens.ts';
+import { PROJECT_TABS, SCREENS, firstRecord as firstRecordOn, settled, visit } from './screens.ts';
 import { audit, clean } from './screen-audit.ts';
 
 /**
@@ -127,6 +127,45 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       } finally {
         await context.setOffline(false);
       }
+    });
+  });
+
+  // The dark theme changes colours only (src/styles/global.css's variables): a screen of each kind of part (tiles,
+  // charts, tables and badges, forms, banners, the console) is enough to check its contrast.
+  describe('in the dark theme, signed in as a superuser on a desktop', () => {
+    let context: BrowserContext;
+    let page: Page;
+    beforeAll(async () => {
+      context = await e2e.context({ width: 1280, height: 800 });
+      page = await signInThroughForm(context, 'admin', { waitForWorker: false });
+      await page.evaluate(() => localStorage.setItem('vigie.theme', 'dark'));
+      await page.reload();
+      await settled(page);
+    });
+    afterAll(async () => context?.close());
+
+    it('dashboards, lists, forms and the console pass axe and the text floor', async () => {
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+      const found: Record<string, unknown> = {};
+      const project = await firstRecordOn(page, '/projects', /^\/projects\/\d+$/);
+      for (const path of [
+        '/dashboard',
+        '/vulnerabilities',
+        '/vulnerabilities/list',
+        '/scans',
+        '/tasks',
+        '/notifications',
+        '/audit',
+        '/settings',
+        '/admin/users',
+        '/admin/security',
+        `${project}?tab=risks`,
+      ]) {
+        await visit(page, path);
+        const result = await audit(page);
+        if (result.axe.length > 0 || result.small.length > 0) found[path] = result;
+      }
+      expect(found).toEqual({});
     });
   });
 });
