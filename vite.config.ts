@@ -91,6 +91,8 @@ export default defineConfig({
       },
       injectManifest: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest,woff2}'],
+        // One classic script (no imports to resolve): the es format's inlineDynamicImports is deprecated under Vite 8.
+        rollupFormat: 'iife',
       },
       devOptions: { enabled: true, type: 'module', navigateFallback: 'index.html' },
     }),

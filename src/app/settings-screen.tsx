@@ -4,6 +4,7 @@ import { SettingsPage } from '../features/settings/settings-page.tsx';
 import { currentTenantId, session } from '../lib/auth/session.ts';
 import type { UserProfile } from '../lib/auth/types.ts';
 import { MockModeToggle } from './mock-mode-toggle.tsx';
+import { displayTimeZone } from '../lib/format.ts';
 import { appearance, chooseTheme, THEME_CHOICE_LABELS, themeChoice, type ThemeChoice } from '../lib/appearance.ts';
 
 const THEME_LABEL = { light: 'clair', dark: 'sombre' } as const;
@@ -24,6 +25,10 @@ function ThemeChoiceCard() {
         ))}
       </select>
       <p className="muted">Le thème sombre convient aux salles de supervision et aux écrans muraux.</p>
+      <p className="muted">
+        Les dates sont affichées dans le fuseau horaire {displayTimeZone()}
+        {appearance.value.timezone ? ' (paramètre de la plateforme)' : ' (celui de cet appareil)'}.
+      </p>
     </section>
   );
 }

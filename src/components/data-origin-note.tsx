@@ -1,7 +1,8 @@
 import type { DataOrigin } from '../lib/api-client.ts';
 import { useSamplePresence } from '../lib/sample-presence.ts';
+import { dateFormat } from '../lib/format.ts';
 
-const FORMAT = new Intl.DateTimeFormat('fr-FR', {
+const FORMAT = dateFormat({
   day: '2-digit',
   month: '2-digit',
   hour: '2-digit',

@@ -1,6 +1,7 @@
 import type { FormEvent, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from 'react';
 import type { Form } from '../lib/use-form.ts';
 import { Select, type Options } from './select.tsx';
+import { DateInput } from './date-input.tsx';
 
 /** The ARIA attributes tying a control to its error message, when there is one. */
 export function errorAria(errorId: string, error: string | null | undefined) {
@@ -62,9 +63,16 @@ export function TextField<V extends object>({
   multiline?: boolean;
 } & Omit<InputHTMLAttributes<HTMLInputElement> & TextareaHTMLAttributes<HTMLTextAreaElement>, 'form' | 'name'>) {
   const control = form.control(name);
+  const { type, ...rest } = attributes;
   return (
     <FormField {...form.field(name)} label={label} wide={wide}>
-      {multiline ? <textarea {...attributes} {...control} /> : <input {...attributes} {...control} />}
+      {multiline ? (
+        <textarea {...attributes} {...control} />
+      ) : type === 'date' ? (
+        <DateInput {...rest} {...control} onValue={(v) => form.set(name, v as V[typeof name])} />
+      ) : (
+        <input {...attributes} {...control} />
+      )}
     </FormField>
   );
 }

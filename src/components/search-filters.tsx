@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ActionMessages } from './list-state.tsx';
+import { DateInput } from './date-input.tsx';
 
 export interface SearchFilterField<K extends string> {
   key: K;
@@ -48,14 +49,22 @@ export function SearchFilters<K extends string>({
       {fields.map((f) => (
         <label key={f.key} className={f.className}>
           {f.label}
-          <input
-            name={f.key}
-            type={f.type ?? 'text'}
-            value={values[f.key]}
-            maxLength={f.maxLength}
-            autoComplete={f.autoComplete}
-            onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
-          />
+          {f.type === 'date' ? (
+            <DateInput
+              name={f.key}
+              value={values[f.key]}
+              onValue={(day) => setValues((v) => ({ ...v, [f.key]: day }))}
+            />
+          ) : (
+            <input
+              name={f.key}
+              type={f.type ?? 'text'}
+              value={values[f.key]}
+              maxLength={f.maxLength}
+              autoComplete={f.autoComplete}
+              onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+            />
+          )}
         </label>
       ))}
       <button type="submit" className="btn secondary">

@@ -9,6 +9,7 @@ import {
   type Theme,
   type ThemeChoice,
 } from './theme-boot.ts';
+import { setDisplayTimeZone } from './format.ts';
 
 export type { Theme, ThemeChoice };
 
@@ -22,6 +23,8 @@ export type { Theme, ThemeChoice };
 export interface Appearance {
   app_name: string;
   theme: Theme;
+  /** The IANA zone every date is shown in; absent: the device's. */
+  timezone?: string;
 }
 
 export const THEME_CHOICE_LABELS: Record<ThemeChoice, string> = {
@@ -43,9 +46,13 @@ function store(key: string, value: string): void {
 
 function appearanceOf(raw: unknown): Appearance | null {
   if (typeof raw !== 'object' || raw === null) return null;
-  const { app_name, theme } = raw as Record<string, unknown>;
+  const { app_name, theme, timezone } = raw as Record<string, unknown>;
   if (typeof app_name !== 'string' || !app_name.trim() || (theme !== 'light' && theme !== 'dark')) return null;
-  return { app_name: app_name.trim().slice(0, 100), theme };
+  return {
+    app_name: app_name.trim().slice(0, 100),
+    theme,
+    ...(typeof timezone === 'string' && timezone ? { timezone } : {}),
+  };
 }
 
 function readAppearance(): Appearance {
@@ -68,6 +75,7 @@ export const currentTheme = (): Theme => effectiveTheme(themeChoice.value, appea
 /** Puts the theme on <html data-theme> (the stylesheets' switch) and the name in the tab's title. */
 export function applyAppearance(): void {
   setTheme(currentTheme());
+  setDisplayTimeZone(appearance.value.timezone);
   const name = appearance.value.app_name;
   if (document.title === 'Vigie' || document.title === applied) document.title = name;
   applied = name;

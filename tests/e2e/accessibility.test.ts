@@ -168,4 +168,45 @@ describe('accessibility of every screen (axe-core WCAG 2 A/AA, text ≥ 12 px)',
       expect(found).toEqual({});
     });
   });
+
+  // Keyboard use: Tab reaches the navigation, the filters, the tables' links and buttons and the forms, and every
+  // control it reaches shows where the focus is (an outline or a ring), in both themes.
+  describe.each(['light', 'dark'])('keyboard focus, %s theme, on a desktop', (theme) => {
+    let context: BrowserContext;
+    let page: Page;
+    beforeAll(async () => {
+      context = await e2e.context({ width: 1280, height: 800 });
+      page = await signInThroughForm(context, 'admin', { waitForWorker: false });
+      await page.evaluate((t) => localStorage.setItem('vigie.theme', t), theme);
+    });
+    afterAll(async () => context?.close());
+
+    it('every control Tab reaches shows its focus', async () => {
+      const unseen: Record<string, string[]> = {};
+      for (const path of ['/vulnerabilities/list', '/admin/users', '/settings', '/projects']) {
+        await page.goto(path);
+        await settled(page);
+        const missing = new Set<string>();
+        const reached = new Set<string>();
+        for (let i = 0; i < 40; i++) {
+          await page.keyboard.press('Tab');
+          const focus = await page.evaluate(() => {
+            const el = document.activeElement as HTMLElement | null;
+            if (!el || el === document.body) return null;
+            const style = getComputedStyle(el);
+            const visible =
+              (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+            const name = `${el.tagName.toLowerCase()} « ${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)} »`;
+            return { name, visible };
+          });
+          if (!focus) continue;
+          reached.add(focus.name);
+          if (!focus.visible) missing.add(focus.name);
+        }
+        expect(reached.size, path).toBeGreaterThan(10);
+        if (missing.size > 0) unseen[path] = [...missing];
+      }
+      expect(unseen).toEqual({});
+    });
+  });
 });

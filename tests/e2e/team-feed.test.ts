@@ -109,7 +109,7 @@ describe('notifications, audit export and blog in Chromium', () => {
       .csv!.replace(/^\uFEFF/, '')
       .trimEnd()
       .split(/\r?\n/);
-    expect(csvLines[0]).toMatch(/^id,timestamp,event_type,user,ip_address,severity/);
+    expect(csvLines[0]).toMatch(/^Identifiant,Date,Type d’événement,Utilisateur,Adresse IP,Gravité/);
     const json = JSON.parse(files.json!) as { id: number; event_type: string; user: string | null }[];
     expect(json.length).toBeGreaterThan(0);
     // The CSV was taken first: the JSON holds every CSV event and the JSON export's own record.

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appearance, chooseTheme, refreshAppearance, themeChoice } from '../../src/lib/appearance.ts';
 import { bootTheme } from '../../src/lib/theme-boot.ts';
+import { displayTimeZone, formatDateTime, setDisplayTimeZone } from '../../src/lib/format.ts';
 
 const root = () => document.documentElement;
 let deviceDark = false;
@@ -18,7 +19,10 @@ beforeEach(() => {
   document.title = 'Vigie';
   delete root().dataset.theme;
 });
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  setDisplayTimeZone(undefined);
+});
 
 const answer = (body: unknown, init: ResponseInit = {}) =>
   vi.fn(async () => new Response(JSON.stringify(body), { status: 200, ...init }));
@@ -58,10 +62,14 @@ describe('theme and name', () => {
     const fetcher = answer({ app_name: 'Vigie SOC', theme: 'dark', timezone: 'UTC', language: 'fr' });
     await refreshAppearance(fetcher);
     expect(fetcher).toHaveBeenCalledWith('/api/system/appearance/', expect.anything());
-    expect(appearance.value).toEqual({ app_name: 'Vigie SOC', theme: 'dark' });
+    expect(appearance.value).toEqual({ app_name: 'Vigie SOC', theme: 'dark', timezone: 'UTC' });
     expect(root().dataset.theme).toBe('dark');
     expect(document.title).toBe('Vigie SOC');
-    expect(JSON.parse(localStorage.getItem('vigie.appearance')!)).toEqual({ app_name: 'Vigie SOC', theme: 'dark' });
+    expect(JSON.parse(localStorage.getItem('vigie.appearance')!)).toEqual({
+      app_name: 'Vigie SOC',
+      theme: 'dark',
+      timezone: 'UTC',
+    });
     // The device's own choice wins over the platform's default.
     chooseTheme('light');
     await refreshAppearance(fetcher);
@@ -77,5 +85,17 @@ describe('theme and name', () => {
     await refreshAppearance(vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
     expect(appearance.value).toEqual({ app_name: 'Vigie', theme: 'light' });
     expect(localStorage.getItem('vigie.appearance')).toBeNull();
+  });
+
+  it('shows every date in the platform’s time zone once it is known', async () => {
+    const at = '2026-11-28T14:05:00Z';
+    await refreshAppearance(answer({ app_name: 'Vigie', theme: 'light', timezone: 'Asia/Tokyo', language: 'fr' }));
+    expect(displayTimeZone()).toBe('Asia/Tokyo');
+    expect(formatDateTime(at)).toBe('28 nov. 2026 à 23:05');
+    await refreshAppearance(answer({ app_name: 'Vigie', theme: 'light', timezone: 'America/New_York' }));
+    expect(formatDateTime(at)).toBe('28 nov. 2026 à 09:05');
+    // An unknown zone is the device's, never an exception.
+    setDisplayTimeZone('Mars/Olympus');
+    expect(displayTimeZone()).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
   });
 });

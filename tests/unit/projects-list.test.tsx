@@ -162,9 +162,10 @@ describe('project creation', () => {
     expect(form.querySelector('.vm-field-error')!.textContent).toBe('Le nom du projet est requis.');
     const [name] = form.querySelectorAll<HTMLInputElement>('input:not([type])');
     act(() => setValue(name!, 'x'.repeat(201)));
-    const dates = form.querySelectorAll<HTMLInputElement>('input[type="date"]');
-    act(() => setValue(dates[0]!, '2025-06-10'));
-    act(() => setValue(dates[1]!, '2025-06-01'));
+    // French days, whatever the browser's language.
+    const dates = form.querySelectorAll<HTMLInputElement>('input[placeholder="jj/mm/aaaa"]');
+    act(() => setValue(dates[0]!, '10/06/2025'));
+    act(() => setValue(dates[1]!, '01/06/2025'));
     submit(form);
     const errors = [...form.querySelectorAll('.vm-field-error')].map((e) => e.textContent);
     expect(errors).toEqual([
@@ -181,7 +182,7 @@ describe('project creation', () => {
       priority: 'Priorité invalide. Valeurs possibles : LOW, MEDIUM, HIGH, CRITICAL.',
     });
     expect(validateProject({ ...draft, status: 'PLANNING', priority: 'CRITICAL', deadline: '2025-13-40' })).toEqual({
-      deadline: 'Date invalide : le format attendu est AAAA-MM-JJ.',
+      deadline: 'Date invalide : le format attendu est JJ/MM/AAAA.',
     });
     expect(
       validateProject({

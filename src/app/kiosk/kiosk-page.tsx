@@ -5,9 +5,10 @@ import { IDLE_CURSOR_MS, PANEL_TITLES, parseKioskConfig } from './kiosk-config.t
 import { useFullscreen, useIdle, useKioskFeed, useNow, useRotation, useWakeLock } from './kiosk-hooks.ts';
 import { KioskPanel } from './kiosk-panels.tsx';
 import './kiosk.css';
+import { dateFormat } from '../../lib/format.ts';
 
-const CLOCK = new Intl.DateTimeFormat('fr-FR', { hour: '2-digit', minute: '2-digit' });
-const DAY = new Intl.DateTimeFormat('fr-FR', { weekday: 'long', day: 'numeric', month: 'long' });
+const CLOCK = dateFormat({ hour: '2-digit', minute: '2-digit' });
+const DAY = dateFormat({ weekday: 'long', day: 'numeric', month: 'long' });
 
 /**
  * Wall-screen mode for SOC rooms (outside the layout): dark, large type, panels rotating every N seconds, data

@@ -9,10 +9,11 @@ import type { ThreatSummary } from '../../features/threats/threats-api.ts';
 import type { PanelId } from './kiosk-config.ts';
 import type { DashboardSummary, SeverityCounts, VulnerabilitySummary } from './kiosk-data.ts';
 import type { PanelState } from './kiosk-hooks.ts';
+import { dateFormat } from '../../lib/format.ts';
 
 const NUMBER = new Intl.NumberFormat('fr-FR');
-const TIME = new Intl.DateTimeFormat('fr-FR', { hour: '2-digit', minute: '2-digit' });
-const DAY_TIME = new Intl.DateTimeFormat('fr-FR', {
+const TIME = dateFormat({ hour: '2-digit', minute: '2-digit' });
+const DAY_TIME = dateFormat({
   day: '2-digit',
   month: '2-digit',
   hour: '2-digit',

@@ -18,6 +18,7 @@ import { SEVERITIES, SEVERITY_LABELS, type Severity } from '../../../contract/se
 import { NUMBER, type ChartPalette, type ChartTheme } from './palette.ts';
 import { useChart, type BuildConfig } from './use-chart.ts';
 import './charts.css';
+import { dateFormat } from '../../lib/format.ts';
 
 export { PALETTES, type ChartTheme } from './palette.ts';
 
@@ -48,8 +49,8 @@ function commonOptions(palette: ChartPalette, reducedMotion: boolean, m: Metrics
   };
 }
 
-const SHORT_DATE = new Intl.DateTimeFormat('fr-FR', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const LONG_DATE = new Intl.DateTimeFormat('fr-FR', {
+const SHORT_DATE = dateFormat({ day: 'numeric', month: 'short', timeZone: 'UTC' });
+const LONG_DATE = dateFormat({
   day: 'numeric',
   month: 'short',
   year: 'numeric',

@@ -1,8 +1,10 @@
+import { dateFormat } from '../../lib/format.ts';
+
 /** French formats shared by the administration screens (Intl fr-FR). */
 export const NUMBER = new Intl.NumberFormat('fr-FR');
 const DECIMAL = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
-const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short' });
-const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'medium' });
+const DATE = dateFormat({ dateStyle: 'short' });
+const DATE_TIME = dateFormat({ dateStyle: 'short', timeStyle: 'medium' });
 
 function valid(iso: string | null | undefined): Date | null {
   if (!iso) return null;

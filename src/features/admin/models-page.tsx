@@ -1,3 +1,4 @@
+import { DateInput } from '../../components/date-input.tsx';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
@@ -95,6 +96,8 @@ function FieldControl({
           onChange={(e) => onChange(e.target.value)}
           {...aria}
         />
+      ) : field.type === 'date' ? (
+        <DateInput id={id} name={field.name} value={text} onValue={onChange} {...aria} />
       ) : (
         <input
           id={id}
@@ -107,11 +110,9 @@ function FieldControl({
                 ...(field.min !== undefined ? { min: field.min } : {}),
                 ...(field.max !== undefined ? { max: field.max } : {}),
               }
-            : field.type === 'date'
-              ? { type: 'date' }
-              : field.max_length !== undefined
-                ? { maxLength: field.max_length }
-                : {})}
+            : field.max_length !== undefined
+              ? { maxLength: field.max_length }
+              : {})}
           onChange={(e) => onChange(e.target.value)}
           {...aria}
         />

@@ -24,6 +24,7 @@ import {
 } from './audit-api.ts';
 import { sampleAuditPage } from './audit-sample.ts';
 import './audit.css';
+import { dateFormat } from '../../lib/format.ts';
 
 /** spec §9: the audit trail pages by 10. */
 export const AUDIT_PAGE_SIZE = 10;
@@ -76,8 +77,8 @@ export function auditExportFilename(format: AuditExportFormat, now = new Date())
   return `audit-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.${format}`;
 }
 
-const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'medium' });
-const DATE_TIME_LONG = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'full', timeStyle: 'long' });
+const DATE_TIME = dateFormat({ dateStyle: 'short', timeStyle: 'medium' });
+const DATE_TIME_LONG = dateFormat({ dateStyle: 'full', timeStyle: 'long' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
 
 export function formatDateTime(iso: string | null | undefined, long = false): string {

@@ -1,8 +1,9 @@
 import { Link } from 'wouter';
 import type { BlogPost } from './blog-api.ts';
 import './blog.css';
+import { dateFormat } from '../../lib/format.ts';
 
-const DAY = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'long' });
+const DAY = dateFormat({ dateStyle: 'long' });
 
 /** '20 mai 2025' */
 export function formatPostDate(iso: string | null | undefined): string {

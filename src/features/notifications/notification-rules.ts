@@ -1,6 +1,7 @@
 import { hasPermission, rightsIn } from '../../lib/auth/roles.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
 import { NOTIFICATION_LEVEL_LABELS, type NotificationLevel } from '../../../contract/levels.ts';
+import { dateFormat } from '../../lib/format.ts';
 
 /**
  * docs/api-notifications.md: managers, admins, staff and superusers of the current tenant may send (the server
@@ -28,7 +29,7 @@ export const FIELD_MESSAGES = {
   user: 'Destinataire inconnu dans cette organisation.',
 } as const;
 
-const ABSOLUTE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeStyle: 'short' });
+const ABSOLUTE = dateFormat({ dateStyle: 'medium', timeStyle: 'short' });
 const RELATIVE = new Intl.RelativeTimeFormat('fr-FR', { numeric: 'auto' });
 
 /** '2 juin 2025 à 10:15' */

@@ -32,6 +32,7 @@ import {
 import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
 import type { Project, ProjectAccess } from './project-types.ts';
 import { UPLOAD_MESSAGES } from '../../lib/upload.ts';
+import { dateFormat } from '../../lib/format.ts';
 
 /** French labels, badge tones and the server's rules (docs/api-projects.md), checked before sending. */
 
@@ -191,7 +192,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export const PROJECT_FORM_MESSAGES = {
   nameRequired: 'Le nom du projet est requis.',
   nameTooLong: `Le nom ne doit pas dépasser ${NAME_MAX} caractères.`,
-  dateInvalid: 'Date invalide : le format attendu est AAAA-MM-JJ.',
+  // The form takes jj/mm/aaaa (src/components/date-input.tsx); the API's own message names its AAAA-MM-JJ.
+  dateInvalid: 'Date invalide : le format attendu est JJ/MM/AAAA.',
   deadlineBeforeStart: 'L’échéance ne peut pas précéder la date de début.',
   statusInvalid: `Statut invalide. Valeurs possibles : ${PROJECT_STATUSES.join(', ')}.`,
   priorityInvalid: `Priorité invalide. Valeurs possibles : ${PROJECT_PRIORITIES.join(', ')}.`,
@@ -343,7 +345,7 @@ export function checkDocumentFile(
 
 // Formatting
 
-const DATE_TIME = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const DATE_TIME = dateFormat({ dateStyle: 'short', timeStyle: 'short' });
 export const NUMBER = new Intl.NumberFormat('fr-FR');
 export { formatFileSize as formatSize } from '../../lib/file-size.ts';
 

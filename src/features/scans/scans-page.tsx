@@ -24,12 +24,13 @@ import { ScanCreateForm } from './scan-create-form.tsx';
 import { ScanImportForm } from './scan-import-form.tsx';
 import { DEFAULT_PAGE_SIZE } from '../../../contract/paged.ts';
 import './scans.css';
+import { dateFormat } from '../../lib/format.ts';
 
 export const PAGE_SIZE = DEFAULT_PAGE_SIZE;
 /** While a scan is PENDING or RUNNING the list is read again this often (ms). */
 export const SCAN_POLL_MS = 4_000;
 
-const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'short' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
 const SEVERITY_SHORT: [keyof NonNullable<NonNullable<Scan['summary']>['by_severity']>, string][] = [
   ['critical', 'critiques'],

@@ -25,11 +25,12 @@ import { usePolling } from '../../lib/use-polling.ts';
 import { recordUiAction } from '../../lib/audit-log.ts';
 import { useTaskPermissions, type TaskPermissions } from './can-run.ts';
 import './tasks.css';
+import { dateFormat } from '../../lib/format.ts';
 
 /** While a task is PENDING or STARTED the recent tasks are read again this often (ms). */
 export const TASK_POLL_MS = 2_000;
 
-const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'medium' });
+const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'medium' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
 
 function formatDate(iso: string | null | undefined): string {

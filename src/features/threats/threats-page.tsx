@@ -34,6 +34,7 @@ import {
 import { ThreatForm } from './threat-form.tsx';
 import { useCanWrite } from '../../lib/auth/can-write.ts';
 import './threats.css';
+import { dateFormat } from '../../lib/format.ts';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 const DEFAULT_SIZE = 10;
@@ -44,7 +45,7 @@ function sizeOf(value: string): number {
   return (PAGE_SIZES as readonly number[]).includes(n) ? n : DEFAULT_SIZE;
 }
 
-const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'short' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
 
 function formatDate(iso: string | null | undefined): string {

@@ -24,11 +24,12 @@ import {
   type NewUser,
   type UserChanges,
 } from './users-api.ts';
+import { dateFormat } from '../../lib/format.ts';
 
 /** The roles a membership can hold (a guest is no member). */
 const { guest: _guest, ...MEMBERSHIP_ROLE_LABELS } = ROLE_LABELS;
 
-const DATE = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'short', timeStyle: 'short' });
+const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'short' });
 
 /** User administration of the current tenant: the list with the spec §8 fallbacks, and deletion with the spec §8 messages. */
 export function UsersPage() {
