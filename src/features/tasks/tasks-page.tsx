@@ -286,8 +286,10 @@ export default function TasksPage() {
                 return (
                   <tr key={task.id} data-task-id={task.id}>
                     <th scope="row" className="vm-wrap">
-                      <span className="task-name">{task.name}</span>
-                      <code className="muted">{task.full_name}</code>
+                      {/* The internal name (vulnerabilities.tasks.…) on hover only: the screen speaks French. */}
+                      <span className="task-name" title={task.full_name}>
+                        {task.name}
+                      </span>
                     </th>
                     <td>
                       <span className={`vm-badge ${taskStatusTone(task.status)}`}>{taskStatusLabel(task.status)}</span>
@@ -336,15 +338,14 @@ export default function TasksPage() {
           {state.scheduled.length === 0 ? (
             <EmptyState>Aucune tâche planifiée.</EmptyState>
           ) : (
-            <DataTable region="Tâches planifiées" headers={['Nom', 'Tâche', 'Planification']}>
+            <DataTable region="Tâches planifiées" headers={['Nom', 'Planification']}>
               {state.scheduled.map((s) => {
                 const when = scheduleLabel(s.schedule);
                 return (
                   <tr key={s.id}>
-                    <th scope="row">{s.name}</th>
-                    <td>
-                      <code>{s.task}</code>
-                    </td>
+                    <th scope="row" title={s.task}>
+                      {s.name}
+                    </th>
                     <td>
                       {when.label}
                       {when.cron && <span className="muted"> (cron {when.cron}, UTC)</span>}
