@@ -286,8 +286,8 @@ export default function TasksPage() {
                 return (
                   <tr key={task.id} data-task-id={task.id}>
                     <th scope="row" className="vm-wrap">
-                      {/* The internal name (vulnerabilities.tasks.…) on hover only: the screen speaks French. */}
-                      <span className="task-name" title={task.full_name}>
+                      {/* The internal name (vulnerabilities.tasks.…) is no text of the screen, which speaks French. */}
+                      <span className="task-name" data-task={task.full_name}>
                         {task.name}
                       </span>
                     </th>
@@ -343,7 +343,7 @@ export default function TasksPage() {
                 const when = scheduleLabel(s.schedule);
                 return (
                   <tr key={s.id}>
-                    <th scope="row" title={s.task}>
+                    <th scope="row" data-task={s.task}>
                       {s.name}
                     </th>
                     <td>
