@@ -7,12 +7,10 @@ import { MockModeToggle } from './mock-mode-toggle.tsx';
 import { displayTimeZone } from '../lib/format.ts';
 import { appearance, chooseTheme, THEME_CHOICE_LABELS, themeChoice, type ThemeChoice } from '../lib/appearance.ts';
 
-const THEME_LABEL = { light: 'clair', dark: 'sombre' } as const;
-
 /** « Affichage »: this device's theme, light, dark, the device's setting or the platform's default. */
 function ThemeChoiceCard() {
   useSignals();
-  const platform = THEME_LABEL[appearance.value.theme];
+  const platform = THEME_CHOICE_LABELS[appearance.value.theme].toLowerCase();
   return (
     <section className="card form" aria-labelledby="display-title">
       <h2 id="display-title">Affichage</h2>

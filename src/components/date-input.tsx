@@ -24,6 +24,11 @@ export function frenchDay(value: string): string {
 
 export const INVALID_DAY = 'Date invalide : saisissez jj/mm/aaaa.';
 
+/** What the form holds for a typed text: the day, '' when empty, else the text as typed. */
+function valueOf(text: string): string {
+  return text.trim() === '' ? '' : (isoDay(text) ?? text);
+}
+
 /**
  * A date field in French whatever the browser's language (a native date input follows the browser's: mm/dd/yyyy in
  * an English one). It shows and takes jj/mm/aaaa and hands the form 'YYYY-MM-DD', '' when empty, or the text as
@@ -41,11 +46,7 @@ export function DateInput({
 >) {
   const [text, setText] = useState(() => frenchDay(value));
   // A value set from outside (a reset, a record loaded) shows; what is being typed stays as typed.
-  const [seen, setSeen] = useState(value);
-  if (value !== seen) {
-    setSeen(value);
-    if ((isoDay(text) ?? text.trim()) !== value) setText(frenchDay(value));
-  }
+  if (value !== valueOf(text) && frenchDay(value) !== text) setText(frenchDay(value));
   return (
     <input
       {...attributes}
@@ -57,11 +58,9 @@ export function DateInput({
       value={text}
       onChange={(e) => {
         const typed = e.target.value;
-        const day = isoDay(typed);
-        e.target.setCustomValidity(day || !typed.trim() ? '' : INVALID_DAY);
+        e.target.setCustomValidity(isoDay(typed) || !typed.trim() ? '' : INVALID_DAY);
         setText(typed);
-        setSeen(typed.trim() === '' ? '' : (day ?? typed));
-        onValue(typed.trim() === '' ? '' : (day ?? typed));
+        onValue(valueOf(typed));
       }}
     />
   );

@@ -2,14 +2,17 @@ import { signal } from '@preact/signals-react';
 import {
   APPEARANCE_KEY,
   CHOICE_KEY,
+  darkSchemeQuery,
   effectiveTheme,
   setTheme,
   storedChoice,
   storedItem,
+  storeItem,
   type Theme,
   type ThemeChoice,
 } from './theme-boot.ts';
 import { setDisplayTimeZone } from './format.ts';
+import { SOURCE_HEADER } from '../../contract/sw-messages.ts';
 
 export type { Theme, ThemeChoice };
 
@@ -36,14 +39,6 @@ export const THEME_CHOICE_LABELS: Record<ThemeChoice, string> = {
 
 const DEFAULTS: Appearance = { app_name: 'Vigie', theme: 'light' };
 
-function store(key: string, value: string): void {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // Private mode or storage full: the choice holds for this visit.
-  }
-}
-
 function appearanceOf(raw: unknown): Appearance | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const { app_name, theme, timezone } = raw as Record<string, unknown>;
@@ -66,11 +61,11 @@ function readAppearance(): Appearance {
 export const appearance = signal<Appearance>(readAppearance());
 export const themeChoice = signal<ThemeChoice>(storedChoice());
 
-const darkQuery = (): MediaQueryList | null =>
-  typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
-
 /** The theme in effect now. */
 export const currentTheme = (): Theme => effectiveTheme(themeChoice.value, appearance.value.theme);
+
+// The name last put in the tab's title: a title a screen set itself is left alone.
+let applied = 'Vigie';
 
 /** Puts the theme on <html data-theme> (the stylesheets' switch) and the name in the tab's title. */
 export function applyAppearance(): void {
@@ -80,12 +75,11 @@ export function applyAppearance(): void {
   if (document.title === 'Vigie' || document.title === applied) document.title = name;
   applied = name;
 }
-let applied = 'Vigie';
 
 /** This device's theme choice, kept and applied at once. */
 export function chooseTheme(choice: ThemeChoice): void {
   themeChoice.value = choice;
-  store(CHOICE_KEY, choice);
+  storeItem(CHOICE_KEY, choice);
   applyAppearance();
 }
 
@@ -95,7 +89,7 @@ export function chooseTheme(choice: ThemeChoice): void {
  */
 export function startAppearance(fetcher: typeof fetch = fetch): () => void {
   applyAppearance();
-  const query = darkQuery();
+  const query = darkSchemeQuery();
   const onChange = () => {
     if (themeChoice.value === 'system') applyAppearance();
   };
@@ -107,12 +101,12 @@ export function startAppearance(fetcher: typeof fetch = fetch): () => void {
 export async function refreshAppearance(fetcher: typeof fetch = fetch): Promise<void> {
   try {
     const res = await fetcher('/api/system/appearance/', { headers: { Accept: 'application/json' } });
-    // A sample or cached answer from the service worker is not the platform's word on its own name.
-    if (!res.ok || res.headers.get('X-Vigie-Source') === 'sample') return;
+    // A sample answer from the service worker is not the platform's word on its own name.
+    if (!res.ok || res.headers.get(SOURCE_HEADER) === 'sample') return;
     const next = appearanceOf(await res.json());
     if (!next) return;
     appearance.value = next;
-    store(APPEARANCE_KEY, JSON.stringify(next));
+    storeItem(APPEARANCE_KEY, JSON.stringify(next));
     applyAppearance();
   } catch {
     // Unreachable: the stored appearance stays.

@@ -18,19 +18,28 @@ export function storedItem(key: string): string | null {
   }
 }
 
+export function storeItem(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Private mode or storage full: the choice holds for this visit.
+  }
+}
+
 export function storedChoice(): ThemeChoice {
   const v = storedItem(CHOICE_KEY);
   return v === 'system' || v === 'light' || v === 'dark' ? v : 'platform';
 }
 
-export function prefersDark(): boolean {
-  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+/** The device's light or dark setting (null where the browser cannot tell). */
+export function darkSchemeQuery(): MediaQueryList | null {
+  return typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
 }
 
 /** The theme in effect: the device's choice, else the platform's default. */
 export function effectiveTheme(choice: ThemeChoice, platform: Theme): Theme {
   if (choice === 'light' || choice === 'dark') return choice;
-  if (choice === 'system') return prefersDark() ? 'dark' : 'light';
+  if (choice === 'system') return darkSchemeQuery()?.matches ? 'dark' : 'light';
   return platform;
 }
 

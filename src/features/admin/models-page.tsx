@@ -1,4 +1,3 @@
-import { DateInput } from '../../components/date-input.tsx';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
@@ -11,6 +10,7 @@ import { Pager } from '../../components/pager.tsx';
 import { RowAction } from '../../components/row-action.tsx';
 import { Select } from '../../components/select.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
+import { DateInput } from '../../components/date-input.tsx';
 import { session } from '../../lib/auth/session.ts';
 import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
 import { useListQuery, usePagedList } from '../../lib/use-paged-list.ts';

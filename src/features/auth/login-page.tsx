@@ -23,6 +23,11 @@ export function LoginPage() {
   const [needsOtp, setNeedsOtp] = useState(false);
   /** A recovery code typed in place of the app's code (the app is lost or out of reach). */
   const [recovery, setRecovery] = useState(false);
+  // The app's code or a recovery code: switching clears what was typed in the other.
+  const chooseRecovery = (on: boolean) => {
+    setRecovery(on);
+    setOtp('');
+  };
   // « Créer un compte » only while the policy allows self-registration.
   const [registration, setRegistration] = useState(false);
   useEffect(() => {
@@ -91,14 +96,7 @@ export function LoginPage() {
           <>
             <label htmlFor="otp">Code de double authentification</label>
             <OneTimeCodeInput id="otp" name="otp" pattern="[0-9]*" value={otp} onChange={setOtp} required />
-            <button
-              type="button"
-              className="link"
-              onClick={() => {
-                setRecovery(true);
-                setOtp('');
-              }}
-            >
+            <button type="button" className="link" onClick={() => chooseRecovery(true)}>
               Application indisponible ? Utiliser un code de secours
             </button>
           </>
@@ -121,14 +119,7 @@ export function LoginPage() {
             <p id="recovery-hint" className="hint">
               Un des dix codes remis à l’activation (par exemple « abcde-fghjk ») ; chacun ne sert qu’une fois.
             </p>
-            <button
-              type="button"
-              className="link"
-              onClick={() => {
-                setRecovery(false);
-                setOtp('');
-              }}
-            >
+            <button type="button" className="link" onClick={() => chooseRecovery(false)}>
               Utiliser le code de l’application
             </button>
           </>

@@ -1,10 +1,10 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { optionsOf } from '../../components/select.tsx';
-import { fieldErrorsOf, useForm } from '../../lib/use-form.ts';
+import { fieldErrorsOf, useForm, type FieldErrors, type Form } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DeletableRowActions } from '../../components/confirm-delete.tsx';
 import { ActionMessages, EmptyState } from '../../components/list-state.tsx';
@@ -252,26 +252,45 @@ const EMPTY: NewUser = {
   role: 'user',
 };
 
-/** « Nouvel utilisateur »: an account in the tenant shown, with the server's field messages beside each field. */
-function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; onCreated: (u: AdminUser) => void }) {
+/** A creation form behind its button (`title` names both): sent, then emptied and closed once the account exists. */
+function CreationForm<V extends object>({
+  id,
+  title,
+  buttonClass,
+  submitLabel,
+  empty,
+  create,
+  fieldErrors,
+  children,
+}: {
+  id: string;
+  title: string;
+  buttonClass: string;
+  submitLabel: string;
+  empty: V;
+  create: (draft: V) => Promise<void>;
+  fieldErrors: (err: unknown) => FieldErrors;
+  /** The form's body, given a text field maker (label; `type` password asks for a new password). */
+  children: (field: (name: keyof V & string, label: string, type?: string) => ReactNode, form: Form<V>) => ReactNode;
+}) {
   const [open, setOpen] = useState(false);
-  const form = useForm<NewUser>(EMPTY, { id: 'new-user' });
+  const form = useForm<V>(empty, { id });
 
   if (!open)
     return (
       <p>
-        <button type="button" className="btn" onClick={() => setOpen(true)}>
-          Nouvel utilisateur
+        <button type="button" className={buttonClass} onClick={() => setOpen(true)}>
+          {title}
         </button>
       </p>
     );
 
-  const send = async (draft: NewUser) => {
-    onCreated(await createUser(draft, tenantId));
-    form.setValues(EMPTY);
+  const send = async (draft: V) => {
+    await create(draft);
+    form.setValues(empty);
     setOpen(false);
   };
-  const field = (name: keyof NewUser, label: string, type = 'text') => (
+  const field = (name: keyof V & string, label: string, type = 'text') => (
     <TextField
       form={form}
       name={name}
@@ -281,29 +300,46 @@ function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; on
     />
   );
   return (
-    <form
-      className="card vm-form"
-      aria-label="Nouvel utilisateur"
-      onSubmit={form.onSubmit(send, { fieldErrors: (err) => fieldErrorsOf(err, { join: true }) })}
-    >
-      <h2>Nouvel utilisateur</h2>
-      {field('username', "Nom d'utilisateur *")}
-      {field('email', 'E-mail *', 'email')}
-      {field('first_name', 'Prénom')}
-      {field('last_name', 'Nom')}
-      {field('password', 'Mot de passe *', 'password')}
-      {field('confirm_password', 'Confirmation du mot de passe *', 'password')}
-      <SelectField form={form} name="role" label="Rôle" options={optionsOf(MEMBERSHIP_ROLE_LABELS)} />
+    <form className="card vm-form" aria-label={title} onSubmit={form.onSubmit(send, { fieldErrors })}>
+      <h2>{title}</h2>
+      {children(field, form)}
       <ActionMessages error={form.error} />
       <p>
         <button type="submit" className="btn" disabled={form.submitting}>
-          Créer l’utilisateur
+          {submitLabel}
         </button>{' '}
         <button type="button" className="btn secondary" onClick={() => setOpen(false)}>
           Annuler
         </button>
       </p>
     </form>
+  );
+}
+
+/** « Nouvel utilisateur »: an account in the tenant shown, with the server's field messages beside each field. */
+function NewUserForm({ tenantId, onCreated }: { tenantId: string | undefined; onCreated: (u: AdminUser) => void }) {
+  return (
+    <CreationForm
+      id="new-user"
+      title="Nouvel utilisateur"
+      buttonClass="btn"
+      submitLabel="Créer l’utilisateur"
+      empty={EMPTY}
+      create={async (draft) => onCreated(await createUser(draft, tenantId))}
+      fieldErrors={(err) => fieldErrorsOf(err, { join: true })}
+    >
+      {(field, form) => (
+        <>
+          {field('username', "Nom d'utilisateur *")}
+          {field('email', 'E-mail *', 'email')}
+          {field('first_name', 'Prénom')}
+          {field('last_name', 'Nom')}
+          {field('password', 'Mot de passe *', 'password')}
+          {field('confirm_password', 'Confirmation du mot de passe *', 'password')}
+          <SelectField form={form} name="role" label="Rôle" options={optionsOf(MEMBERSHIP_ROLE_LABELS)} />
+        </>
+      )}
+    </CreationForm>
   );
 }
 
@@ -314,61 +350,30 @@ const NO_ADMIN: AdminInput = { username: '', email: '', password: '', first_name
  * administrator, made a member of the current organisation. The spec §8 messages on failure.
  */
 function NewAdminForm({ onCreated }: { onCreated: (username: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const form = useForm<AdminInput>(NO_ADMIN, { id: 'new-admin' });
-
-  if (!open)
-    return (
-      <p>
-        <button type="button" className="btn secondary" onClick={() => setOpen(true)}>
-          Nouveau compte administrateur
-        </button>
-      </p>
-    );
-
-  const send = async (draft: AdminInput) => {
-    const created = await createAdminAccount(draft);
-    form.setValues(NO_ADMIN);
-    setOpen(false);
-    onCreated(created.username);
-  };
-  const field = (name: keyof AdminInput, label: string, type = 'text') => (
-    <TextField
-      form={form}
-      name={name}
-      label={label}
-      type={type}
-      autoComplete={type === 'password' ? 'new-password' : 'off'}
-    />
-  );
   return (
-    <form
-      className="card vm-form"
-      aria-label="Nouveau compte administrateur"
-      onSubmit={form.onSubmit(send, {
-        fieldErrors: (err) => (err instanceof FormError ? err.fields : {}),
-      })}
+    <CreationForm
+      id="new-admin"
+      title="Nouveau compte administrateur"
+      buttonClass="btn secondary"
+      submitLabel="Créer le compte administrateur"
+      empty={NO_ADMIN}
+      create={async (draft) => onCreated((await createAdminAccount(draft)).username)}
+      fieldErrors={(err) => (err instanceof FormError ? err.fields : {})}
     >
-      <h2>Nouveau compte administrateur</h2>
-      <p className="muted">
-        Un administrateur a tous les droits sur toutes les organisations (superutilisateur). Il est ajouté à
-        l’organisation courante.
-      </p>
-      {field('username', "Nom d'utilisateur *")}
-      {field('email', 'E-mail *', 'email')}
-      {field('first_name', 'Prénom')}
-      {field('last_name', 'Nom')}
-      {field('password', 'Mot de passe * (8 caractères au moins)', 'password')}
-      <ActionMessages error={form.error} />
-      <p>
-        <button type="submit" className="btn" disabled={form.submitting}>
-          Créer le compte administrateur
-        </button>{' '}
-        <button type="button" className="btn secondary" onClick={() => setOpen(false)}>
-          Annuler
-        </button>
-      </p>
-    </form>
+      {(field) => (
+        <>
+          <p className="muted">
+            Un administrateur a tous les droits sur toutes les organisations (superutilisateur). Il est ajouté à
+            l’organisation courante.
+          </p>
+          {field('username', "Nom d'utilisateur *")}
+          {field('email', 'E-mail *', 'email')}
+          {field('first_name', 'Prénom')}
+          {field('last_name', 'Nom')}
+          {field('password', 'Mot de passe * (8 caractères au moins)', 'password')}
+        </>
+      )}
+    </CreationForm>
   );
 }
 
