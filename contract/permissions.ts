@@ -15,6 +15,8 @@ export const PERMISSIONS = [
   'send_notification',
   /** Write, publish and delete blog posts. */
   'write_blog',
+  /** Accept a finding's risk (issue 21): the approver of a risk acceptance. */
+  'accept_risk',
   /** spec §6 admin-only areas: the tenant's accounts. */
   'view_user',
   'add_user',
@@ -29,7 +31,7 @@ export type MemberRole = 'admin' | 'manager' | 'user' | 'readonly';
 
 const READ: Permission[] = ['view_content'];
 const WRITE: Permission[] = [...READ, 'change_content'];
-const MANAGE: Permission[] = [...WRITE, 'view_auditlog', 'send_notification', 'write_blog'];
+const MANAGE: Permission[] = [...WRITE, 'view_auditlog', 'send_notification', 'write_blog', 'accept_risk'];
 const ADMINISTER: Permission[] = [
   ...MANAGE,
   'view_user',

@@ -33,6 +33,7 @@ import type { TaskDefinition } from './tasks/types.ts';
 import vulnerabilityRoutes from './routes/api/vulnerabilities/index.ts';
 import cveRoutes from './routes/api/vulnerabilities/cves.ts';
 import scanRoutes from './routes/api/vulnerabilities/scans.ts';
+import triageRoutes from './routes/api/vulnerabilities/triage.ts';
 import assetRoutes from './routes/api/assets/index.ts';
 import threatRoutes from './routes/api/threats/index.ts';
 import celeryRoutes from './routes/api/celery/index.ts';
@@ -131,6 +132,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(vulnerabilityRoutes);
   await fastify.register(cveRoutes);
   await fastify.register(scanRoutes);
+  await fastify.register(triageRoutes);
   await fastify.register(assetRoutes);
   await fastify.register(threatRoutes);
   await fastify.register(celeryRoutes);

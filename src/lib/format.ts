@@ -52,6 +52,12 @@ function parse(value: string | null | undefined): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** Today as 'AAAA-MM-JJ' on the device's calendar (what a date field compares with). */
+export function todayIso(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
 /** '12 nov. 2026' */
 export function formatDate(value: string | null | undefined): string {
   const d = parse(value);

@@ -353,9 +353,15 @@ describe(`notification triggers (${backend})`, () => {
           .insert(assets)
           .values({ tenantId, name: `hôte-kev-${++hosts}` })
           .returning({ id: assets.id });
-        await db
-          .insert(vulnerabilities)
-          .values({ tenantId, assetId: asset!.id, cveId, findingKey: cveId, title: cveId, isResolved });
+        await db.insert(vulnerabilities).values({
+          tenantId,
+          assetId: asset!.id,
+          cveId,
+          findingKey: cveId,
+          title: cveId,
+          isResolved,
+          state: isResolved ? 'verified' : 'new',
+        });
       };
       await finding(acme(), 'CVE-2099-20001');
       await finding(acme(), 'CVE-2099-20001');
@@ -486,7 +492,9 @@ describe(`notification triggers (${backend})`, () => {
         const run = await t.jobs.launch(NOTIFY_OVERDUE, {}, { tenantId: null, requestedBy: null });
         const done = await t.jobs.waitFor(run.id);
         expect(done.status).toBe('SUCCESS');
-        expect(done.result).toMatch(/rappels? envoyés? \(\d+ tâches? et \d+ actions? correctives? en retard\)$/);
+        expect(done.result).toMatch(
+          /rappels? envoyés? \(\d+ tâches?, \d+ actions? correctives? et \d+ vulnérabilités? assignées? en retard\)$/,
+        );
         if (i === 1) expect(done.meta).toMatchObject({ sent: 0 });
       }
       const taskRows = await rowsOf('task_overdue', `overdue:task:${late}:${day(-3)}`);

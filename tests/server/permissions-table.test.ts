@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { permissionsFor, type Permission } from '../../contract/permissions.ts';
 import { MEMBERSHIP_ROLES } from '../../server/src/db/schema/access.ts';
 import {
+  canAcceptRisk,
   canAdministerModels,
   canManageUsers,
   canRead,
@@ -19,6 +20,7 @@ const RULES: [Permission, (a: Actor) => boolean][] = [
   ['view_auditlog', canReadAudit],
   ['send_notification', canSendNotifications],
   ['write_blog', canWriteBlog],
+  ['accept_risk', canAcceptRisk],
   ['view_user', canManageUsers],
   ['add_user', canManageUsers],
   ['change_user', canManageUsers],
@@ -48,6 +50,7 @@ describe('permissions table and policies agree', () => {
       'view_auditlog',
       'send_notification',
       'write_blog',
+      'accept_risk',
     ]);
     expect(of('admin')).toContain('delete_user');
     expect(permissionsFor({ isSuperuser: false, isStaff: false, tenantRole: null })).toEqual([]);

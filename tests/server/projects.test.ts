@@ -703,6 +703,7 @@ describe(`projects API (${backend})`, () => {
             title: `Constat ${i}`,
             severity,
             isResolved,
+            state: isResolved ? ('verified' as const) : ('new' as const),
           })),
         )
         .returning({ id: vulnerabilities.id });

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { count, eq, like } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assets, cves, scans, vulnerabilities } from '../../server/src/db/schema.ts';
@@ -27,6 +28,7 @@ const emptyJournal = (): ImportJournal => ({
   createdFindings: [],
   previous: [],
   createdCritical: [],
+  moves: [],
 });
 
 const SCANS_DIR = path.resolve(import.meta.dirname, '../../seed-data/scans');
@@ -146,7 +148,9 @@ describe(`scans (${backend})`, () => {
         ],
         [
           [{ name: 'file', value: report('openvas/many_vuln.csv'), filename: 'r.csv' }],
-          'Format de rapport non reconnu (formats acceptés : Trivy JSON, Nmap XML, OpenVAS XML).',
+          'Format de rapport non reconnu (formats acceptés : Trivy JSON, Nmap XML, OpenVAS XML, OWASP ZAP XML/JSON, ' +
+            'Nessus XML, Grype JSON, CycloneDX JSON, OWASP Dependency-Check XML, SARIF 2.1.0 ; fichier brut ou ' +
+            'compressé en gzip).',
         ],
         [
           [
@@ -159,10 +163,11 @@ describe(`scans (${backend})`, () => {
         [[{ name: 'name', value: 'Sans fichier' }], 'Le fichier du rapport est requis.'],
         [
           [
-            { name: 'format', value: 'nessus' },
+            { name: 'format', value: 'qualys' },
             { name: 'file', value: report('nmap/localhost.xml'), filename: 'r.xml' },
           ],
-          'Format invalide. Valeurs possibles : auto, trivy, nmap, openvas.',
+          'Format invalide. Valeurs possibles : auto, trivy, nmap, openvas, zap, nessus, grype, cyclonedx, ' +
+            'dependency-check, sarif.',
         ],
         [
           [
@@ -189,6 +194,20 @@ describe(`scans (${backend})`, () => {
       });
       expect(json.statusCode).toBe(400);
       expect(json.json().detail).toBe('Le rapport doit être envoyé en multipart/form-data (champ file).');
+      expect(await scanCount()).toBe(scansBefore);
+      expect(storedReports()).toEqual(filesBefore);
+    });
+
+    it('answers 413 to a gzip report that expands past 50 MB, and keeps nothing', async () => {
+      const scansBefore = await scanCount();
+      const filesBefore = storedReports();
+      const bomb = gzipSync(Buffer.concat([Buffer.from('<OWASPZAPReport>'), Buffer.alloc(50 * 1024 * 1024, 0x20)]));
+      const res = await upload('analyste', [{ name: 'file', value: bomb, filename: 'zap.xml.gz' }]);
+      expect(res.statusCode).toBe(413);
+      expect(res.json()).toEqual({
+        detail: 'Rapport trop volumineux une fois décompressé (50 Mo au maximum).',
+        code: 'report_too_large',
+      });
       expect(await scanCount()).toBe(scansBefore);
       expect(storedReports()).toEqual(filesBefore);
     });
@@ -280,6 +299,62 @@ describe(`scans (${backend})`, () => {
         .from(vulnerabilities)
         .where(eq(vulnerabilities.assetId, libbz2.assetId!));
       expect(all[0]!.n).toBe(5);
+    });
+
+    it('imports an OWASP ZAP XML report through the API and creates its findings', async () => {
+      const content = report('zap/zap_2.9.0_some.xml');
+      const res = await upload('analyste', [
+        { name: 'start', value: 'false' },
+        { name: 'file', value: content, filename: 'zap_2.9.0_some.xml' },
+      ]);
+      const scan = jsonWithFields(res, 201, SCAN_FIELDS);
+      expect(scan).toMatchObject({
+        name: 'Import OWASP ZAP XML/JSON — zap_2.9.0_some.xml',
+        scanner: 'zap',
+        target: 'https://mainsite.com',
+        status: 'PENDING',
+        report_format: 'zap',
+        report_size: content.length,
+      });
+      expect((await scanRow(scan.id)).reportFile).toMatch(/^[0-9a-f-]{36}\.xml$/);
+      expect(await process(scan.id)).toEqual({
+        status: 'COMPLETED',
+        summary: {
+          findings: 14,
+          created: 14,
+          updated: 0,
+          assets_created: 1,
+          by_severity: { critical: 0, high: 0, medium: 1, low: 12, info: 1 },
+        },
+      });
+      const rows = await findingsOf(scan.id);
+      expect(rows).toHaveLength(14);
+      expect(rows.find((r) => r.findingKey === 'zap:10011|https://mainsite.com|opvc')).toMatchObject({
+        title: 'Cookie Without Secure Flag',
+        severity: 'low',
+        cweIds: ['CWE-614'],
+        port: 443,
+        source: 'zap',
+      });
+      expect(rows.every((r) => !r.description.includes('<p>'))).toBe(true);
+      const listed = (await call('analyste', 'GET', `${URL_LIST}?scanner=zap`)).json();
+      expect(listed.results.map((s: { id: number }) => s.id)).toContain(scan.id);
+    });
+
+    it('keeps a gzip Nessus report compressed and processes it', async () => {
+      const content = report('nessus/nessus_many_vuln.nessus.gz');
+      const res = await upload('analyste', [
+        { name: 'start', value: 'false' },
+        { name: 'format', value: 'nessus' },
+        { name: 'file', value: content, filename: 'scan.nessus.gz' },
+      ]);
+      expect(res.statusCode, res.body).toBe(201);
+      const scan = res.json<{ id: number; scanner: string; target: string }>();
+      expect(scan).toMatchObject({ scanner: 'nessus', target: 'preprod.boardvantage.net' });
+      const stored = (await scanRow(scan.id)).reportFile!;
+      expect(stored).toMatch(/^[0-9a-f-]{36}\.xml\.gz$/);
+      expect(readFileSync(path.join(t.filesDir, 'reports', stored)).equals(content)).toBe(true);
+      expect(await process(scan.id)).toMatchObject({ status: 'COMPLETED', summary: { findings: 7, created: 7 } });
     });
 
     it('puts every finding on the asset named at import', async () => {
@@ -493,8 +568,11 @@ describe(`scans (${backend})`, () => {
         detail: 'Le nom du scan est requis.',
         fields: { name: ['Le nom du scan est requis.'] },
       });
-      const badScanner = await call('analyste', 'POST', URL_LIST, { payload: { name: 'x', scanner: 'nessus' } });
-      expect(badScanner.json().detail).toBe('Scanner invalide. Valeurs possibles : trivy, nmap, openvas, manual.');
+      const badScanner = await call('analyste', 'POST', URL_LIST, { payload: { name: 'x', scanner: 'qualys' } });
+      expect(badScanner.json().detail).toBe(
+        'Scanner invalide. Valeurs possibles : trivy, nmap, openvas, zap, nessus, grype, cyclonedx, dependency-check, ' +
+          'sarif, manual.',
+      );
       const unknownField = await call('analyste', 'POST', URL_LIST, {
         payload: { name: 'x', report_file: '/etc/passwd' },
       });

@@ -34,6 +34,13 @@ const FIELDS = [
   'is_resolved',
   'resolved_at',
   'resolved_by',
+  'state',
+  'state_changed_at',
+  'state_reason',
+  'accepted_by',
+  'accepted_until',
+  'assignee_id',
+  'due_date',
   'first_seen',
   'last_seen',
   'created_at',
@@ -650,13 +657,17 @@ describe(`vulnerabilities API (${backend})`, () => {
     // A bulk insert (one statement, many rows), a bulk update and deleting an asset (cascade).
     const assetId = await acmeAsset('srv-sig-01');
     await t.database.db.execute(sql`
-      insert into vulnerabilities (tenant_id, asset_id, finding_key, title, severity, kev, cwe_ids, is_resolved, created_at)
+      insert into vulnerabilities (tenant_id, asset_id, finding_key, title, severity, kev, cwe_ids, is_resolved, state,
+                                   created_at)
       select ${acme}, ${assetId}, 'bulk:' || g, 'Bulk ' || g, (array['critical','high','medium','low','info'])[1 + g % 5],
-             g % 7 = 0, array['CWE-9901', 'CWE-' || (g % 3)], g % 4 = 0, now() - (g % 40) * interval '1 day'
+             g % 7 = 0, array['CWE-9901', 'CWE-' || (g % 3)], g % 4 = 0, case when g % 4 = 0 then 'fixed' else 'new' end,
+             now() - (g % 40) * interval '1 day'
       from generate_series(1, 500) g`);
     await compare();
     await t.database.db.execute(
-      sql`update vulnerabilities set is_resolved = not is_resolved where finding_key like 'bulk:%'`,
+      sql`update vulnerabilities set is_resolved = not is_resolved,
+                                     state = case when is_resolved then 'confirmed' else 'fixed' end
+          where finding_key like 'bulk:%'`,
     );
     await compare();
     expect((await call('analyste', 'DELETE', `/api/assets/${assetId}/`)).statusCode).toBe(204);
@@ -669,9 +680,10 @@ describe(`vulnerabilities API (${backend})`, () => {
     // Findings spread over every counter key, some without an asset, then moved and partly deleted in bulk.
     const assetId = await acmeAsset('srv-web-01');
     await t.database.db.execute(sql`
-      insert into vulnerabilities (tenant_id, asset_id, finding_key, title, severity, kev, is_resolved)
+      insert into vulnerabilities (tenant_id, asset_id, finding_key, title, severity, kev, is_resolved, state)
       select ${acme}, case when g % 3 = 0 then null else ${assetId}::bigint end, 'totals:' || g, 'Totaux ' || g,
-             (array['critical','high','medium','low','info'])[1 + g % 5], g % 4 = 0, g % 6 = 0
+             (array['critical','high','medium','low','info'])[1 + g % 5], g % 4 = 0, g % 6 = 0,
+             case when g % 6 = 0 then 'verified' else 'new' end
       from generate_series(1, 120) g`);
     await t.database.db.execute(
       sql`update vulnerabilities set kev = not kev, severity = 'low' where finding_key like 'totals:%' and id % 5 = 0`,

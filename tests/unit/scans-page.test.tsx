@@ -244,7 +244,7 @@ describe('report import', () => {
   it('refuses another extension', async () => {
     await openImport(new File(['x'], 'report.pdf'));
     expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
-      'Format de fichier non accepté : .json, .xml attendu.',
+      'Format de fichier non accepté : .json, .xml, .nessus, .sarif, .gz attendu.',
     );
     expect(FakeXhr.instances).toHaveLength(0);
   });

@@ -103,7 +103,7 @@ export async function generateVulnerabilities(db: Db, opts: GenerateOptions): Pr
       // Multiplicative hashes of g pick each attribute independently and deterministically.
       await tx.execute(sql`
         insert into vulnerabilities (tenant_id, asset_id, cve_id, finding_key, title, description, severity, cvss_score,
-          cvss_vector, kev, cwe_ids, port, protocol, service, solution, source, is_resolved, resolved_at, first_seen,
+          cvss_vector, kev, cwe_ids, port, protocol, service, solution, source, is_resolved, state, resolved_at, first_seen,
           last_seen, created_at, updated_at)
         select ${tenantId}::uuid, a.id,
                coalesce(p.cve_id, 'CVE-' || (2015 + s.cpick % 10) || '-' || (10000 + s.cpick % 40000)),
@@ -117,7 +117,8 @@ export async function generateVulnerabilities(db: Db, opts: GenerateOptions): Pr
                (array[22, 80, 443, 445, 3389, 8080])[1 + s.g % 6], 'tcp',
                (array['ssh','http','https','microsoft-ds','ms-wbt-server','http-alt'])[1 + s.g % 6],
                'Mettre à jour le composant ' || s.comp || '.', (array['openvas','trivy','nmap'])[1 + s.g % 3],
-               s.resolved, case when s.resolved then s.created + interval '3 days' end,
+               s.resolved, case when s.resolved then 'verified' else 'new' end,
+               case when s.resolved then s.created + interval '3 days' end,
                s.created, s.created + interval '1 day', s.created, s.created
         from (
           select g,

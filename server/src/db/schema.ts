@@ -20,6 +20,8 @@ import {
   vulnerabilityCweCounts,
   vulnerabilityDailyCounts,
   vulnerabilityTexts,
+  findingEvents,
+  triageSettings,
   vulnerabilityTotals,
 } from './schema/vulnerabilities.ts';
 import { threats } from './schema/threats.ts';
@@ -90,6 +92,8 @@ export const schema = {
   vulnerabilityDailyCounts,
   vulnerabilityCweCounts,
   vulnerabilityTexts,
+  findingEvents,
+  triageSettings,
   threats,
   taskRuns,
   projects,

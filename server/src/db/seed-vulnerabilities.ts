@@ -288,6 +288,8 @@ async function seedTenant(
       solution: 'Appliquer le correctif de l’éditeur ou la mesure de contournement publiée.',
       source: scan?.scanner ?? 'manual',
       isResolved: resolved,
+      // Some open findings are already being worked on (derived from the index: the seed's random draws stay).
+      state: resolved ? 'verified' : (['new', 'confirmed', 'in_progress'] as const)[i % 5 < 3 ? i % 5 : 0],
       resolvedAt: resolved ? new Date(Math.min(now, created.getTime() + (1 + random() * 5) * DAY)) : null,
       firstSeen: created,
       lastSeen: new Date(Math.min(now, created.getTime() + random() * 3 * DAY)),

@@ -32,6 +32,14 @@ export function canWrite(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff || (actor.tenantRole !== null && actor.tenantRole !== 'readonly');
 }
 
+/**
+ * A finding's risk accepted (issue 21): its approver is a tenant manager or administrator (staff and superusers too),
+ * never the analyst who asks.
+ */
+export function canAcceptRisk(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole === 'admin' || actor.tenantRole === 'manager';
+}
+
 /** Platform background tasks (CVE updates, indexing) touch every tenant's reference data: staff only. */
 export function canRunPlatformTasks(actor: Actor): boolean {
   return actor.isSuperuser || actor.isStaff;

@@ -63,6 +63,14 @@ export interface Recipient {
   firstName: string;
 }
 
+export interface OverdueFinding {
+  id: number;
+  title: string;
+  cveId: string | null;
+  dueDate: string;
+  assigneeId: number;
+}
+
 export interface OverdueItem {
   type: 'task' | 'action';
   id: number;
@@ -224,6 +232,34 @@ export class NotificationsRepository {
   }
 
   /** Assigned tasks and corrective actions due before `today` (YYYY-MM-DD) and not finished. */
+  /**
+   * Assigned open findings past their due date (issue 21), oldest deadline first and at most `limit` a run: the
+   * reminders of the rest go on the next runs (each is sent once per due date).
+   */
+  async overdueFindings(tx: TenantDb, today: string, limit = 1000): Promise<OverdueFinding[]> {
+    const v = vulnerabilities;
+    const rows = await tx
+      .select({ id: v.id, title: v.title, cveId: v.cveId, dueDate: v.dueDate, assigneeId: v.assigneeId })
+      .from(v)
+      .where(
+        and(
+          eq(v.tenantId, current),
+          sql`not ${v.isResolved}`,
+          isNotNull(v.assigneeId),
+          sql`${v.dueDate} < ${today}::date`,
+          // Not told already for this due date.
+          sql`not exists (select 1 from ${notifications} n where n.tenant_id = ${v.tenantId}
+                and n.user_id = ${v.assigneeId}
+                and n.dedupe_key = 'overdue:finding:' || ${v.id} || ':' || ${v.dueDate}::text)`,
+        ),
+      )
+      .orderBy(v.dueDate, v.id)
+      .limit(limit);
+    return rows.flatMap((r) =>
+      r.dueDate !== null && r.assigneeId !== null ? [{ ...r, dueDate: r.dueDate, assigneeId: r.assigneeId }] : [],
+    );
+  }
+
   async overdueAssignments(tx: TenantDb, today: string): Promise<OverdueItem[]> {
     const columns = <T extends WorkTable>(work: T) => ({
       ...dueWork(work),

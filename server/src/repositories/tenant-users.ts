@@ -53,6 +53,16 @@ export function containsPattern(text: string): string {
  * itself hides other tenants' members even if a condition here were wrong.
  */
 export class TenantUsersRepository {
+  /** Active members who may act on the tenant's data (not read-only): whom a finding may be assigned to. */
+  async assignable(tx: TenantDb): Promise<Pick<TenantUserRow, 'id' | 'username' | 'firstName' | 'lastName'>[]> {
+    return tx
+      .select({ id: users.id, username: users.username, firstName: users.firstName, lastName: users.lastName })
+      .from(users)
+      .innerJoin(memberships, eq(memberships.userId, users.id))
+      .where(and(inCurrentTenant, ne(memberships.role, 'readonly'), eq(users.isActive, true)))
+      .orderBy(asc(users.username), asc(users.id));
+  }
+
   async page(
     tx: TenantDb,
     opts: { search?: string | undefined; limit: number; offset: number },

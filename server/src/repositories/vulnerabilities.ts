@@ -12,6 +12,7 @@ import {
   vulnerabilities,
   vulnerabilityCounts,
   vulnerabilityTotals,
+  type FindingState,
   type Severity,
 } from '../db/schema.ts';
 import { containsPattern } from './tenant-users.ts';
@@ -50,6 +51,13 @@ export interface ExportRow {
   is_resolved: boolean;
   resolved_at: string | null;
   resolved_by: number | null;
+  state: FindingState;
+  state_changed_at: string | null;
+  state_reason: string | null;
+  accepted_by: number | null;
+  accepted_until: string | null;
+  assignee_id: number | null;
+  due_date: string | null;
   first_seen: string;
   last_seen: string;
   created_at: string;
@@ -103,6 +111,13 @@ export type VulnerabilityValues = Partial<
     | 'resolvedAt'
     | 'resolvedBy'
     | 'source'
+    | 'state'
+    | 'stateChangedAt'
+    | 'stateReason'
+    | 'acceptedBy'
+    | 'acceptedUntil'
+    | 'assigneeId'
+    | 'dueDate'
   >
 >;
 
@@ -328,7 +343,10 @@ export class VulnerabilitiesRepository {
              ${v.protocol} as protocol, ${v.service} as service, ${v.packageName} as package_name,
              ${v.installedVersion} as installed_version, ${v.fixedVersion} as fixed_version, ${v.solution} as solution,
              ${v.source} as source, ${v.isResolved} as is_resolved, ${iso(v.resolvedAt)} as resolved_at,
-             ${v.resolvedBy} as resolved_by, ${iso(v.firstSeen)} as first_seen, ${iso(v.lastSeen)} as last_seen,
+             ${v.resolvedBy} as resolved_by, ${v.state} as state, ${iso(v.stateChangedAt)} as state_changed_at,
+             ${v.stateReason} as state_reason, ${v.acceptedBy} as accepted_by,
+             ${v.acceptedUntil}::text as accepted_until, ${v.assigneeId} as assignee_id, ${v.dueDate}::text as due_date,
+             ${iso(v.firstSeen)} as first_seen, ${iso(v.lastSeen)} as last_seen,
              ${iso(v.createdAt)} as created_at, ${iso(v.updatedAt)} as updated_at
         from ${v}
         left join ${assets} on ${assets.id} = ${v.assetId}

@@ -1,9 +1,14 @@
-import { createReadStream } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { SEVERITIES } from '../db/schema.ts';
+import { isCycloneDx, parseCycloneDx } from './cyclonedx.ts';
+import { parseDependencyCheck } from './dependency-check.ts';
+import { isGrypeReport, parseGrype } from './grype.ts';
+import { parseNessus } from './nessus.ts';
 import { parseNmap } from './nmap.ts';
 import { parseOpenvas } from './openvas.ts';
 import { assertNoDtd } from './safe-xml.ts';
+import { isSarif, parseSarif } from './sarif.ts';
+import { isGzipFile, sourceAll, sourceHead, sourceText, type ReportSource } from './source.ts';
 import { isTrivyReport, parseTrivy } from './trivy.ts';
 import {
   FORMAT_LABELS,
@@ -15,6 +20,7 @@ import {
   type ParsedReport,
   type ReportFormat,
 } from './types.ts';
+import { isZapJson, parseZapJson, parseZapXml } from './zap.ts';
 
 export { FORMAT_LABELS, MESSAGES, REPORT_FORMATS, ReportError, type Finding, type ParsedReport, type ReportFormat };
 
@@ -22,12 +28,40 @@ export const MAX_REPORT_MB = 50;
 export const MAX_REPORT_BYTES = MAX_REPORT_MB * 1024 * 1024;
 export type FormatChoice = 'auto' | ReportFormat;
 
-export const REPORT_EXTENSIONS: Record<ReportFormat, string> = { trivy: 'json', nmap: 'xml', openvas: 'xml' };
+type Parsed = (doc: unknown) => Finding[];
+type Streamed = (chunks: AsyncIterable<string>, signal?: AbortSignal) => Promise<Finding[]>;
 
-const XML_ROOTS: Record<string, ReportFormat> = { nmaprun: 'nmap', report: 'openvas', get_reports_response: 'openvas' };
+/** JSON formats, in the order a JSON document is tried against them; `is` recognises one, `parse` checks and reads. */
+const JSON_FORMATS: { format: ReportFormat; is: (doc: unknown) => boolean; parse: Parsed }[] = [
+  { format: 'trivy', is: isTrivyReport, parse: parseTrivy },
+  { format: 'zap', is: isZapJson, parse: parseZapJson },
+  { format: 'grype', is: isGrypeReport, parse: parseGrype },
+  { format: 'cyclonedx', is: isCycloneDx, parse: parseCycloneDx },
+  { format: 'sarif', is: isSarif, parse: parseSarif },
+];
+
+/** XML formats: streamed, one selected element at a time. ZAP writes both XML and JSON. */
+const XML_PARSERS: Partial<Record<ReportFormat, Streamed>> = {
+  nmap: parseNmap,
+  openvas: parseOpenvas,
+  zap: parseZapXml,
+  nessus: parseNessus,
+  'dependency-check': parseDependencyCheck,
+};
+
+const XML_ROOTS: Record<string, ReportFormat> = {
+  nmaprun: 'nmap',
+  report: 'openvas',
+  get_reports_response: 'openvas',
+  OWASPZAPReport: 'zap',
+  NessusClientData_v2: 'nessus',
+};
+
+// `<analysis>` is too common a root to say Dependency-Check alone: its namespace must say it too.
+const DEPENDENCY_CHECK_NS = /\bxmlns\s*=\s*["'][^"']*(?:dependency-?check)[^"']*["']/i;
 
 /**
- * Guesses the format from the first bytes: JSON (Trivy, confirmed once parsed) or XML by its root element.
+ * Guesses the format from the first bytes: JSON (which one is known once parsed) or XML by its root element.
  * A DTD or entity declaration in the XML prolog is refused here already.
  */
 export function detectFormat(head: string): ReportFormat | 'json' | undefined {
@@ -36,28 +70,12 @@ export function detectFormat(head: string): ReportFormat | 'json' | undefined {
   if (!text.startsWith('<')) return undefined;
   const rootAt = text.search(/<[A-Za-z_]/);
   assertNoDtd(rootAt >= 0 ? text.slice(0, rootAt) : text);
-  const root = rootAt >= 0 ? /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(rootAt))?.[1] : undefined;
+  if (rootAt < 0) return undefined;
+  const rootTag = /^<([A-Za-z_][\w.:-]*)[^>]*/.exec(text.slice(rootAt));
+  const root = rootTag?.[1];
+  if (root === 'analysis') return DEPENDENCY_CHECK_NS.test(rootTag![0]) ? 'dependency-check' : undefined;
   // Own keys only: a `<constructor>` root must not find Object's.
   return root !== undefined && Object.hasOwn(XML_ROOTS, root) ? XML_ROOTS[root] : undefined;
-}
-
-async function readHead(filePath: string, bytes = 64 * 1024): Promise<string> {
-  const handle = await open(filePath, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
-async function* textChunks(filePath: string): AsyncGenerator<string> {
-  let first = true;
-  for await (const chunk of createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
-    yield first ? (chunk as string).replace(/^\uFEFF/, '') : (chunk as string);
-    first = false;
-  }
 }
 
 const SEVERITY_RANK = new Map(SEVERITIES.map((s, i) => [s, i]));
@@ -106,7 +124,8 @@ export function mergeDuplicates(findings: Finding[]): Finding[] {
 
 /**
  * Parses a stored report into normalised findings. `format` 'auto' detects it from the content; an explicit
- * format is checked against the content. Refusals are ReportErrors with a French message.
+ * format is checked against the content. A gzip-compressed report (told by its magic bytes) is decompressed as it
+ * is read, up to MAX_REPORT_BYTES of content. Refusals are ReportErrors with a French message.
  */
 export async function parseReportFile(
   filePath: string,
@@ -116,26 +135,34 @@ export async function parseReportFile(
   const { size } = await stat(filePath);
   if (size === 0) throw new ReportError(400, 'report_empty', MESSAGES.empty);
   if (size > MAX_REPORT_BYTES) throw new ReportError(413, 'report_too_large', MESSAGES.tooLarge(MAX_REPORT_MB));
-  const detected = detectFormat(await readHead(filePath));
+  const source: ReportSource = { path: filePath, gzip: await isGzipFile(filePath), limit: MAX_REPORT_BYTES };
+  const head = await sourceHead(source);
+  if (source.gzip && head.trim() === '') throw new ReportError(400, 'report_empty', MESSAGES.empty);
+  const detected = detectFormat(head);
   const kind = format === 'auto' ? detected : format;
   if (kind === undefined) throw unknownFormat();
 
-  let findings: Finding[];
-  if (kind === 'json' || kind === 'trivy') {
-    let doc: unknown;
-    try {
-      doc = JSON.parse((await readFile(filePath, 'utf8')).replace(/^\uFEFF/, ''));
-    } catch {
-      throw new ReportError(400, 'report_malformed', MESSAGES.malformedJson(kind === 'json' ? 'JSON' : 'Trivy JSON'));
-    }
-    if (signal?.aborted) throw signal.reason;
-    if (kind === 'json' && !isTrivyReport(doc)) throw unknownFormat();
-    findings = parseTrivy(doc);
-    return { format: 'trivy', findings: mergeDuplicates(storable(findings)) };
+  const compressed = source.gzip ? '.gz' : '';
+  // ZAP writes XML and JSON: its content says which; every other format is one or the other.
+  const xmlParser = kind === 'json' || (kind === 'zap' && detected === 'json') ? undefined : XML_PARSERS[kind];
+  if (kind !== 'json' && xmlParser) {
+    const findings = await xmlParser(sourceText(source), signal);
+    return { format: kind, findings: mergeDuplicates(storable(findings)), extension: `xml${compressed}` };
   }
-  findings =
-    kind === 'nmap' ? await parseNmap(textChunks(filePath), signal) : await parseOpenvas(textChunks(filePath), signal);
-  return { format: kind, findings: mergeDuplicates(storable(findings)) };
+
+  const text = await sourceAll(source, signal);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    const label = kind === 'json' ? 'JSON' : FORMAT_LABELS[kind];
+    throw new ReportError(400, 'report_malformed', MESSAGES.malformedJson(label));
+  }
+  if (signal?.aborted) throw signal.reason;
+  const parser = kind === 'json' ? JSON_FORMATS.find((f) => f.is(doc)) : JSON_FORMATS.find((f) => f.format === kind);
+  if (!parser) throw unknownFormat();
+  const findings = parser.parse(doc);
+  return { format: parser.format, findings: mergeDuplicates(storable(findings)), extension: `json${compressed}` };
 }
 
 export function formatLabel(format: ReportFormat): string {

@@ -21,7 +21,7 @@ export const MESSAGES = {
   nameRequired: 'Le nom du scan est requis.',
   nameTooLong: `Le nom ne doit pas dépasser ${MAX_SCAN_NAME} caractères.`,
   targetTooLong: `La cible ne doit pas dépasser ${MAX_SCAN_TARGET} caractères.`,
-  formatInvalid: 'Format invalide. Valeurs possibles : auto, trivy, nmap, openvas.',
+  formatInvalid: `Format invalide. Valeurs possibles : auto, ${REPORT_FORMATS.join(', ')}.`,
   startInvalid: 'Valeur invalide pour start : true ou false attendu.',
   multipartRequired: 'Le rapport doit être envoyé en multipart/form-data (champ file).',
 } as const;

@@ -3,6 +3,7 @@
  * with the French messages.
  */
 import { SEVERITIES, type Severity } from '../db/schema.ts';
+import { FINDING_STATES } from '../../../contract/finding-states.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { charCount, clipText } from '../../../contract/text.ts';
 import type { SummaryFilters } from '../repositories/dashboard.ts';
@@ -24,7 +25,17 @@ export const MESSAGES = {
   duplicate: 'Cette vulnérabilité est déjà enregistrée pour cet actif (même CVE).',
   format: 'Format d’export invalide : csv ou json attendu.',
   days: 'Nombre de jours invalide : un entier entre 1 et 366 est attendu.',
+  date: 'Date invalide : format AAAA-MM-JJ attendu.',
+  assignee: "Cette personne n'est pas membre de l'organisation ou n'a qu'un accès en lecture.",
+  state: `État invalide. Valeurs possibles : ${FINDING_STATES.join(', ')}.`,
+  comment: 'Le commentaire est requis (10 000 caractères au plus).',
 } as const;
+
+const day = orNull('string', {
+  pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$',
+  format: 'date',
+  errorMessage: MESSAGES.date,
+});
 
 /** `high,critical`: known severities, lower-cased and without repeats; undefined when absent. */
 export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {
@@ -140,6 +151,8 @@ export const writeFields = {
   }),
   protocol: orNull('string', { maxLength: 32 }),
   service: orNull('string', { maxLength: 200 }),
+  assignee_id: orNull('integer', { minimum: 1, errorMessage: { minimum: MESSAGES.assignee } }),
+  due_date: day,
 };
 export const CreateBody = Type.Object(writeFields, { additionalProperties: false });
 export const UpdateBody = Type.Object(
@@ -147,6 +160,19 @@ export const UpdateBody = Type.Object(
   { additionalProperties: false },
 );
 export type FindingBody = Static<typeof UpdateBody>;
+/** A move through the lifecycle (issue 21): the justification is required for some states (domain/finding-lifecycle.ts). */
+export const TransitionBody = Type.Object(
+  {
+    state: Type.String({ enum: [...FINDING_STATES], errorMessage: MESSAGES.state }),
+    comment: Type.Optional(Type.String({ maxLength: 10_000 })),
+    accepted_until: Type.Optional(day),
+  },
+  { additionalProperties: false },
+);
+export const CommentBody = Type.Object(
+  { comment: Type.String({ minLength: 1, maxLength: 10_000, errorMessage: MESSAGES.comment }) },
+  { additionalProperties: false },
+);
 export const ResolveBody = Nullable(
   Type.Object({ is_resolved: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
 );
@@ -184,6 +210,8 @@ export function validateWrite(body: FindingBody): FindingWrite {
   if (body.solution !== undefined) out.solution = body.solution;
   if (body.protocol !== undefined) out.protocol = body.protocol?.trim() || null;
   if (body.service !== undefined) out.service = body.service?.trim() || null;
+  if (body.assignee_id !== undefined) out.assigneeId = body.assignee_id;
+  if (body.due_date !== undefined) out.dueDate = body.due_date;
   errors.throwIfAny();
   return { values: out, resolved: body.is_resolved };
 }

@@ -15,6 +15,7 @@ import {
   NotificationsRepository,
   type Audience,
   type NotificationView,
+  type OverdueFinding,
   type OverdueItem,
   type Recipient,
 } from '../repositories/notifications.ts';
@@ -512,21 +513,31 @@ export class Notifier {
    * The daily reminder: every assigned task or corrective action past its due date and not finished tells its
    * assignee, once per due date. Runs tenant by tenant; errors fail the run.
    */
-  async overdue(today: string): Promise<{ tasks: number; actions: number; sent: number }> {
-    const totals = { tasks: 0, actions: 0, sent: 0 };
+  async overdue(today: string): Promise<{ tasks: number; actions: number; findings: number; sent: number }> {
+    const totals = { tasks: 0, actions: 0, findings: 0, sent: 0 };
     for (const tenant of await this.activeTenants()) {
       const created = await this.inTenant(tenant, async (tx) => {
         const items = await this.repo.overdueAssignments(tx, today);
         for (const item of items) totals[item.type === 'task' ? 'tasks' : 'actions'] += 1;
-        if (items.length === 0) return [];
+        const findings = await this.repo.overdueFindings(tx, today);
+        totals.findings += findings.length;
+        if (items.length === 0 && findings.length === 0) return [];
         const recipients = new Map(
-          (await this.repo.recipients(tx, { users: items.map((i) => i.assigneeId) })).map((r) => [r.id, r]),
+          (
+            await this.repo.recipients(tx, {
+              users: [...items.map((i) => i.assigneeId), ...findings.map((f) => f.assigneeId)],
+            })
+          ).map((r) => [r.id, r]),
         );
+        const notices = [
+          ...items.map((item) => ({ to: item.assigneeId, notice: overdueNotice(item) })),
+          ...findings.map((finding) => ({ to: finding.assigneeId, notice: overdueFindingNotice(finding) })),
+        ];
         return this.store(
           tx,
-          items.flatMap((item) => {
-            const recipient = recipients.get(item.assigneeId);
-            return recipient ? [{ recipient, notice: overdueNotice(item) }] : [];
+          notices.flatMap(({ to, notice }) => {
+            const recipient = recipients.get(to);
+            return recipient ? [{ recipient, notice }] : [];
           }),
         );
       });
@@ -569,6 +580,18 @@ export class Notifier {
       );
     return rows.flatMap((r) => (r.tenantId ? [r.tenantId] : []));
   }
+}
+
+function overdueFindingNotice(finding: OverdueFinding): Notice {
+  const name = finding.cveId ? `${finding.cveId} — ${finding.title}` : finding.title;
+  return {
+    kind: 'finding_overdue',
+    level: 'warning',
+    title: `Vulnérabilité en retard : ${name}`,
+    body: `La vulnérabilité « ${name} » qui vous est assignée devait être corrigée le ${dayOf(finding.dueDate)}.`,
+    link: `/vulnerabilities/${finding.id}`,
+    dedupeKey: `overdue:finding:${finding.id}:${finding.dueDate}`,
+  };
 }
 
 function overdueNotice(item: OverdueItem): Notice {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { assets, cves, scans, SEVERITIES, vulnerabilities, type Severity } from '../db/schema.ts';
+import { assets, cves, scans, SEVERITIES, vulnerabilities, type FindingState, type Severity } from '../db/schema.ts';
+import { FindingEventsRepository } from '../repositories/finding-events.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
 import {
   parseReportFile,
@@ -12,14 +13,17 @@ import {
 } from '../scan-reports/index.ts';
 import { notifierOf } from './notifier.ts';
 
-/** Scanner reports live in `${filesDir}/reports/<uuid>.<ext>`; the scan row keeps only the file name. */
+/**
+ * Scanner reports live in `${filesDir}/reports/<uuid>.<ext>` (json or xml, `.gz` added when received compressed);
+ * the scan row keeps only the file name.
+ */
 export function reportsDir(filesDir: string): string {
   return path.join(filesDir, 'reports');
 }
 
 /** A stored report's path, refusing anything but a plain file name (the column never holds a client path). */
 export function reportPath(filesDir: string, reportFile: string): string {
-  if (!/^[\w-]+\.(json|xml)$/.test(reportFile)) throw new Error(`invalid report file name: ${reportFile}`);
+  if (!/^[\w-]+\.(json|xml)(\.gz)?$/.test(reportFile)) throw new Error(`invalid report file name: ${reportFile}`);
   return path.join(reportsDir(filesDir), reportFile);
 }
 
@@ -29,6 +33,10 @@ export interface ScanSummary {
   updated: number;
   assets_created: number;
   by_severity: Record<Severity, number>;
+  /** Re-scan reconciliation (issue 21): findings seen again, reopened, and no longer reported (now « corrigée »). */
+  still_present: number;
+  reopened: number;
+  fixed: number;
 }
 
 export interface ProcessOptions {
@@ -109,8 +117,17 @@ async function knownCves(tx: TenantDb, ids: string[]): Promise<Map<string, CveFa
 /** A short transaction of the tenant: the import applies its findings in many of them. */
 export type TenantRun = <T>(fn: (tx: TenantDb) => Promise<T>) => Promise<T>;
 
-/** The columns a re-import overwrites (first_seen, created_at and the resolution state are the analyst's history). */
+/**
+ * The columns a re-import may change (first_seen and created_at stay): the report's facts, and the state when the
+ * reconciliation reopens or closes the finding. An analyst's own decisions (false positive, accepted risk, out of
+ * scope, in progress) are never changed by a scan.
+ */
 const OVERWRITTEN = [
+  'state',
+  'isResolved',
+  'resolvedAt',
+  'resolvedBy',
+  'stateChangedAt',
   'scanId',
   'cveId',
   'title',
@@ -144,6 +161,25 @@ export interface ImportJournal {
   previous: ({ id: number } & Overwritten)[];
   /** The critical findings it created (the notification names them). */
   createdCritical: { id: number; title: string }[];
+  /** The state moves of the reconciliation, for the findings' history (written when the import completes). */
+  moves: { id: number; from: FindingState; to: FindingState }[];
+}
+
+/** What a scan's sighting does to a finding that was closed as fixed: it is back (a regression). */
+const REOPENED_BY_SCAN: readonly FindingState[] = ['fixed', 'verified'];
+/** The states a scan may close: nobody decided anything else about them. */
+const CLOSED_BY_SCAN: readonly FindingState[] = ['new', 'confirmed', 'in_progress'];
+
+/**
+ * The lifecycle state a CycloneDX VEX analysis gives a new finding: the vendor's statement that the product is not
+ * affected, or that the finding is a false positive or resolved. Other states (in_triage, exploitable…) leave it new.
+ */
+function vexState(vex: string | undefined): { state: FindingState; reason: string } | undefined {
+  if (vex === 'not_affected' || vex === 'false_positive') {
+    return { state: 'false_positive', reason: `Analyse VEX CycloneDX : ${vex}.` };
+  }
+  if (vex === 'resolved' || vex === 'resolved_with_pedigree') return { state: 'fixed', reason: '' };
+  return undefined;
 }
 
 /**
@@ -235,7 +271,17 @@ export async function applyFindings(
     const known = f.cve_id ? facts.get(f.cve_id) : undefined;
     const key = `${assetId}\u0000${f.finding_key}`;
     if (rows.has(key)) continue;
+    const vex = vexState(f.vex_state);
     rows.set(key, {
+      ...(vex
+        ? {
+            state: vex.state,
+            isResolved: true,
+            resolvedAt: now,
+            stateChangedAt: now,
+            stateReason: vex.reason || null,
+          }
+        : {}),
       tenantId,
       assetId,
       scanId: input.scanId,
@@ -268,7 +314,13 @@ export async function applyFindings(
     updated: 0,
     assets_created: assetsCreated,
     by_severity: emptyBySeverity(),
+    still_present: 0,
+    reopened: 0,
+    fixed: 0,
   };
+  const reopen = `vulnerabilities.state in (${REOPENED_BY_SCAN.map((s) => `'${s}'`).join(', ')})`;
+  const unlessReopened = (column: string, reopened: string) =>
+    sql.raw(`case when ${reopen} then ${reopened} else vulnerabilities.${column} end`);
   const values = [...rows.values()];
   for (const v of values) summary.by_severity[v.severity!] += 1;
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
@@ -310,6 +362,12 @@ export async function applyFindings(
             source: sql`${excluded('source')}`,
             lastSeen: sql`${excluded('last_seen')}`,
             updatedAt: sql`now()`,
+            // Seen again after it was fixed: reopened, to confirm.
+            state: unlessReopened('state', "'confirmed'"),
+            isResolved: unlessReopened('is_resolved', 'false'),
+            resolvedAt: unlessReopened('resolved_at', 'null'),
+            resolvedBy: unlessReopened('resolved_by', 'null'),
+            stateChangedAt: unlessReopened('state_changed_at', 'now()'),
           },
         })
         // xmax is 0 for a freshly inserted row and set for one the conflict clause updated.
@@ -320,9 +378,15 @@ export async function applyFindings(
           title: vulnerabilities.title,
         });
       journal.previous.push(...before);
+      const stateBefore = new Map(before.map((b) => [b.id, b.state]));
       for (const w of written) {
         if (!w.inserted) {
           summary.updated += 1;
+          const was = stateBefore.get(w.id);
+          if (was && REOPENED_BY_SCAN.includes(was)) {
+            summary.reopened += 1;
+            journal.moves.push({ id: w.id, from: was, to: 'confirmed' });
+          } else summary.still_present += 1;
           continue;
         }
         summary.created += 1;
@@ -331,8 +395,68 @@ export async function applyFindings(
       }
     });
   }
+  // What the same scanner no longer reports on the targets it just scanned is fixed, to verify: the open findings of
+  // those assets from this source that this import did not see (their last_seen is older than this import's).
+  const targets = [...new Set(assetIds.values())];
+  for (let i = 0; i < targets.length; i += BATCH) {
+    const chunk = targets.slice(i, i + BATCH);
+    await batch(async (tx) => {
+      const gone = await tx
+        .select({ id: vulnerabilities.id, ...overwrittenColumns })
+        .from(vulnerabilities)
+        .where(
+          and(
+            eq(vulnerabilities.tenantId, tenantId),
+            inArray(vulnerabilities.assetId, chunk),
+            eq(vulnerabilities.source, input.source),
+            inArray(vulnerabilities.state, [...CLOSED_BY_SCAN]),
+            sql`${vulnerabilities.lastSeen} < ${now.toISOString()}::timestamptz`,
+          ),
+        )
+        .for('update');
+      if (gone.length === 0) return;
+      journal.previous.push(...gone);
+      for (let j = 0; j < gone.length; j += batchSize) {
+        const ids = gone.slice(j, j + batchSize).map((g) => g.id);
+        await tx
+          .update(vulnerabilities)
+          .set({
+            state: 'fixed',
+            isResolved: true,
+            resolvedAt: now,
+            resolvedBy: null,
+            stateChangedAt: now,
+            updatedAt: sql`now()`,
+          })
+          .where(inArray(vulnerabilities.id, ids));
+      }
+      summary.fixed += gone.length;
+      journal.moves.push(...gone.map((g) => ({ id: g.id, from: g.state, to: 'fixed' as const })));
+    });
+  }
   if (signal?.aborted) throw new Cancelled();
   return summary;
+}
+
+/** The history lines of an import's reconciliation, written with its completion (nothing is written if it is undone). */
+export async function recordMoves(tx: TenantDb, journal: ImportJournal, scanName: string): Promise<void> {
+  const events = new FindingEventsRepository();
+  for (let i = 0; i < journal.moves.length; i += BATCH) {
+    await events.add(
+      tx,
+      journal.moves.slice(i, i + BATCH).map((m) => ({
+        vulnerabilityId: m.id,
+        userId: null,
+        kind: 'state' as const,
+        fromValue: m.from,
+        toValue: m.to,
+        comment:
+          m.to === 'fixed'
+            ? `Absente du scan « ${scanName} » : corrigée, à vérifier.`
+            : `Détectée de nouveau par le scan « ${scanName} ».`,
+      })),
+    );
+  }
 }
 
 /** A text[] literal of `values` (quoted, backslashes and quotes escaped): one parameter for any number of keys. */
@@ -439,7 +563,13 @@ export async function processScanReport(database: Database, opts: ProcessOptions
     return { status: 'FAILED', error };
   }
 
-  const journal: ImportJournal = { createdAssets: [], createdFindings: [], previous: [], createdCritical: [] };
+  const journal: ImportJournal = {
+    createdAssets: [],
+    createdFindings: [],
+    previous: [],
+    createdCritical: [],
+    moves: [],
+  };
   const cancel = async (): Promise<ProcessOutcome> => {
     await setScan(database, tenantId, scanId, { status: 'CANCELLED', jobId: null, completedAt: new Date() });
     return { status: 'CANCELLED' };
@@ -510,6 +640,7 @@ export async function processScanReport(database: Database, opts: ProcessOptions
             updatedAt: new Date(),
           })
           .where(eq(scans.id, scanId));
+        await recordMoves(tx, journal, scan.name);
         return notifier.criticalFindings(
           tx,
           { id: scanId, name: scan.name, launchedBy: opts.requestedBy ?? scan.createdBy },

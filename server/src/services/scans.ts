@@ -19,7 +19,6 @@ import {
   MAX_REPORT_MB,
   MESSAGES as REPORT_MESSAGES,
   parseReportFile,
-  REPORT_EXTENSIONS,
   ReportError,
   type ParsedReport,
 } from '../scan-reports/index.ts';
@@ -138,7 +137,8 @@ export class ScanService {
       if (err instanceof ReportError) throw new ApiError(err.status, err.code, err.message);
       throw err;
     }
-    const reportFile = `${upload.id}.${REPORT_EXTENSIONS[parsed.format]}`;
+    // Kept as received (a gzip one stays compressed): its extension says what it holds.
+    const reportFile = `${upload.id}.${parsed.extension}`;
     await rename(upload.path, reportPath(this.filesDir, reportFile));
 
     const reportAssets = [...new Set(parsed.findings.map((f) => f.asset.name))];

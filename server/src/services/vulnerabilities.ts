@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { notFound } from '../domain/errors.ts';
-import { resolution } from '../domain/finding-resolution.ts';
 import { AssetsRepository } from '../repositories/assets.ts';
+import { FindingEventsRepository, type FindingEventInput } from '../repositories/finding-events.ts';
+import { TenantUsersRepository } from '../repositories/tenant-users.ts';
 import {
   VulnerabilitiesRepository,
   type VulnerabilityRow,
@@ -11,9 +12,12 @@ import {
 } from '../repositories/vulnerabilities.ts';
 import { ASSET_UNKNOWN, invalid } from '../schemas/fields.ts';
 import { MESSAGES, type FindingWrite } from '../schemas/vulnerabilities.ts';
+import { setResolved } from './finding-lifecycle.ts';
 
 const repo = new VulnerabilitiesRepository();
 const assets = new AssetsRepository();
+const members = new TenantUsersRepository();
+const events = new FindingEventsRepository();
 
 /** The finding just written, read back. */
 async function reread(tx: TenantDb, id: number): Promise<VulnerabilityRow> {
@@ -37,6 +41,11 @@ export async function saveFinding(
   const values: VulnerabilityValues = { ...input.values };
   if (values.assetId !== undefined && values.assetId !== null) {
     if (!(await assets.names(tx, [values.assetId])).has(values.assetId)) throw invalid('asset_id', ASSET_UNKNOWN);
+  }
+  if (typeof values.assigneeId === 'number') {
+    // A person who can act on it: a member of the tenant with more than read access.
+    const member = values.assigneeId <= 2 ** 31 - 1 ? await members.findMember(tx, values.assigneeId) : undefined;
+    if (!member || member.role === 'readonly' || !member.isActive) throw invalid('assignee_id', MESSAGES.assignee);
   }
   const cveId = input.values.cveId;
   const cveChanged = cveId !== undefined && cveId !== (existing?.cveId ?? null);
@@ -62,10 +71,8 @@ export async function saveFinding(
   // A known CVE stands in for a missing title.
   if (facts && options.requireTitle && !existing) values.title ??= facts.title || facts.cveId;
   if (options.requireTitle && !values.title && !(facts && existing)) throw invalid('title', MESSAGES.titleRequired);
-  if (input.resolved !== undefined) {
-    Object.assign(values, resolution(existing?.isResolved ?? false, input.resolved, options.userId));
-  }
   if (!existing) {
+    // A new finding starts « nouvelle » (the create bodies have no is_resolved).
     const id = await repo.create(tx, {
       ...values,
       title: values.title!,
@@ -78,7 +85,34 @@ export async function saveFinding(
     values.findingKey = cveId ?? `manual:${randomUUID()}`;
   }
   if (!(await repo.update(tx, existing.id, values))) throw notFound();
+  await events.add(tx, followedChanges(existing, values, options.userId));
+  if (input.resolved !== undefined) await setResolved(tx, existing.id, input.resolved, options.userId);
   return reread(tx, existing.id);
+}
+
+/** The history lines of a write's assignment and due date changes. */
+function followedChanges(existing: VulnerabilityRow, values: VulnerabilityValues, userId: number): FindingEventInput[] {
+  const changes: FindingEventInput[] = [];
+  const text = (v: number | string | null | undefined) => (v === null || v === undefined ? null : String(v));
+  if (values.assigneeId !== undefined && values.assigneeId !== existing.assigneeId) {
+    changes.push({
+      vulnerabilityId: existing.id,
+      userId,
+      kind: 'assignee',
+      fromValue: text(existing.assigneeId),
+      toValue: text(values.assigneeId),
+    });
+  }
+  if (values.dueDate !== undefined && values.dueDate !== existing.dueDate) {
+    changes.push({
+      vulnerabilityId: existing.id,
+      userId,
+      kind: 'due_date',
+      fromValue: existing.dueDate,
+      toValue: values.dueDate,
+    });
+  }
+  return changes;
 }
 
 /** A finding and what the CVE store knows of its CVE; undefined when there is no such finding. */
@@ -86,14 +120,4 @@ export async function findingWithCve(tx: TenantDb, id: number) {
   const row = await repo.find(tx, id);
   if (!row) return undefined;
   return { row, cve: row.cveId ? await repo.cveDetail(tx, row.cveId) : undefined };
-}
-
-/** Resolves or reopens a finding (domain/finding-resolution.ts); undefined when there is no such finding. */
-export async function setResolved(tx: TenantDb, id: number, resolved: boolean, userId: number) {
-  const finding = await repo.find(tx, id);
-  if (!finding) return undefined;
-  const change = resolution(finding.isResolved, resolved, userId);
-  if (!change) return finding;
-  await repo.update(tx, id, change);
-  return reread(tx, id);
 }

@@ -7,7 +7,8 @@ export const PROCESS_SCAN_REPORT = 'vulnerabilities.tasks.process_scan_report';
 const processScanReportTask: TaskDefinition = {
   name: PROCESS_SCAN_REPORT,
   label: 'Traitement d’un rapport de scan',
-  description: 'Lit le rapport importé (Trivy, Nmap, OpenVAS) et met à jour les actifs et les vulnérabilités du scan.',
+  description:
+    'Lit le rapport importé (Trivy, Grype, CycloneDX, SARIF, Nmap, OpenVAS, Nessus, ZAP, Dependency-Check) et met à jour les actifs et les vulnérabilités du scan.',
   scope: 'tenant',
   // Parsing is deterministic: a failed report fails again, and the scan already says why.
   retryLimit: 0,

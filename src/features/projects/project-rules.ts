@@ -32,7 +32,7 @@ import {
 import { THREAT_STATUS_LABELS } from '../../../contract/threats.ts';
 import type { Project, ProjectAccess } from './project-types.ts';
 import { UPLOAD_MESSAGES } from '../../lib/upload.ts';
-import { dateFormat } from '../../lib/format.ts';
+import { dateFormat, todayIso } from '../../lib/format.ts';
 
 /** French labels, badge tones and the server's rules (docs/api-projects.md), checked before sending. */
 
@@ -357,19 +357,13 @@ export function formatDateTime(value: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : DATE_TIME.format(d);
 }
 
-/** Today as 'YYYY-MM-DD' in local time. */
-export function today(now = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-}
-
 /** A project past its deadline and still open. */
 export function isLate(project: Pick<Project, 'deadline' | 'status'>, now = new Date()): boolean {
   return (
     !!project.deadline &&
     project.status !== 'COMPLETED' &&
     project.status !== 'CANCELLED' &&
-    project.deadline.slice(0, 10) < today(now)
+    project.deadline.slice(0, 10) < todayIso(now)
   );
 }
 

@@ -1,3 +1,4 @@
+import { REPORT_FORMAT_LABELS } from '../../../contract/scan-formats.ts';
 import { SelectField, TextField } from '../../components/form-field.tsx';
 import { FileField, UploadFormCard } from '../../components/upload-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
@@ -8,12 +9,7 @@ import { useUpload } from '../../lib/use-upload.ts';
 import { importReport, type ReportFormat, type Scan } from './scans-api.ts';
 import { REPORT_EXTENSIONS } from './scan-rules.ts';
 
-const FORMAT_LABELS: Record<ReportFormat, string> = {
-  auto: 'Détection automatique',
-  trivy: 'Trivy (JSON)',
-  nmap: 'Nmap (XML)',
-  openvas: 'OpenVAS (XML)',
-};
+const FORMAT_LABELS: Record<ReportFormat, string> = { auto: 'Détection automatique', ...REPORT_FORMAT_LABELS };
 
 /** Upload of a scanner report (multipart) with a progress bar; checks size and extension before sending. */
 export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => void; onClose: () => void }) {
@@ -36,7 +32,12 @@ export function ScanImportForm({ onDone, onClose }: { onDone: (scan: Scan) => vo
       title="Importer un rapport de scanner"
       heading="h2"
       className="card"
-      intro={<p className="muted">Trivy (JSON), Nmap ou OpenVAS (XML), 50 Mo au plus.</p>}
+      intro={
+        <p className="muted">
+          Trivy, Grype, CycloneDX ou SARIF (JSON), Nmap, OpenVAS, Nessus ou Dependency-Check (XML), OWASP ZAP (XML ou
+          JSON), éventuellement compressé en gzip, 50 Mo au plus.
+        </p>
+      }
       onSubmit={form.onSubmit(send, { fieldErrors: () => ({}) })}
       submitLabel="Importer"
       onClose={onClose}

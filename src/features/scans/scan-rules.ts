@@ -1,4 +1,5 @@
-import type { ScanAction, ScanStatus } from './scans-api.ts';
+import { REPORT_FILE_EXTENSIONS, SCANNER_LABELS as CONTRACT_SCANNER_LABELS } from '../../../contract/scan-formats.ts';
+import type { ReportFormat, ScanAction, ScanStatus } from './scans-api.ts';
 
 export const SCAN_STATUS_LABELS: Record<ScanStatus, string> = {
   PENDING: 'En attente',
@@ -16,12 +17,8 @@ export const SCAN_STATUS_TONE: Record<ScanStatus, string> = {
   CANCELLED: 'cancelled',
 };
 
-export const SCANNER_LABELS: Record<string, string> = {
-  trivy: 'Trivy',
-  nmap: 'Nmap',
-  openvas: 'OpenVAS',
-  manual: 'Manuel',
-};
+/** Looked up by the scan's scanner as the API sends it (a string): an unknown one shows as it is. */
+export const SCANNER_LABELS: Record<string, string> = CONTRACT_SCANNER_LABELS;
 
 export const ACTION_LABELS: Record<ScanAction, string> = {
   start: 'Démarrer',
@@ -52,9 +49,16 @@ export function isActive(status: string): boolean {
   return status === 'PENDING' || status === 'RUNNING';
 }
 
-export const REPORT_EXTENSIONS: Record<string, readonly string[]> = {
-  auto: ['.json', '.xml'],
-  trivy: ['.json'],
-  nmap: ['.xml'],
-  openvas: ['.xml'],
+/** The file extensions the import form accepts for the chosen format; any of them when the server detects it. */
+export const REPORT_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
+  // Every format's, '.gz' last (any of them may come compressed).
+  auto: [
+    ...new Set(
+      Object.values(REPORT_FILE_EXTENSIONS)
+        .flat()
+        .filter((e) => e !== '.gz'),
+    ),
+    '.gz',
+  ],
+  ...REPORT_FILE_EXTENSIONS,
 };

@@ -1,14 +1,16 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
 import type { Paged } from '../../../contract/paged.ts';
+import type { ReportFormat as ContractReportFormat } from '../../../contract/scan-formats.ts';
 import type { Severity } from '../../../contract/severity.ts';
 import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
 import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
 
 export type ScanStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
-export type Scanner = 'trivy' | 'nmap' | 'openvas' | 'manual';
+export type { Scanner } from '../../../contract/scan-formats.ts';
 export type { Severity } from '../../../contract/severity.ts';
 export type ScanAction = 'start' | 'restart' | 'cancel';
-export type ReportFormat = 'auto' | 'trivy' | 'nmap' | 'openvas';
+/** The import's format: one of the contract's, or 'auto' for the server to detect it from the content. */
+export type ReportFormat = 'auto' | ContractReportFormat;
 
 export interface ScanSummary {
   findings?: number;

@@ -146,8 +146,8 @@ export default function ScansPage() {
         )}
       </div>
       <p className="muted">
-        Vigie n’exécute pas les scanners : importez le rapport de Trivy (JSON), Nmap (XML) ou OpenVAS (XML), son
-        traitement crée ou met à jour les vulnérabilités.
+        Vigie n’exécute pas les scanners : importez le rapport de Trivy, Grype, CycloneDX, SARIF, Nmap, OpenVAS, Nessus,
+        OWASP ZAP ou Dependency-Check, son traitement crée ou met à jour les vulnérabilités.
       </p>
 
       {canWrite && panel !== 'none' && (

@@ -6,6 +6,7 @@ import { fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
 import type { Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
+import { StateBadge, TriagePanel } from './triage-panel.tsx';
 import { formatDateTime, formatPercent, formatScore } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
 import { messageOf } from '../../lib/error-message.ts';
@@ -70,7 +71,13 @@ function Detail({
       (updated) => {
         setPending(false);
         onChange({ ...v, ...updated, cve: updated?.cve ?? v.cve, is_resolved: updated?.is_resolved ?? next });
-        setDone(next ? 'Vulnérabilité marquée comme résolue.' : 'Vulnérabilité rouverte.');
+        setDone(
+          updated?.state
+            ? `Vulnérabilité ${next ? 'marquée comme corrigée (à vérifier)' : 'rouverte (confirmée)'}.`
+            : next
+              ? 'Vulnérabilité marquée comme résolue.'
+              : 'Vulnérabilité rouverte.',
+        );
       },
       (err: unknown) => {
         setPending(false);
@@ -97,9 +104,7 @@ function Detail({
         <span>
           EPSS <strong>{formatPercent(v.epss_score)}</strong>
         </span>
-        <span className={v.is_resolved ? 'status resolved' : 'status open'}>
-          {v.is_resolved ? 'Résolue' : 'Ouverte'}
-        </span>
+        <StateBadge v={v} />
       </p>
       {canWrite && (
         <p>
@@ -187,6 +192,7 @@ function Detail({
             </>
           )}
         </section>
+        {v.state && <TriagePanel v={v} onChange={onChange} />}
       </div>
 
       {v.cve ? (

@@ -23,6 +23,7 @@ import { useResource } from '../../lib/use-resource.ts';
 import { RetryError } from '../../components/list-state.tsx';
 import { CVE_SEARCH_LINK, DASHBOARD_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
+import { FINDING_STATE_LABELS } from '../../../contract/finding-states.ts';
 
 export const ROW_HEIGHT = 44;
 /** Rows read at a time as the visible range needs them. */
@@ -366,7 +367,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
                 <td className="opt-md">{v.kev ? <KevBadge kev /> : <span className="muted">—</span>}</td>
                 <td className="num opt-md">{formatPercent(v.epss_score)}</td>
                 <td className="opt-sm">{formatDate(v.first_seen ?? v.created_at)}</td>
-                <td>{v.is_resolved ? 'Résolue' : 'Ouverte'}</td>
+                <td>{v.state ? FINDING_STATE_LABELS[v.state] : v.is_resolved ? 'Résolue' : 'Ouverte'}</td>
               </tr>
             );
           })}

@@ -2,9 +2,13 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { AssetType } from '../../../../contract/assets.ts';
 import type { Criticality } from '../../../../contract/severity.ts';
+import type { Scanner } from '../../../../contract/scan-formats.ts';
 import { bigId, tenantRef, timestamps, userRef } from './columns.ts';
 
 // The tenant's inventory and the scans run on it (issue 6).
+
+// A scan's scanner is a report format or 'manual' (contract/scan-formats.ts); plain text in the database, no check.
+export { SCANNERS, type Scanner } from '../../../../contract/scan-formats.ts';
 
 export const assets = pgTable(
   'assets',
@@ -36,8 +40,6 @@ export const assets = pgTable(
 
 export const SCAN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type ScanStatus = (typeof SCAN_STATUSES)[number];
-export const SCANNERS = ['trivy', 'nmap', 'openvas', 'manual'] as const;
-export type Scanner = (typeof SCANNERS)[number];
 
 export const scans = pgTable(
   'scans',

@@ -17,6 +17,7 @@ export const NOTIFICATION_KINDS = [
   'action_assigned',
   'task_overdue',
   'action_overdue',
+  'finding_overdue',
   'task_failed',
   'project_member_added',
 ] as const;

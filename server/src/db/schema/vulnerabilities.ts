@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   date,
   doublePrecision,
   index,
@@ -16,8 +17,12 @@ import {
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import type { Severity } from '../../../../contract/severity.ts';
+import { FINDING_STATES, RESOLVED_STATES, type FindingState } from '../../../../contract/finding-states.ts';
 import { assets, scans } from './assets.ts';
-import { bigId, tenantRef, timestamps, titled, userRef } from './columns.ts';
+import { bigId, cascadeTo, createdAt, tenantRef, timestamps, titled, userRef } from './columns.ts';
+import { tenants } from './identity.ts';
+
+export { FINDING_STATES, type FindingState };
 
 // Findings and the counters kept beside them (issue 6): tenant-owned.
 
@@ -64,6 +69,16 @@ export const vulnerabilities = pgTable(
     isResolved: boolean('is_resolved').notNull().default(false),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
     resolvedBy: userRef('resolved_by'),
+    /** The lifecycle (contract/finding-states.ts); is_resolved follows it (checked below). */
+    state: text('state').$type<FindingState>().notNull().default('new'),
+    stateChangedAt: timestamp('state_changed_at', { withTimezone: true }),
+    /** Why it is a false positive, accepted or out of scope: the justification given with the move. */
+    stateReason: text('state_reason'),
+    /** A risk acceptance: who approved it (a manager or an administrator) and the day it lapses (reopened then). */
+    acceptedBy: userRef('accepted_by'),
+    acceptedUntil: date('accepted_until'),
+    assigneeId: userRef('assignee_id'),
+    dueDate: date('due_date'),
     firstSeen: timestamp('first_seen', { withTimezone: true }).notNull().defaultNow(),
     lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
     ...timestamps(),
@@ -100,8 +115,71 @@ export const vulnerabilities = pgTable(
     index('vulnerabilities_tenant_cve_idx').on(t.tenantId, t.cveId.asc().nullsLast(), t.id),
     // The text filter counts its matches in this index alone (no heap visit): see vulnerability_texts.
     index('vulnerabilities_tenant_text_idx').on(t.tenantId, t.textHash, t.isResolved, t.severity, t.kev),
+    index('vulnerabilities_tenant_assignee_idx').on(t.tenantId, t.assigneeId),
+    // The SLA report reads open findings by due date, and resolved ones by resolution date (migration 0027).
+    index('vulnerabilities_open_due_idx')
+      .on(t.tenantId, t.dueDate)
+      .where(sql`not ${t.isResolved}`),
+    index('vulnerabilities_resolved_at_idx')
+      .on(t.tenantId, t.resolvedAt)
+      .where(sql`${t.isResolved}`),
+    // The daily reopening of lapsed acceptances finds them without reading the open findings.
+    index('vulnerabilities_accepted_until_idx')
+      .on(t.acceptedUntil)
+      .where(sql`${t.state} = 'accepted'`),
+    check(
+      'vulnerabilities_state_resolved',
+      sql.raw(`is_resolved = (state in (${RESOLVED_STATES.map((s) => `'${s}'`).join(', ')}))`),
+    ),
+    check('vulnerabilities_state_known', sql.raw(`state in (${FINDING_STATES.map((s) => `'${s}'`).join(', ')})`)),
+    check('vulnerabilities_acceptance', sql`(${t.state} = 'accepted') = (${t.acceptedUntil} is not null)`),
   ],
 );
+
+/**
+ * A finding's history (issue 21): each state move, assignment, due date and comment, who and when. Append-only for
+ * the application; goes with its finding.
+ */
+export const findingEvents = pgTable(
+  'finding_events',
+  {
+    id: bigId(),
+    tenantId: tenantRef(),
+    vulnerabilityId: bigint('vulnerability_id', { mode: 'number' }).notNull(),
+    /** null: the platform itself (a re-scan, a lapsed acceptance). */
+    userId: userRef('user_id'),
+    kind: text('kind').$type<FindingEventKind>().notNull(),
+    /** The state, assignee id or due date before and after (text), for kinds that change one. */
+    fromValue: text('from_value'),
+    toValue: text('to_value'),
+    comment: text('comment').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    cascadeTo('finding_events_vulnerability_fk', [t.tenantId, t.vulnerabilityId], vulnerabilities),
+    index('finding_events_finding_idx').on(t.tenantId, t.vulnerabilityId, t.id),
+  ],
+);
+
+/**
+ * A tenant's triage settings (issue 21): the SLA in days per severity (null: no deadline), from which a new open
+ * finding's due date is set (migration 0027's trigger; a KEV finding takes CISA's due date when earlier).
+ */
+export const triageSettings = pgTable('triage_settings', {
+  tenantId: uuid('tenant_id')
+    .primaryKey()
+    .references(() => tenants.id, { onDelete: 'cascade' }),
+  slaCriticalDays: integer('sla_critical_days').default(7),
+  slaHighDays: integer('sla_high_days').default(30),
+  slaMediumDays: integer('sla_medium_days').default(90),
+  slaLowDays: integer('sla_low_days').default(180),
+  slaInfoDays: integer('sla_info_days'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedBy: userRef('updated_by'),
+});
+
+export const FINDING_EVENT_KINDS = ['state', 'assignee', 'due_date', 'comment'] as const;
+export type FindingEventKind = (typeof FINDING_EVENT_KINDS)[number];
 
 /**
  * The distinct texts of each tenant's findings (CVE id, title, description; lower-cased), keyed by the findings'

@@ -5,7 +5,7 @@
  */
 import type { TenantDb } from '../../db/tenant-scope.ts';
 import { notFound } from '../../domain/errors.ts';
-import { resolution } from '../../domain/finding-resolution.ts';
+import { setResolved } from '../finding-lifecycle.ts';
 import { mitigation } from '../../domain/threat-mitigation.ts';
 import type { Actor } from '../../policies/index.ts';
 import { AssetsRepository, type AssetValues } from '../../repositories/assets.ts';
@@ -235,12 +235,10 @@ export class ProjectLinks {
 
   /** Resolves or reopens a linked finding; resolving twice keeps the first resolution's date and author. */
   async resolveFinding(tx: TenantDb, userId: number, findingId: number, resolved: boolean): Promise<Change | null> {
-    const finding = await this.findingRepo.find(tx, findingId);
-    if (!finding) throw notFound();
-    const change = resolution(finding.isResolved, resolved, userId);
-    if (!change) return null;
-    await this.findingRepo.update(tx, finding.id, change);
-    const summary = `Vulnérabilité ${quoted(finding.title)} ${resolved ? 'résolue' : 'rouverte'}`;
+    const moved = await setResolved(tx, findingId, resolved, userId);
+    if (!moved) throw notFound();
+    if (moved.from === moved.row.state) return null;
+    const summary = `Vulnérabilité ${quoted(moved.row.title)} ${resolved ? 'résolue' : 'rouverte'}`;
     return { action: resolved ? 'resolved' : 'reopened', summary };
   }
 

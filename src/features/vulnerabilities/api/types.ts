@@ -1,3 +1,4 @@
+import type { FindingState } from '../../../../contract/finding-states.ts';
 export interface CvssMetric {
   key: string;
   name: string;
@@ -75,6 +76,14 @@ export interface Vulnerability {
   is_resolved: boolean;
   resolved_at?: string | null;
   resolved_by?: string | number | null;
+  /** The lifecycle (issue 21); absent from a backend or sample that only knows is_resolved. */
+  state?: FindingState;
+  state_changed_at?: string | null;
+  state_reason?: string | null;
+  accepted_by?: number | null;
+  accepted_until?: string | null;
+  assignee_id?: number | null;
+  due_date?: string | null;
   first_seen?: string | null;
   last_seen?: string | null;
   created_at: string;
@@ -83,6 +92,25 @@ export interface Vulnerability {
 }
 
 export type { Paged } from '../../../../contract/paged.ts';
+
+/** One line of a finding's history: a state move, an assignment, a due date or a comment. */
+export interface FindingEvent {
+  id: number;
+  kind: 'state' | 'assignee' | 'due_date' | 'comment';
+  user_id: number | null;
+  username: string | null;
+  from_value: string | null;
+  to_value: string | null;
+  comment: string;
+  created_at: string;
+}
+
+/** A person a finding may be assigned to. */
+export interface Assignee {
+  id: number;
+  username: string;
+  name: string;
+}
 
 /** spec §3 summary. The sample (spec §8) lacks kev/open/resolved counts and names assets differently: all optional here. */
 export interface VulnerabilitySummary {

@@ -1,5 +1,15 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../../lib/api-client.ts';
-import type { AssetOption, Cve, CveHit, Paged, Vulnerability, VulnerabilitySummary } from './types.ts';
+import type {
+  Assignee,
+  AssetOption,
+  Cve,
+  CveHit,
+  FindingEvent,
+  Paged,
+  Vulnerability,
+  VulnerabilitySummary,
+} from './types.ts';
+import type { FindingState } from '../../../../contract/finding-states.ts';
 import { MAX_PAGE_SIZE } from '../../../../contract/paged.ts';
 
 export interface WithOrigin<T> {
@@ -35,6 +45,45 @@ export function markResolved(id: string | number, isResolved: boolean): Promise<
     body: { is_resolved: isResolved },
     allowForbidden: true,
   });
+}
+
+const itemPath = (id: string | number) => `${BASE}/vulnerabilities/${encodeURIComponent(String(id))}/`;
+
+/** A move through the lifecycle (a justification where the state needs one, an expiry for an accepted risk). */
+export function moveFinding(
+  id: string | number,
+  move: { state: FindingState; comment?: string; accepted_until?: string },
+): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(`${itemPath(id)}transition/`, { method: 'POST', body: move, allowForbidden: true });
+}
+
+/** Assignee and due date (null clears them). */
+export function assignFinding(
+  id: string | number,
+  change: { assignee_id?: number | null; due_date?: string | null },
+): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(itemPath(id), { method: 'PATCH', body: change, allowForbidden: true });
+}
+
+export function fetchHistory(id: string | number): Promise<FindingEvent[]> {
+  return apiRequest<FindingEvent[]>(`${itemPath(id)}history/`);
+}
+
+export function addComment(id: string | number, comment: string): Promise<FindingEvent> {
+  return apiRequest<FindingEvent>(`${itemPath(id)}comments/`, {
+    method: 'POST',
+    body: { comment },
+    allowForbidden: true,
+  });
+}
+
+/** The tenant's members a finding may be assigned to; an empty list when they cannot be read. */
+export async function fetchAssignees(): Promise<Assignee[]> {
+  try {
+    return await apiRequest<Assignee[]>(`${BASE}/assignees/`);
+  } catch {
+    return [];
+  }
 }
 
 export function searchCves(

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../../domain/errors.ts';
 import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { todayUtc } from '../../../domain/risk-scoring.ts';
 import { presentCve } from '../../../presenters/cve.ts';
@@ -18,7 +19,7 @@ import {
 import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { VulnerabilitiesRepository, type VulnerabilityRow } from '../../../repositories/vulnerabilities.ts';
-import { IdParams, Paged, replies } from '../../../schemas/common.ts';
+import { IdParams, Paged, replies, Type } from '../../../schemas/common.ts';
 import {
   CreateBody,
   ExportQuery,
@@ -29,13 +30,21 @@ import {
   readExportQuery,
   readListQuery,
   readSummaryQuery,
+  CommentBody,
   ResolveBody,
   SummaryQuery,
+  TransitionBody,
   UpdateBody,
   validateWrite,
 } from '../../../schemas/vulnerabilities.ts';
 import { unlessDuplicate } from '../../../services/unique-writes.ts';
-import { findingWithCve, saveFinding, setResolved } from '../../../services/vulnerabilities.ts';
+import { findingWithCve, saveFinding } from '../../../services/vulnerabilities.ts';
+import { moveFinding, setResolved, type Moved } from '../../../services/finding-lifecycle.ts';
+import { FindingEventsRepository } from '../../../repositories/finding-events.ts';
+import { TenantUsersRepository } from '../../../repositories/tenant-users.ts';
+import { canAcceptRisk } from '../../../policies/index.ts';
+import { FINDING_STATE_LABELS, type FindingState } from '../../../../../contract/finding-states.ts';
+import { AssigneeSchema, FindingEventSchema, presentFindingEvent } from '../../../presenters/finding-event.ts';
 import { sendExport } from '../export-stream.ts';
 import { found, taggedRoutes } from '../shared.ts';
 import { pageWindow } from '../../../schemas/query.ts';
@@ -48,6 +57,8 @@ const EXPORT = { statementClass: 'export', heavy: true } as const;
 /** Findings of the current tenant, their summary and their export (docs/api-vulnerabilities.md). */
 const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new VulnerabilitiesRepository();
+  const history = new FindingEventsRepository();
+  const members = new TenantUsersRepository();
   const dashboard = new DashboardRepository();
   const { read, write, deleteById } = taggedRoutes(app, ['Vulnérabilités']);
 
@@ -128,15 +139,97 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   deleteById(ITEM_PATH, (request, id) => request.tenantDb((tx) => repo.remove(tx, id)));
 
+  /** A state move goes to the audit trail too (its history line is written in the move's transaction). */
+  const audited = async (request: FastifyRequest, moved: Moved) => {
+    const { row, from } = moved;
+    if (from !== row.state) {
+      await app.audit.record(request, {
+        eventType: 'data_change',
+        description: `Vulnérabilité #${row.id} : « ${FINDING_STATE_LABELS[from]} » → « ${FINDING_STATE_LABELS[row.state]} »`,
+        extra: { vulnerability_id: row.id, from, to: row.state },
+      });
+    }
+    return presentVulnerability(row);
+  };
+
   app.post(
     `${ITEM_PATH}mark_resolved/`,
     write({ params: IdParams, body: ResolveBody, response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 404) }),
     async (request) => {
       const resolved = request.body?.is_resolved ?? true;
       const userId = signedIn(request).actor.userId;
-      return presentVulnerability(
+      return audited(
+        request,
         await found(request, (tx) => setResolved(tx, Number(request.params.id), resolved, userId)),
       );
+    },
+  );
+
+  // Issue 21: the lifecycle's moves, the finding's history and its comments.
+  app.post(
+    `${ITEM_PATH}transition/`,
+    write({
+      params: IdParams,
+      body: TransitionBody,
+      response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 403, 404, 409),
+    }),
+    async (request) => {
+      const { actor } = signedIn(request);
+      const {
+        state,
+        comment = '',
+        accepted_until,
+      } = request.body as {
+        state: FindingState;
+        comment?: string;
+        accepted_until?: string | null;
+      };
+      const move = { to: state, comment, acceptedUntil: accepted_until ?? undefined, userId: actor.userId };
+      return audited(
+        request,
+        await found(request, (tx) =>
+          moveFinding(tx, Number(request.params.id), { ...move, mayAcceptRisk: canAcceptRisk(actor) }),
+        ),
+      );
+    },
+  );
+
+  // Whom a finding may be assigned to: the tenant's members who may act on it, named for the pickers.
+  app.get(
+    '/api/vulnerabilities/assignees/',
+    read({ response: replies.signedIn({ 200: Type.Array(AssigneeSchema) }) }),
+    async (request) =>
+      (await request.tenantDb((tx) => members.assignable(tx))).map((m) => ({
+        id: m.id,
+        username: m.username,
+        name: `${m.firstName} ${m.lastName}`.trim() || m.username,
+      })),
+  );
+
+  app.get(
+    `${ITEM_PATH}history/`,
+    read({ params: IdParams, response: replies.signedIn({ 200: Type.Array(FindingEventSchema) }, 404) }),
+    async (request) => {
+      const id = Number(request.params.id);
+      const rows = await found(request, async (tx) => ((await repo.find(tx, id)) ? history.list(tx, id) : undefined));
+      return rows.map(presentFindingEvent);
+    },
+  );
+
+  app.post(
+    `${ITEM_PATH}comments/`,
+    write({ params: IdParams, body: CommentBody, response: replies.signedIn({ 201: FindingEventSchema }, 400, 404) }),
+    async (request, reply) => {
+      const id = Number(request.params.id);
+      const userId = signedIn(request).actor.userId;
+      const comment = request.body.comment.trim();
+      if (!comment) throw new ApiError(400, 'invalid', MESSAGES.comment, { fields: { comment: [MESSAGES.comment] } });
+      const rows = await found(request, async (tx) => {
+        if (!(await repo.find(tx, id))) return undefined;
+        await history.add(tx, [{ vulnerabilityId: id, userId, kind: 'comment', comment }]);
+        return history.list(tx, id);
+      });
+      return reply.code(201).send(presentFindingEvent(rows[rows.length - 1]!));
     },
   );
 

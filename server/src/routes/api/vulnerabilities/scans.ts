@@ -7,6 +7,7 @@ import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { presentScan, ScanSchema } from '../../../presenters/scan.ts';
 import { ScansRepository } from '../../../repositories/scans.ts';
 import { MAX_REPORT_BYTES } from '../../../scan-reports/index.ts';
+import { REPORT_FORMAT_LABELS, REPORT_FORMATS } from '../../../../../contract/scan-formats.ts';
 import { IdParams, Paged, replies } from '../../../schemas/common.ts';
 import { invalid } from '../../../schemas/fields.ts';
 import {
@@ -93,8 +94,9 @@ const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { heavy: true },
       ...write({
         description:
-          'multipart/form-data : file (le rapport Trivy JSON, Nmap XML ou OpenVAS XML), name, format ' +
-          '(auto, trivy, nmap, openvas), asset_id, start (true par défaut : le traitement démarre aussitôt).',
+          `multipart/form-data : file (le rapport : ${Object.values(REPORT_FORMAT_LABELS).join(', ')} ; ` +
+          `éventuellement compressé en gzip), name, format (auto, ${REPORT_FORMATS.join(', ')}), asset_id, ` +
+          'start (true par défaut : le traitement démarre aussitôt).',
         response: replies.signedIn({ 201: ScanSchema }, 400, 409, 413, 415),
       }),
     },
