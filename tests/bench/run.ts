@@ -13,6 +13,7 @@ import { benchVulnerabilities } from './vulnerabilities.ts';
 import { benchPgliteLoad, printLoad } from './pglite-load.ts';
 import { benchSummaryLoad, printCannon } from './summary-load.ts';
 import { benchCrowdLoad } from './crowd-load.ts';
+import { benchBulk } from './bulk.ts';
 import { benchWireBytes } from './wire-bytes.ts';
 import { benchLighthouse } from './lighthouse.ts';
 
@@ -103,5 +104,6 @@ await benchVulnerabilities();
 printLoad(await benchPgliteLoad());
 printCannon(await benchSummaryLoad());
 await benchCrowdLoad();
+await benchBulk();
 await benchWireBytes();
 await benchLighthouse();

@@ -72,16 +72,7 @@ export function planMove(
   if (current.state === to) return undefined;
   if (!canMove(current.state, to))
     throw new ApiError(409, 'invalid_transition', LIFECYCLE_MESSAGES.refused(current.state, to));
-  const comment = request.comment.trim();
-  if (JUSTIFIED_STATES.includes(to) && !comment) throw invalid('comment', LIFECYCLE_MESSAGES.justification(to));
-  if (to === 'accepted') {
-    if (!request.mayAcceptRisk) throw new ApiError(403, 'permission_denied', LIFECYCLE_MESSAGES.approver);
-    const until = request.acceptedUntil;
-    if (!until) throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryRequired);
-    if (until <= request.today) throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryPast);
-    if (until > addDays(request.today, MAX_ACCEPTANCE_DAYS))
-      throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryTooFar);
-  }
+  const comment = checkMoveRequest(request);
   const resolved = isResolvedState(to);
   const wasResolved = isResolvedState(current.state);
   return {
@@ -95,6 +86,27 @@ export function planMove(
     acceptedBy: to === 'accepted' ? request.userId : null,
     acceptedUntil: to === 'accepted' ? request.acceptedUntil! : null,
   };
+}
+
+/**
+ * What a move to `request.to` needs whatever the finding's state: a justification, and for an acceptance an approver
+ * and an expiry within bounds. Answers the trimmed comment; refusals as planMove's.
+ */
+export function checkMoveRequest(request: MoveRequest): string {
+  const { to } = request;
+  if (to !== 'accepted' && request.acceptedUntil)
+    throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryOnlyAccepted);
+  const comment = request.comment.trim();
+  if (JUSTIFIED_STATES.includes(to) && !comment) throw invalid('comment', LIFECYCLE_MESSAGES.justification(to));
+  if (to === 'accepted') {
+    if (!request.mayAcceptRisk) throw new ApiError(403, 'permission_denied', LIFECYCLE_MESSAGES.approver);
+    const until = request.acceptedUntil;
+    if (!until) throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryRequired);
+    if (until <= request.today) throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryPast);
+    if (until > addDays(request.today, MAX_ACCEPTANCE_DAYS))
+      throw invalid('accepted_until', LIFECYCLE_MESSAGES.expiryTooFar);
+  }
+  return comment;
 }
 
 /**

@@ -3,7 +3,7 @@
  * with the French messages.
  */
 import { SEVERITIES, type Severity } from '../db/schema.ts';
-import { FINDING_STATES } from '../../../contract/finding-states.ts';
+import { FINDING_STATES, type FindingState } from '../../../contract/finding-states.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { charCount, clipText } from '../../../contract/text.ts';
 import type { SummaryFilters } from '../repositories/dashboard.ts';
@@ -29,6 +29,11 @@ export const MESSAGES = {
   assignee: "Cette personne n'est pas membre de l'organisation ou n'a qu'un accès en lecture.",
   state: `État invalide. Valeurs possibles : ${FINDING_STATES.join(', ')}.`,
   comment: 'Le commentaire est requis (10 000 caractères au plus).',
+  bulkIds: 'Sélection invalide : de 1 à 1 000 identifiants de vulnérabilités.',
+  bulkSelection:
+    'Choisissez les vulnérabilités : une liste d’identifiants, ou un filtre (toutes celles qu’il retient).',
+  bulkAction: 'Action invalide. Valeurs possibles : assign, due_date, transition.',
+  bulkValue: 'Valeur requise pour cette action.',
 } as const;
 
 const day = orNull('string', {
@@ -173,6 +178,69 @@ export const CommentBody = Type.Object(
   { comment: Type.String({ minLength: 1, maxLength: 10_000, errorMessage: MESSAGES.comment }) },
   { additionalProperties: false },
 );
+/**
+ * Work on many findings (issue 21): `ids` (at most 1,000) or `filter` (the list's filters: every finding they match,
+ * chosen on the server), and one action with its value.
+ */
+export const BulkBody = Type.Object(
+  {
+    ids: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000, errorMessage: MESSAGES.bulkIds }),
+    ),
+    filter: Type.Optional(
+      Type.Object(Object.fromEntries(FILTER_KEYS.map((k) => [k, Type.Optional(Type.String({ maxLength: 500 }))])), {
+        additionalProperties: false,
+      }),
+    ),
+    action: Type.String({ enum: ['assign', 'due_date', 'transition'], errorMessage: MESSAGES.bulkAction }),
+    assignee_id: orNull('integer', { minimum: 1, errorMessage: { minimum: MESSAGES.assignee } }),
+    due_date: day,
+    state: Type.Optional(Type.String({ enum: [...FINDING_STATES], errorMessage: MESSAGES.state })),
+    comment: Type.Optional(Type.String({ maxLength: 10_000 })),
+    accepted_until: Type.Optional(day),
+  },
+  { additionalProperties: false },
+);
+export type BulkBody = Static<typeof BulkBody>;
+
+export const BulkReply = Type.Object(
+  { selected: Type.Integer(), changed: Type.Integer(), unchanged: Type.Integer(), refused: Type.Integer() },
+  { title: 'BulkResult' },
+);
+
+/** Findings named by id, or every one a filter matches. */
+export type BulkSelection = { ids: number[] } | { filters: VulnerabilityFilters };
+
+export type BulkAction =
+  | { action: 'assign'; assigneeId: number | null }
+  | { action: 'due_date'; dueDate: string | null }
+  | { action: 'transition'; to: FindingState; comment: string; acceptedUntil?: string | undefined };
+
+/** The selection and the action of a bulk body, checked: exactly one of ids and filter, the action's value given. */
+export function readBulk(body: BulkBody): { selection: BulkSelection; action: BulkAction } {
+  const errors = new FieldErrors();
+  if ((body.ids === undefined) === (body.filter === undefined)) errors.add('ids', MESSAGES.bulkSelection);
+  const filters = body.filter ? parseFilters(errors, body.filter) : undefined;
+  let action: BulkAction | undefined;
+  if (body.action === 'assign') {
+    if (body.assignee_id === undefined) errors.add('assignee_id', MESSAGES.bulkValue);
+    else action = { action: 'assign', assigneeId: body.assignee_id };
+  } else if (body.action === 'due_date') {
+    if (body.due_date === undefined) errors.add('due_date', MESSAGES.bulkValue);
+    else action = { action: 'due_date', dueDate: body.due_date };
+  } else if (!body.state) errors.add('state', MESSAGES.bulkValue);
+  else {
+    action = {
+      action: 'transition',
+      to: body.state as FindingState,
+      comment: body.comment ?? '',
+      acceptedUntil: body.accepted_until ?? undefined,
+    };
+  }
+  errors.throwIfAny();
+  return { selection: body.ids ? { ids: [...new Set(body.ids)] } : { filters: filters! }, action: action! };
+}
+
 export const ResolveBody = Nullable(
   Type.Object({ is_resolved: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
 );

@@ -24,6 +24,8 @@ import { RetryError } from '../../components/list-state.tsx';
 import { CVE_SEARCH_LINK, DASHBOARD_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
 import { FINDING_STATE_LABELS } from '../../../contract/finding-states.ts';
+import { may } from '../../lib/auth/can-write.ts';
+import { BulkBar, noSelection, type Selection } from './bulk-bar.tsx';
 
 export const ROW_HEIGHT = 44;
 /** Rows read at a time as the visible range needs them. */
@@ -50,7 +52,18 @@ export default function VulnerabilityListPage() {
   const filters = parseFilters(search);
   const canonical = filtersToSearch(filters);
   const apiQuery = filtersToApi(filters);
-  const key = `${canonical}|${filters.ordering}|${tenantKey()}`;
+  // A bulk change reloads the rows (a new key), and a new filter drops the selection.
+  const [reloads, setReloads] = useState(0);
+  const key = `${canonical}|${filters.ordering}|${tenantKey()}|${reloads}`;
+  const [selection, setSelection] = useState<Selection>(noSelection);
+  const [bulkOutcome, setBulkOutcome] = useState<string | null>(null);
+  const [selectionFor, setSelectionFor] = useState(canonical);
+  if (selectionFor !== canonical) {
+    setSelectionFor(canonical);
+    setSelection(noSelection());
+    setBulkOutcome(null);
+  }
+  const selectable = may('change_content');
   const rows = usePagedWindow(key, (page, size) => fetchVulnerabilityPage(apiQuery, page, size), {
     pageSize: PAGE_SIZE,
     pagesKept: PAGES_KEPT,
@@ -78,6 +91,19 @@ export default function VulnerabilityListPage() {
         <ExportControls query={apiQuery} expectedRows={rows.total} />
       </div>
       <DataOriginNote origin={rows.origin} />
+      {selectable && rows.total !== null && rows.total > 0 && (
+        <BulkBar
+          selection={selection}
+          total={rows.total}
+          query={apiQuery}
+          onSelect={setSelection}
+          outcome={bulkOutcome}
+          onDone={(outcome) => {
+            setBulkOutcome(outcome);
+            if (outcome) setReloads((n) => n + 1);
+          }}
+        />
+      )}
       {rows.error && <RetryError className="vuln-error" message={rows.error} onRetry={rows.retry} />}
       {rows.total === 0 && (
         <p className="empty">
@@ -100,6 +126,8 @@ export default function VulnerabilityListPage() {
           ordering={filters.ordering}
           onSort={(ordering) => setFilters({ ...filters, ordering })}
           onOpen={(v) => navigate(`/vulnerabilities/${encodeURIComponent(String(v.id))}`)}
+          selection={selectable ? selection : undefined}
+          onSelect={setSelection}
         />
       )}
     </section>
@@ -259,9 +287,21 @@ interface VirtualTableProps {
   ordering: string;
   onSort: (ordering: string) => void;
   onOpen: (v: Vulnerability) => void;
+  /** Writers tick rows for a bulk action; undefined: no checkboxes. */
+  selection?: Selection | undefined;
+  onSelect: (next: Selection) => void;
 }
 
-function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: VirtualTableProps) {
+function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, selection, onSelect }: VirtualTableProps) {
+  const ticked = (v: Vulnerability) =>
+    selection?.kind === 'all' || (selection?.kind === 'ids' && selection.ids.has(String(v.id)));
+  const tick = (v: Vulnerability, on: boolean) => {
+    const ids = new Set(selection?.kind === 'ids' ? selection.ids : []);
+    if (on) ids.add(String(v.id));
+    else ids.delete(String(v.id));
+    onSelect({ kind: 'ids', ids });
+  };
+  const columns = selection ? 10 : 9;
   const scroller = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read during render by design
   const virtualizer = useVirtualizer({
@@ -308,6 +348,11 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
       <table className="vuln-table" aria-rowcount={total + 1}>
         <thead>
           <tr aria-rowindex={1}>
+            {selection && (
+              <th scope="col" className="col-check">
+                <span className="visually-hidden">Sélection</span>
+              </th>
+            )}
             {header('cve', 'CVE', 'col-cve')}
             {header('title', 'Titre', 'col-title')}
             {header('severity', 'Gravité', 'col-sev')}
@@ -338,7 +383,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
             if (!v)
               return (
                 <tr key={item.key} className="row loading" aria-rowindex={item.index + 2} aria-busy="true">
-                  <td colSpan={9}>
+                  <td colSpan={columns}>
                     <span className="placeholder" />
                     <span className="visually-hidden">Chargement…</span>
                   </td>
@@ -346,6 +391,17 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen }: V
               );
             return (
               <tr key={item.key} className="row" aria-rowindex={item.index + 2} onClick={() => onOpen(v)}>
+                {selection && (
+                  <td className="col-check" onClick={(e) => e.stopPropagation()}>
+                    <input
+                      type="checkbox"
+                      checked={ticked(v)}
+                      disabled={selection.kind === 'all'}
+                      aria-label={`Sélectionner ${v.cve_id ?? `n° ${v.id}`}`}
+                      onChange={(e) => tick(v, e.target.checked)}
+                    />
+                  </td>
+                )}
                 <td className="mono">
                   <Link
                     href={`/vulnerabilities/${encodeURIComponent(String(v.id))}`}

@@ -34,11 +34,11 @@ export interface AuthContext {
 }
 
 /** Which statement timeout a route's tenant transactions get (config.ts StatementTimeouts). */
-export type StatementClass = 'read' | 'write' | 'export';
+export type StatementClass = 'read' | 'write' | 'export' | 'import';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Default: read for GET and HEAD, write otherwise; streamed exports say 'export'. */
+    /** Default: read for GET and HEAD, write otherwise; streamed exports say 'export', bulk changes 'import'. */
     statementClass?: StatementClass;
   }
   interface FastifyInstance {

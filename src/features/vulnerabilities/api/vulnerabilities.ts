@@ -77,6 +77,18 @@ export function addComment(id: string | number, comment: string): Promise<Findin
   });
 }
 
+export interface BulkResult {
+  selected: number;
+  changed: number;
+  unchanged: number;
+  refused: number;
+}
+
+/** Many findings at once: `ids`, or `filter` (every finding it matches, chosen by the server). */
+export function applyBulk(body: Record<string, unknown>): Promise<BulkResult> {
+  return apiRequest<BulkResult>(`${BASE}/bulk/`, { method: 'POST', body, allowForbidden: true });
+}
+
 /** The tenant's members a finding may be assigned to; an empty list when they cannot be read. */
 export async function fetchAssignees(): Promise<Assignee[]> {
   try {

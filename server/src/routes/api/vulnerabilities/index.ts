@@ -30,7 +30,10 @@ import {
   readExportQuery,
   readListQuery,
   readSummaryQuery,
+  BulkBody,
+  BulkReply,
   CommentBody,
+  readBulk,
   ResolveBody,
   SummaryQuery,
   TransitionBody,
@@ -42,6 +45,8 @@ import { findingWithCve, saveFinding } from '../../../services/vulnerabilities.t
 import { moveFinding, setResolved, type Moved } from '../../../services/finding-lifecycle.ts';
 import { FindingEventsRepository } from '../../../repositories/finding-events.ts';
 import { TenantUsersRepository } from '../../../repositories/tenant-users.ts';
+import { applyBulk } from '../../../services/finding-bulk.ts';
+import { describeUserAgent } from '../../../plugins/app/audit.ts';
 import { canAcceptRisk } from '../../../policies/index.ts';
 import { FINDING_STATE_LABELS, type FindingState } from '../../../../../contract/finding-states.ts';
 import { AssigneeSchema, FindingEventSchema, presentFindingEvent } from '../../../presenters/finding-event.ts';
@@ -190,6 +195,30 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await found(request, (tx) =>
           moveFinding(tx, Number(request.params.id), { ...move, mayAcceptRisk: canAcceptRisk(actor) }),
         ),
+      );
+    },
+  );
+
+  // Many findings at once: ticked ones, or all a filter matches; one transaction, one audit event per finding.
+  app.post(
+    '/api/vulnerabilities/bulk/',
+    {
+      ...write({ body: BulkBody, response: replies.signedIn({ 200: BulkReply }, 400, 403) }),
+      config: { statementClass: 'import', heavy: true },
+    },
+    async (request) => {
+      const { selection, action } = readBulk(request.body);
+      const { actor } = signedIn(request);
+      const agent = describeUserAgent(request.headers['user-agent']);
+      return request.tenantDb((tx) =>
+        applyBulk(tx, selection, action, {
+          userId: actor.userId,
+          username: actor.username,
+          ip: request.ip,
+          browser: agent.browser,
+          os: agent.os,
+          mayAcceptRisk: canAcceptRisk(actor),
+        }),
       );
     },
   );
