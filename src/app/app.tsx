@@ -28,6 +28,8 @@ const VulnerabilityListPage = lazy(() => import('../features/vulnerabilities/lis
 const VulnerabilityDetailPage = lazy(() => import('../features/vulnerabilities/detail-page.tsx'));
 const CveSearchPage = lazy(() => import('../features/vulnerabilities/cve-search-page.tsx'));
 const ScansPage = lazy(() => import('../features/scans/scans-page.tsx'));
+const ScanPage = lazy(() => import('../features/scans/scan-page.tsx'));
+const AssetPage = lazy(() => import('../features/assets/asset-page.tsx'));
 const AssetsPage = lazy(() => import('../features/assets/assets-page.tsx'));
 const ThreatsPage = lazy(() => import('../features/threats/threats-page.tsx'));
 const TasksPage = lazy(() => import('../features/tasks/tasks-page.tsx'));
@@ -71,7 +73,9 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/cve', CveSearchPage],
   ['/cve/:cveId', CveSearchPage],
   ['/scans', ScansPage],
+  ['/scans/:id', ScanPage],
   ['/assets', AssetsPage],
+  ['/assets/:id', AssetPage],
   ['/threats', ThreatsPage],
   ['/tasks', TasksPage],
   ['/projects', ProjectsPage],

@@ -53,11 +53,13 @@ describe.each(SIZES)('no screen scrolls sideways on %s; none speaks English or f
     });
     afterAll(async () => context?.close());
 
-    it('every screen, a finding and its CVE, a blog post and its editor, each tab of a project', async () => {
+    it('every screen, a finding and its CVE, a blog post and its editor, an asset, a scan, each tab of a project', async () => {
       const finding = await firstRecord(page, '/vulnerabilities/list', /^\/vulnerabilities\/\d+$/);
       const post = await firstRecord(page, '/blog', /^\/blog\/(?!new$)[^/]+$/);
       // Every route of the router: the parameterised ones through a record of each kind.
-      const paths = [...SCREENS, finding, '/cve/CVE-2021-44228', post, `${post}/edit`];
+      const asset = await firstRecord(page, '/assets', /^\/assets\/\d+$/);
+      const scan = await firstRecord(page, '/scans', /^\/scans\/\d+$/);
+      const paths = [...SCREENS, finding, '/cve/CVE-2021-44228', post, `${post}/edit`, asset, scan];
       const project = await firstRecord(page, '/projects', /^\/projects\/\d+$/);
       paths.push(...PROJECT_TABS.map((tab) => `${project}?tab=${tab}`));
       const found: Record<string, unknown> = {};

@@ -91,8 +91,10 @@ describe(`re-scan reconciliation (${backend})`, () => {
       filesDir: t.filesDir,
     });
     if (outcome.status !== 'COMPLETED') throw new Error(`scan not completed: ${JSON.stringify(outcome)}`);
+    scanIds.push(res.json().id);
     return outcome.summary;
   };
+  const scanIds: number[] = [];
   const findings = async () => {
     const [image] = await t.database.db
       .select({ id: assets.id })
@@ -159,6 +161,42 @@ describe(`re-scan reconciliation (${backend})`, () => {
       ['fixed', 'confirmed', null, 'Détectée de nouveau par le scan « Passage 2 ».'],
       ['confirmed', 'fixed', null, 'Absente du scan « Passage 3 » : corrigée, à vérifier.'],
     ]);
+
+    // The scan's page: what its reconciliation changed.
+    const changes = jsonOf<{ vulnerability_id: number; title: string; from_value: string; to_value: string }[]>(
+      await call('analyste', 'GET', `/api/vulnerabilities/scans/${scanIds[2]}/changes/`),
+      200,
+    );
+    expect(changes.map((ch) => [ch.vulnerability_id, ch.title, ch.from_value, ch.to_value])).toEqual([
+      [a!.id, 'Faille CVE-2099-9001', 'new', 'fixed'],
+      [c!.id, 'Faille CVE-2099-9003', 'confirmed', 'fixed'],
+    ]);
+    expect(
+      jsonOf<unknown[]>(await call('analyste', 'GET', `/api/vulnerabilities/scans/${scanIds[1]}/changes/`), 200),
+    ).toHaveLength(1);
+
+    // The asset's page: findings by state and severity, its three scans, the latest history lines first.
+    const overview = jsonOf<{
+      findings_by_state: Record<string, number>;
+      open_by_severity: Record<string, number>;
+      scans: { id: number; name: string }[];
+      history: { title: string; to_value: string }[];
+    }>(await call('analyste', 'GET', `/api/assets/${a!.assetId}/overview/`), 200);
+    expect(overview.findings_by_state).toMatchObject({ new: 2, fixed: 2, false_positive: 1, confirmed: 0 });
+    expect(overview.open_by_severity.high).toBe(1);
+    expect(overview.scans.map((sc) => sc.name)).toEqual(['Passage 3', 'Passage 2', 'Passage 1']);
+    expect(overview.history[0]).toMatchObject({ title: 'Faille CVE-2099-9003', to_value: 'fixed' });
+    // Another tenant's member does not see it; deleting a scan keeps the history, without the scan.
+    expect((await call('lecteur', 'GET', `/api/assets/${a!.assetId}/overview/`)).statusCode).toBe(404);
+    expect((await call('analyste', 'DELETE', `/api/vulnerabilities/scans/${scanIds[2]}/`)).statusCode).toBe(204);
+    const after = jsonOf<{ scan_id: number | null; comment: string }[]>(
+      await call('analyste', 'GET', `${LIST}${c!.id}/history/`),
+      200,
+    );
+    expect(after.at(-1)).toMatchObject({
+      scan_id: null,
+      comment: 'Absente du scan « Passage 3 » : corrigée, à vérifier.',
+    });
   });
 
   it('takes a CycloneDX VEX « not affected » as a false positive, with its reason', async () => {

@@ -59,7 +59,7 @@ afterEach(() => {
 describe('list filters ↔ URL', () => {
   it('round-trips every filter through the query string', () => {
     const search =
-      'severity=high,critical,bogus&is_resolved=false&kev=true&asset=4&cve=CVE-2024-3400&text=log4j&ordering=-cvss_score';
+      'severity=high,critical,bogus&is_resolved=false&kev=true&asset=4&cve=CVE-2024-3400&scan=12&text=log4j&ordering=-cvss_score';
     const f = parseFilters(search);
     expect(f).toEqual({
       severity: ['critical', 'high'],
@@ -67,6 +67,7 @@ describe('list filters ↔ URL', () => {
       kev: 'true',
       asset: '4',
       cve: 'CVE-2024-3400',
+      scan: '12',
       text: 'log4j',
       ordering: '-cvss_score',
     });

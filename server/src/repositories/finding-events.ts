@@ -1,6 +1,6 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
-import { findingEvents, users, type FindingEventKind } from '../db/schema.ts';
+import { findingEvents, users, vulnerabilities, type FindingEventKind } from '../db/schema.ts';
 
 export interface FindingEventInput {
   vulnerabilityId: number;
@@ -9,9 +9,21 @@ export interface FindingEventInput {
   fromValue?: string | null | undefined;
   toValue?: string | null | undefined;
   comment?: string | undefined;
+  /** The scan whose reconciliation made the move. */
+  scanId?: number | null | undefined;
 }
 
 export type FindingEventRow = typeof findingEvents.$inferSelect & { username: string | null };
+
+export interface FindingChangeRow {
+  id: number;
+  vulnerabilityId: number;
+  fromValue: string | null;
+  toValue: string | null;
+  createdAt: Date;
+  title: string;
+  cveId: string | null;
+}
 
 const inCurrentTenant = eq(findingEvents.tenantId, sql`app_current_tenant()`);
 
@@ -28,6 +40,7 @@ export class FindingEventsRepository {
         fromValue: e.fromValue ?? null,
         toValue: e.toValue ?? null,
         comment: e.comment ?? '',
+        scanId: e.scanId ?? null,
       })),
     );
   }
@@ -43,6 +56,7 @@ export class FindingEventsRepository {
         fromValue: findingEvents.fromValue,
         toValue: findingEvents.toValue,
         comment: findingEvents.comment,
+        scanId: findingEvents.scanId,
         createdAt: findingEvents.createdAt,
         username: users.username,
       })
@@ -50,5 +64,61 @@ export class FindingEventsRepository {
       .leftJoin(users, eq(users.id, findingEvents.userId))
       .where(and(inCurrentTenant, eq(findingEvents.vulnerabilityId, vulnerabilityId)))
       .orderBy(asc(findingEvents.id));
+  }
+
+  /** The moves a scan's reconciliation made, with each finding's title and CVE, at most `limit`. */
+  async byScan(tx: TenantDb, scanId: number, limit: number): Promise<FindingChangeRow[]> {
+    return tx
+      .select({
+        id: findingEvents.id,
+        vulnerabilityId: findingEvents.vulnerabilityId,
+        fromValue: findingEvents.fromValue,
+        toValue: findingEvents.toValue,
+        createdAt: findingEvents.createdAt,
+        title: vulnerabilities.title,
+        cveId: vulnerabilities.cveId,
+      })
+      .from(findingEvents)
+      .innerJoin(
+        vulnerabilities,
+        and(
+          eq(vulnerabilities.tenantId, findingEvents.tenantId),
+          eq(vulnerabilities.id, findingEvents.vulnerabilityId),
+        ),
+      )
+      .where(and(inCurrentTenant, eq(findingEvents.scanId, scanId)))
+      .orderBy(asc(findingEvents.id))
+      .limit(limit);
+  }
+
+  /** The latest lines of the history of an asset's findings, newest first. */
+  async byAsset(tx: TenantDb, assetId: number, limit: number): Promise<(FindingEventRow & { title: string })[]> {
+    return tx
+      .select({
+        id: findingEvents.id,
+        tenantId: findingEvents.tenantId,
+        vulnerabilityId: findingEvents.vulnerabilityId,
+        userId: findingEvents.userId,
+        kind: findingEvents.kind,
+        fromValue: findingEvents.fromValue,
+        toValue: findingEvents.toValue,
+        comment: findingEvents.comment,
+        scanId: findingEvents.scanId,
+        createdAt: findingEvents.createdAt,
+        username: users.username,
+        title: vulnerabilities.title,
+      })
+      .from(findingEvents)
+      .innerJoin(
+        vulnerabilities,
+        and(
+          eq(vulnerabilities.tenantId, findingEvents.tenantId),
+          eq(vulnerabilities.id, findingEvents.vulnerabilityId),
+        ),
+      )
+      .leftJoin(users, eq(users.id, findingEvents.userId))
+      .where(and(inCurrentTenant, eq(vulnerabilities.assetId, assetId)))
+      .orderBy(desc(findingEvents.id))
+      .limit(limit);
   }
 }

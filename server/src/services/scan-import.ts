@@ -439,7 +439,12 @@ export async function applyFindings(
 }
 
 /** The history lines of an import's reconciliation, written with its completion (nothing is written if it is undone). */
-export async function recordMoves(tx: TenantDb, journal: ImportJournal, scanName: string): Promise<void> {
+export async function recordMoves(
+  tx: TenantDb,
+  journal: ImportJournal,
+  scan: { id: number; name: string },
+): Promise<void> {
+  const scanName = scan.name;
   const events = new FindingEventsRepository();
   for (let i = 0; i < journal.moves.length; i += BATCH) {
     await events.add(
@@ -447,6 +452,7 @@ export async function recordMoves(tx: TenantDb, journal: ImportJournal, scanName
       journal.moves.slice(i, i + BATCH).map((m) => ({
         vulnerabilityId: m.id,
         userId: null,
+        scanId: scan.id,
         kind: 'state' as const,
         fromValue: m.from,
         toValue: m.to,
@@ -640,7 +646,7 @@ export async function processScanReport(database: Database, opts: ProcessOptions
             updatedAt: new Date(),
           })
           .where(eq(scans.id, scanId));
-        await recordMoves(tx, journal, scan.name);
+        await recordMoves(tx, journal, scan);
         return notifier.criticalFindings(
           tx,
           { id: scanId, name: scan.name, launchedBy: opts.requestedBy ?? scan.createdBy },

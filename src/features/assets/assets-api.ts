@@ -58,3 +58,37 @@ export function updateAsset(id: Asset['id'], body: AssetInput): Promise<Asset> {
 export function deleteAsset(id: Asset['id']): Promise<unknown> {
   return apiRequest<unknown>(`${BASE}${id}/`, { method: 'DELETE', allowForbidden: true });
 }
+
+/** An asset's page beside the asset (issue 21). */
+export interface AssetOverview {
+  findings_by_state: Record<string, number>;
+  open_by_severity: Record<string, number>;
+  scans: {
+    id: number;
+    name: string;
+    status: string;
+    scanner: string;
+    created_at: string;
+    completed_at: string | null;
+  }[];
+  projects: { id: number; name: string; status: string }[];
+  history: {
+    id: number;
+    vulnerability_id: number;
+    title: string;
+    kind: string;
+    username: string | null;
+    from_value: string | null;
+    to_value: string | null;
+    comment: string;
+    created_at: string;
+  }[];
+}
+
+export function fetchAsset(id: string): Promise<{ data: Asset; origin: DataOrigin }> {
+  return apiRequestWithOrigin<Asset>(`${BASE}${encodeURIComponent(id)}/`);
+}
+
+export function fetchAssetOverview(id: string): Promise<{ data: AssetOverview; origin: DataOrigin }> {
+  return apiRequestWithOrigin<AssetOverview>(`${BASE}${encodeURIComponent(id)}/overview/`);
+}

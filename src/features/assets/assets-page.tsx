@@ -123,7 +123,9 @@ export default function AssetsPage() {
             >
               {data.results.map((a) => (
                 <tr key={a.id} data-asset-id={a.id}>
-                  <th scope="row">{a.name}</th>
+                  <th scope="row">
+                    <Link href={`/assets/${encodeURIComponent(String(a.id))}`}>{a.name}</Link>
+                  </th>
                   <td>{ASSET_TYPE_LABELS[a.asset_type] ?? a.asset_type}</td>
                   <td>
                     <span className={`vm-badge ${a.criticality}`}>

@@ -18,6 +18,28 @@ export interface ScanSummary {
   updated?: number;
   assets_created?: number;
   by_severity?: Partial<Record<Severity, number>>;
+  /** The re-scan reconciliation (issue 21). */
+  still_present?: number;
+  reopened?: number;
+  fixed?: number;
+}
+
+/** A finding a scan's reconciliation moved: reopened, or closed as fixed. */
+export interface ScanChange {
+  vulnerability_id: number;
+  title: string;
+  cve_id: string | null;
+  from_value: string | null;
+  to_value: string | null;
+  created_at: string;
+}
+
+export function fetchScan(id: string): Promise<{ data: Scan; origin: DataOrigin }> {
+  return apiRequestWithOrigin<Scan>(`${SCANS_PATH}${encodeURIComponent(id)}/`);
+}
+
+export function fetchScanChanges(id: string): Promise<{ data: ScanChange[]; origin: DataOrigin }> {
+  return apiRequestWithOrigin<ScanChange[]>(`${SCANS_PATH}${encodeURIComponent(id)}/changes/`);
 }
 
 export interface Scan {

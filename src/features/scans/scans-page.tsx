@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'wouter';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { useRowActions } from '../../components/use-row-actions.ts';
@@ -215,7 +216,9 @@ export default function ScansPage() {
             >
               {results.map((scan) => (
                 <tr key={scan.id} data-scan-id={scan.id}>
-                  <th scope="row">{scan.name}</th>
+                  <th scope="row">
+                    <Link href={`/scans/${encodeURIComponent(String(scan.id))}`}>{scan.name}</Link>
+                  </th>
                   <td>{SCANNER_LABELS[scan.scanner] ?? scan.scanner}</td>
                   <td>{scan.target || '—'}</td>
                   <td>

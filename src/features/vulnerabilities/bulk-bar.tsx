@@ -113,7 +113,7 @@ export function BulkBar({
       </p>
       {pending && <progress aria-label="Action groupée en cours" />}
       {count > 0 && !pending && (
-        <div className="bulk-fields">
+        <div className="vm-toolbar bulk-fields">
           <label>
             Action
             <select value={action} onChange={(e) => setAction(e.target.value as Action)}>

@@ -134,9 +134,7 @@ function Detail({
             <dt>Actif</dt>
             <dd>
               {v.asset ? (
-                <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(v.asset.id))}`}>
-                  {v.asset.name}
-                </Link>
+                <Link href={`/assets/${encodeURIComponent(String(v.asset.id))}`}>{v.asset.name}</Link>
               ) : (
                 'Aucun'
               )}
@@ -179,7 +177,13 @@ function Detail({
             {v.source && (
               <>
                 <dt>Source</dt>
-                <dd>{v.source}</dd>
+                <dd>
+                  {v.scan_id !== null && v.scan_id !== undefined ? (
+                    <Link href={`/scans/${encodeURIComponent(String(v.scan_id))}`}>{v.source}</Link>
+                  ) : (
+                    v.source
+                  )}
+                </dd>
               </>
             )}
           </dl>

@@ -9,6 +9,8 @@ export interface ListFilters {
   kev: '' | 'true' | 'false';
   asset: string;
   cve: string;
+  /** A scan's findings (its page links here). */
+  scan: string;
   text: string;
   ordering: string;
 }
@@ -48,6 +50,7 @@ export function parseFilters(search: string): ListFilters {
     kev: triState(p.get('kev')),
     asset: p.get('asset') ?? '',
     cve: p.get('cve') ?? '',
+    scan: /^\d+$/.test(p.get('scan') ?? '') ? p.get('scan')! : '',
     text: p.get('text') ?? '',
     ordering: ORDERING_VALUES.has(ordering) ? ordering : DEFAULT_ORDERING,
   };
@@ -61,6 +64,7 @@ export function filtersToSearch(f: ListFilters): string {
   if (f.kev) p.set('kev', f.kev);
   if (f.asset) p.set('asset', f.asset);
   if (f.cve) p.set('cve', f.cve);
+  if (f.scan) p.set('scan', f.scan);
   if (f.text.trim()) p.set('text', f.text.trim());
   if (f.ordering !== DEFAULT_ORDERING) p.set('ordering', f.ordering);
   return p.toString();
@@ -74,10 +78,11 @@ export function filtersToApi(f: ListFilters): ListQuery {
   if (f.kev) q.kev = f.kev;
   if (f.asset) q.asset = f.asset;
   if (f.cve) q.cve = f.cve;
+  if (f.scan) q.scan = f.scan;
   if (f.text.trim()) q.text = f.text.trim();
   return q;
 }
 
 export function hasFilters(f: ListFilters): boolean {
-  return !!(f.severity.length || f.is_resolved || f.kev || f.asset || f.cve || f.text.trim());
+  return !!(f.severity.length || f.is_resolved || f.kev || f.asset || f.cve || f.scan || f.text.trim());
 }

@@ -249,7 +249,7 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
           )}
         </select>
       </div>
-      {(filters.cve || hasFilters(filters)) && (
+      {(filters.cve || filters.scan || hasFilters(filters)) && (
         <div className="span-all">
           {filters.cve && (
             <span className="filter-chip">
@@ -259,6 +259,19 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
                 className="link"
                 aria-label={`Retirer le filtre ${filters.cve}`}
                 onClick={() => onChange({ ...filters, cve: '' })}
+              >
+                ×
+              </button>
+            </span>
+          )}{' '}
+          {filters.scan && (
+            <span className="filter-chip">
+              Scan n° {filters.scan}
+              <button
+                type="button"
+                className="link"
+                aria-label={`Retirer le filtre du scan n° ${filters.scan}`}
+                onClick={() => onChange({ ...filters, scan: '' })}
               >
                 ×
               </button>

@@ -153,10 +153,15 @@ export const findingEvents = pgTable(
     fromValue: text('from_value'),
     toValue: text('to_value'),
     comment: text('comment').notNull().default(''),
+    /** The scan whose reconciliation made the move (issue 21's scan page lists them); null otherwise. */
+    scanId: bigint('scan_id', { mode: 'number' }).references(() => scans.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (t) => [
     cascadeTo('finding_events_vulnerability_fk', [t.tenantId, t.vulnerabilityId], vulnerabilities),
+    index('finding_events_scan_idx')
+      .on(t.tenantId, t.scanId)
+      .where(sql`${t.scanId} is not null`),
     index('finding_events_finding_idx').on(t.tenantId, t.vulnerabilityId, t.id),
   ],
 );

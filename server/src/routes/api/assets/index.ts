@@ -7,14 +7,23 @@ import { AssetBody, ListAssetsQuery, readAssetList, validateAsset } from '../../
 import { IdParams, Paged, replies } from '../../../schemas/common.ts';
 import { unlessDuplicateAsset } from '../../../services/assets.ts';
 import { found, taggedRoutes } from '../shared.ts';
+import { signedIn } from '../../../plugins/app/authorization.ts';
+import { AssetOverviewRepository } from '../../../repositories/asset-overview.ts';
+import { FindingEventsRepository } from '../../../repositories/finding-events.ts';
+import { ProjectAccessRepository } from '../../../repositories/project-access.ts';
+import { AssetOverviewSchema, presentAssetOverview } from '../../../presenters/asset-overview.ts';
 import { pageWindow } from '../../../schemas/query.ts';
 
 const LIST_PATH = '/api/assets/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
+const HISTORY_SHOWN = 30;
 
 /** Assets of the current tenant (docs/api-vulnerabilities.md). */
 const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new AssetsRepository();
+  const overviews = new AssetOverviewRepository();
+  const events = new FindingEventsRepository();
+  const projectAccess = new ProjectAccessRepository();
   const { read, write, deleteById } = taggedRoutes(app, ['Actifs']);
 
   app.get(
@@ -45,6 +54,23 @@ const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ITEM_PATH,
     read({ params: IdParams, response: replies.signedIn({ 200: AssetSchema }, 404) }),
     async (request) => presentAsset(await found(request, (tx) => repo.find(tx, Number(request.params.id)))),
+  );
+
+  // The asset's page (issue 21): its findings by state and severity, scans, projects and the latest history lines.
+  app.get(
+    `${ITEM_PATH}overview/`,
+    read({ params: IdParams, response: replies.signedIn({ 200: AssetOverviewSchema }, 404) }),
+    async (request) => {
+      const id = Number(request.params.id);
+      const { actor } = signedIn(request);
+      return presentAssetOverview(
+        await found(request, async (tx) => {
+          if (!(await repo.find(tx, id))) return undefined;
+          const overview = await overviews.overview(tx, id, projectAccess.readable(actor));
+          return { ...overview, history: await events.byAsset(tx, id, HISTORY_SHOWN) };
+        }),
+      );
+    },
   );
 
   for (const method of ['put', 'patch'] as const) {

@@ -8,7 +8,9 @@ import { presentScan, ScanSchema } from '../../../presenters/scan.ts';
 import { ScansRepository } from '../../../repositories/scans.ts';
 import { MAX_REPORT_BYTES } from '../../../scan-reports/index.ts';
 import { REPORT_FORMAT_LABELS, REPORT_FORMATS } from '../../../../../contract/scan-formats.ts';
-import { IdParams, Paged, replies } from '../../../schemas/common.ts';
+import { IdParams, Paged, replies, Type } from '../../../schemas/common.ts';
+import { FindingEventsRepository } from '../../../repositories/finding-events.ts';
+import { presentScanChange, ScanChangeSchema } from '../../../presenters/finding-event.ts';
 import { invalid } from '../../../schemas/fields.ts';
 import {
   importOptions,
@@ -23,6 +25,7 @@ import { checkAsset, found, taggedRoutes } from '../shared.ts';
 
 const LIST_PATH = '/api/vulnerabilities/scans/';
 const ITEM_PATH = `${LIST_PATH}:id/`;
+const CHANGES_SHOWN = 1000;
 
 /** The list's links: page and page_size always, then the filters the query had. */
 function pageLink(page: number, pageSize: number, query: { status?: string; scanner?: string }): string {
@@ -47,6 +50,7 @@ function scope(request: FastifyRequest): ScanScope {
 const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new ScansRepository();
   const scans = new ScanService(app.jobs, app.filesDir);
+  const events = new FindingEventsRepository();
   // Encapsulated here: only the import route accepts multipart bodies, with the report's own limits.
   await app.register(multipart, {
     limits: { fileSize: MAX_REPORT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12, headerPairs: 100 },
@@ -121,6 +125,17 @@ const scanRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ITEM_PATH,
     read({ params: IdParams, response: replies.signedIn({ 200: ScanSchema }, 404) }),
     async (request) => presentScan(await load(request, request.params.id)),
+  );
+
+  // What the scan's reconciliation changed (issue 21): findings reopened or closed as fixed, at most CHANGES_SHOWN.
+  app.get(
+    `${ITEM_PATH}changes/`,
+    read({ params: IdParams, response: replies.signedIn({ 200: Type.Array(ScanChangeSchema) }, 404) }),
+    async (request) => {
+      const scan = await load(request, request.params.id);
+      const rows = await request.tenantDb((tx) => events.byScan(tx, scan.id, CHANGES_SHOWN));
+      return rows.map(presentScanChange);
+    },
   );
 
   for (const method of ['put', 'patch'] as const) {

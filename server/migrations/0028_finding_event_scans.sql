@@ -1,0 +1,3 @@
+ALTER TABLE "finding_events" ADD COLUMN "scan_id" bigint;--> statement-breakpoint
+ALTER TABLE "finding_events" ADD CONSTRAINT "finding_events_scan_id_scans_id_fk" FOREIGN KEY ("scan_id") REFERENCES "public"."scans"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "finding_events_scan_idx" ON "finding_events" USING btree ("tenant_id","scan_id") WHERE "finding_events"."scan_id" is not null;
