@@ -262,6 +262,9 @@ describe(`scans (${backend})`, () => {
           updated: 0,
           assets_created: 1,
           by_severity: { critical: 0, high: 2, medium: 3, low: 0, info: 0 },
+          still_present: 0,
+          reopened: 0,
+          fixed: 0,
         },
       });
       expect(progress).toEqual([10, 50, 100]);
@@ -325,6 +328,9 @@ describe(`scans (${backend})`, () => {
           updated: 0,
           assets_created: 1,
           by_severity: { critical: 0, high: 0, medium: 1, low: 12, info: 1 },
+          still_present: 0,
+          reopened: 0,
+          fixed: 0,
         },
       });
       const rows = await findingsOf(scan.id);

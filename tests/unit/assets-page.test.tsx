@@ -108,7 +108,9 @@ describe('AssetsPage', () => {
     const row = screen.container.querySelector('tr[data-asset-id="1"]')!;
     expect(row.textContent).toContain('Serveur');
     expect(row.textContent).toContain('Élevée');
-    const link = row.querySelector('a')!;
+    // The name opens the asset's page; the counts open its findings.
+    expect(row.querySelector('th a')!.getAttribute('href')).toBe('/assets/1');
+    const link = row.querySelector('td a')!;
     expect(link.getAttribute('href')).toBe('/vulnerabilities/list?asset=1');
     expect(link.textContent).toBe('4 ouvertes / 7');
     expect(screen.container.querySelector('tr[data-asset-id="2"]')!.textContent).toContain('Aucune');

@@ -191,6 +191,31 @@ describe('finding triage', () => {
     expect(panel().querySelector('form')).toBeNull();
   });
 
+  it('shows the SSVC decision and why', async () => {
+    signIn('readonly');
+    serve({
+      ssvc: {
+        decision: 'act',
+        exploitation: 'active',
+        automatable: 'yes',
+        technical_impact: 'total',
+        mission_wellbeing: 'high',
+        reasons: [
+          'Exploitation active : la CVE figure au catalogue KEV de la CISA.',
+          'Mission : élevée (actif critique).',
+        ],
+      },
+    });
+    renderDetail();
+    await until(() => expect(page.container.querySelector('section.ssvc')).not.toBeNull());
+    const card = page.container.querySelector('section.ssvc')!;
+    expect(text(card.querySelector('.ssvc-decision'))).toBe('À traiter maintenant (Act)');
+    expect([...card.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'Exploitation active : la CVE figure au catalogue KEV de la CISA.',
+      'Mission : élevée (actif critique).',
+    ]);
+  });
+
   it('counts as overdue only an open finding past its due date', () => {
     expect(isOverdue({ due_date: '2026-11-28', is_resolved: false }, '2026-11-29')).toBe(true);
     expect(isOverdue({ due_date: '2026-11-29', is_resolved: false }, '2026-11-29')).toBe(false);

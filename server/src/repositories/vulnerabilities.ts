@@ -357,9 +357,10 @@ export class VulnerabilitiesRepository {
     return rowsOf<ExportRow>(result);
   }
 
-  async find(tx: TenantDb, id: number): Promise<VulnerabilityRow | undefined> {
+  /** One finding, with its asset's criticality (the SSVC decision reads it). */
+  async find(tx: TenantDb, id: number): Promise<(VulnerabilityRow & { assetCriticality: string | null }) | undefined> {
     const [row] = await tx
-      .select(rowColumns)
+      .select({ ...rowColumns, assetCriticality: assets.criticality })
       .from(vulnerabilities)
       .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))

@@ -7,6 +7,7 @@ import type { Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
 import { StateBadge, TriagePanel } from './triage-panel.tsx';
+import { SSVC_LABELS } from '../../../contract/ssvc.ts';
 import { formatDateTime, formatPercent, formatScore } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
 import { messageOf } from '../../lib/error-message.ts';
@@ -45,6 +46,21 @@ export default function VulnerabilityDetailPage() {
           <Detail v={state.data} canWrite={canWrite} onChange={(next) => resource.update((v) => ({ ...v, ...next }))} />
         </>
       )}
+    </section>
+  );
+}
+
+/** CISA's SSVC decision for the finding, and why (docs/ssvc.md). */
+function SsvcCard({ ssvc }: { ssvc: NonNullable<Vulnerability['ssvc']> }) {
+  return (
+    <section className="card ssvc" aria-labelledby="ssvc-title">
+      <h2 id="ssvc-title">Priorité SSVC (CISA)</h2>
+      <p className={`ssvc-decision ssvc-${ssvc.decision}`}>{SSVC_LABELS[ssvc.decision]}</p>
+      <ul>
+        {ssvc.reasons.map((r) => (
+          <li key={r}>{r}</li>
+        ))}
+      </ul>
     </section>
   );
 }
@@ -196,6 +212,7 @@ function Detail({
             </>
           )}
         </section>
+        {v.ssvc && <SsvcCard ssvc={v.ssvc} />}
         {v.state && <TriagePanel v={v} onChange={onChange} />}
       </div>
 

@@ -1,3 +1,4 @@
+import type { SsvcDecision } from '../../../../contract/ssvc.ts';
 import type { FindingState } from '../../../../contract/finding-states.ts';
 export interface CvssMetric {
   key: string;
@@ -89,6 +90,15 @@ export interface Vulnerability {
   created_at: string;
   updated_at?: string;
   cve?: Cve | null;
+  /** CISA's SSVC decision (issue 21), on a finding read alone from this server. */
+  ssvc?: {
+    decision: SsvcDecision;
+    exploitation: string;
+    automatable: string;
+    technical_impact: string;
+    mission_wellbeing: string;
+    reasons: string[];
+  };
 }
 
 export type { Paged } from '../../../../contract/paged.ts';

@@ -12,6 +12,7 @@ import {
   csvHeaderOf,
   exportCsvLine,
   presentExportRow,
+  presentSsvc,
   presentVulnerability,
   VulnerabilityDetailSchema,
   VulnerabilitySchema,
@@ -42,6 +43,7 @@ import {
 } from '../../../schemas/vulnerabilities.ts';
 import { unlessDuplicate } from '../../../services/unique-writes.ts';
 import { findingWithCve, saveFinding } from '../../../services/vulnerabilities.ts';
+import { assessSsvc } from '../../../domain/ssvc.ts';
 import { moveFinding, setResolved, type Moved } from '../../../services/finding-lifecycle.ts';
 import { FindingEventsRepository } from '../../../repositories/finding-events.ts';
 import { TenantUsersRepository } from '../../../repositories/tenant-users.ts';
@@ -123,9 +125,17 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     read({ params: IdParams, response: replies.signedIn({ 200: VulnerabilityDetailSchema }, 404) }),
     async (request) => {
       const { row, cve } = await found(request, (tx) => findingWithCve(tx, Number(request.params.id)));
+      const ssvc = assessSsvc({
+        kev: row.kev,
+        epssScore: row.epssScore,
+        exploitReference: cve?.record.references.some((r) => r.tags?.includes('Exploit')) ?? false,
+        cvssVector: row.cvssVector,
+        criticality: row.assetId === null ? null : row.assetCriticality,
+      });
       return {
         ...presentVulnerability(row),
         cve: cve ? presentCve(cve.record, cve.cwes, cve.affectedAssets) : null,
+        ssvc: presentSsvc(ssvc),
       };
     },
   );
