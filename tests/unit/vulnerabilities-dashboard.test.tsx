@@ -60,6 +60,32 @@ describe('vulnerability dashboard', () => {
     expect(c.querySelector('.data-origin')).toBeNull();
   });
 
+  it('shows SLA compliance beside the summary, and nothing where the backend has no report', async () => {
+    const sla = {
+      open_with_due_date: 40,
+      overdue: 3,
+      due_soon: 5,
+      resolved_in_window: 8,
+      resolved_on_time: 6,
+      window_days: 90,
+      generated_at: '2026-11-29T08:00:00Z',
+    };
+    mockApi((call) => ({ body: call.path === '/api/vulnerabilities/sla-report/' ? sla : full }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('.sla-card')).not.toBeNull());
+    const card = text(page.container.querySelector('.sla-card'));
+    expect(card).toContain('En retard3');
+    expect(card).toContain('À échéance sous 7 jours5');
+    expect(card).toMatch(/Corrigées dans les délais \(90 derniers jours\)75\s%\s\(6 sur 8\)/);
+    expect(page.container.querySelector('.sla-late')).not.toBeNull();
+    page.cleanup();
+    page = setup();
+    mockApi((call) => (call.path === '/api/vulnerabilities/sla-report/' ? { status: 404, body: {} } : { body: full }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
+    expect(page.container.querySelector('.sla-card')).toBeNull();
+  });
+
   it('renders the spec §8 sample shape (no KEV or resolved counts, assets by name) and marks it as sample data', async () => {
     mockApi(() => ({ body: sample, headers: { 'X-Vigie-Source': 'sample' } }));
     page.render('/vulnerabilities?days=7', <VulnerabilityDashboardPage />);

@@ -12,6 +12,7 @@ import { tenantKey } from './permissions.ts';
 import { RetryError } from '../../components/list-state.tsx';
 import { useResource } from '../../lib/use-resource.ts';
 import { CVE_SEARCH_LINK, ScreenHead } from './screen-head.tsx';
+import { SlaCard } from './sla-card.tsx';
 import './vulnerabilities.css';
 
 export const PERIODS = [7, 30, 90] as const;
@@ -63,6 +64,7 @@ export default function VulnerabilityDashboardPage() {
           <SampleScope origin={state.origin}>
             <SummaryView summary={state.data} days={days} />
           </SampleScope>
+          <SlaCard tenant={tenantKey()} />
         </>
       )}
     </section>

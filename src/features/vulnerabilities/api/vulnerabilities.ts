@@ -77,6 +77,20 @@ export function addComment(id: string | number, comment: string): Promise<Findin
   });
 }
 
+export interface SlaReport {
+  open_with_due_date: number;
+  overdue: number;
+  due_soon: number;
+  resolved_in_window: number;
+  resolved_on_time: number;
+  window_days: number;
+  generated_at: string;
+}
+
+export function fetchSlaReport(): Promise<WithOrigin<SlaReport>> {
+  return apiRequestWithOrigin<SlaReport>(`${BASE}/sla-report/`);
+}
+
 export interface BulkResult {
   selected: number;
   changed: number;
