@@ -229,7 +229,12 @@ describe(`project links to assets, findings and threats (${backend})`, () => {
     it('lists the tenant’s findings and threats on a linked asset as their own APIs show them', async () => {
       const found = await call('spectateur', 'GET', `/api/projects/assets/${linkId}/vulnerabilities/`);
       expect(found.statusCode).toBe(200);
-      const { cve: _cve, ...finding } = (
+      // The detail's own additions (its CVE, its SSVC decision) are not part of a linked finding.
+      const {
+        cve: _cve,
+        ssvc: _ssvc,
+        ...finding
+      } = (
         await call('admin', 'GET', `/api/vulnerabilities/vulnerabilities/${findingA}/`, { tenant: 'Acme Sécurité' })
       ).json();
       expect(found.json()).toEqual([finding]);
@@ -299,6 +304,7 @@ describe(`project links to assets, findings and threats (${backend})`, () => {
       const {
         id,
         cve: _cve,
+        ssvc: _ssvc,
         ...finding
       } = (await call('membre', 'GET', `/api/vulnerabilities/vulnerabilities/${findingA}/`)).json();
       expect(res.json()).toEqual({ id: linkId, project: p1, vulnerability_id: id, ...finding });
