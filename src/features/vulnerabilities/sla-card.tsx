@@ -28,7 +28,7 @@ export function SlaCard({ tenant }: { tenant: string }) {
         <dt>Corrigées dans les délais ({r.window_days} derniers jours)</dt>
         <dd>
           {rate === null
-            ? 'Aucune vulnérabilité résolue sur la période'
+            ? 'Aucune vulnérabilité à échéance résolue sur la période'
             : `${PERCENT.format(rate)} (${NUMBER.format(r.resolved_on_time)} sur ${NUMBER.format(r.resolved_in_window)})`}
         </dd>
       </dl>
