@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
+import { INT4_MAX } from '../db/schema/columns.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import {
   correctiveActions,
@@ -84,7 +85,6 @@ export interface OverdueItem {
 // Row-level security already confines every table; naming the tenant again lets the planner use the tenant indexes.
 const current = sql`app_current_tenant()`;
 const inTenant = eq(notifications.tenantId, current);
-const INT4_MAX = 2_147_483_647;
 
 const viewColumns = { notification: notifications, tenantName: tenants.name };
 const flatten = (r: { notification: NotificationRow; tenantName: string }): NotificationView => ({

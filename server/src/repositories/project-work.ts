@@ -18,6 +18,7 @@ import {
 } from '../db/schema.ts';
 import { LEVEL_SCORES, meanProgress, residualScores, type RiskLevel } from '../domain/risk-scoring.ts';
 import { actionPlan, planRisk, riskPlan, riskProject, taskProject } from './project-joins.ts';
+import { INT4_MAX } from '../db/schema/columns.ts';
 
 export type RiskRecord = typeof risks.$inferSelect;
 export type PlanRecord = typeof remediationPlans.$inferSelect;
@@ -119,8 +120,6 @@ export interface Page {
 
 // Row-level security already confines the tables; naming the tenant again lets the planner use the tenant indexes.
 const current = sql`app_current_tenant()`;
-/** User ids are int4: a larger id names no user (and must not reach the database as an out-of-range value). */
-const INT4_MAX = 2_147_483_647;
 
 const riskInTenant = eq(risks.tenantId, current);
 const planInTenant = eq(remediationPlans.tenantId, current);

@@ -2,6 +2,7 @@ import { and, asc, count, eq, ilike, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
 import { memberships, users, type MembershipRole } from '../db/schema.ts';
+import { INT4_MAX } from '../db/schema/columns.ts';
 import type { PasswordRules } from '../domain/security-policy.ts';
 import { SecurityPolicyStore } from './security-policies.ts';
 
@@ -42,6 +43,8 @@ const memberColumns = {
 
 // Row-level security already confines both tables; naming the tenant again keeps the join exact.
 const inCurrentTenant = eq(memberships.tenantId, sql`app_current_tenant()`);
+/** A member who may act on the tenant's data: active, and more than read-only. */
+const mayBeAssigned = and(ne(memberships.role, 'readonly'), eq(users.isActive, true));
 
 /** LIKE pattern matching `text` anywhere, with the user's own % _ and \ taken literally. */
 export function containsPattern(text: string): string {
@@ -59,8 +62,20 @@ export class TenantUsersRepository {
       .select({ id: users.id, username: users.username, firstName: users.firstName, lastName: users.lastName })
       .from(users)
       .innerJoin(memberships, eq(memberships.userId, users.id))
-      .where(and(inCurrentTenant, ne(memberships.role, 'readonly'), eq(users.isActive, true)))
+      .where(and(inCurrentTenant, mayBeAssigned))
       .orderBy(asc(users.username), asc(users.id));
+  }
+
+  /** Is `userId` one of assignable()'s people? */
+  async isAssignable(tx: TenantDb, userId: number): Promise<boolean> {
+    if (userId > INT4_MAX) return false;
+    const rows = await tx
+      .select({ id: users.id })
+      .from(users)
+      .innerJoin(memberships, eq(memberships.userId, users.id))
+      .where(and(inCurrentTenant, mayBeAssigned, eq(users.id, userId)))
+      .limit(1);
+    return rows.length > 0;
   }
 
   async page(

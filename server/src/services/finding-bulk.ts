@@ -104,10 +104,7 @@ export async function applyBulk(
 
   if (action.action === 'assign') {
     const to = action.assigneeId;
-    if (to !== null) {
-      const member = to <= 2 ** 31 - 1 ? await members.findMember(tx, to) : undefined;
-      if (!member || member.role === 'readonly' || !member.isActive) throw invalid('assignee_id', MESSAGES.assignee);
-    }
+    if (to !== null && !(await members.isAssignable(tx, to))) throw invalid('assignee_id', MESSAGES.assignee);
     const changed = await run(
       sql`select id, assignee_id from vulnerabilities where ${where} and assignee_id is distinct from ${to}::int`,
       sql`assignee_id = ${to}::int`,

@@ -42,10 +42,8 @@ export async function saveFinding(
   if (values.assetId !== undefined && values.assetId !== null) {
     if (!(await assets.names(tx, [values.assetId])).has(values.assetId)) throw invalid('asset_id', ASSET_UNKNOWN);
   }
-  if (typeof values.assigneeId === 'number') {
-    // A person who can act on it: a member of the tenant with more than read access.
-    const member = values.assigneeId <= 2 ** 31 - 1 ? await members.findMember(tx, values.assigneeId) : undefined;
-    if (!member || member.role === 'readonly' || !member.isActive) throw invalid('assignee_id', MESSAGES.assignee);
+  if (typeof values.assigneeId === 'number' && !(await members.isAssignable(tx, values.assigneeId))) {
+    throw invalid('assignee_id', MESSAGES.assignee);
   }
   const cveId = input.values.cveId;
   const cveChanged = cveId !== undefined && cveId !== (existing?.cveId ?? null);

@@ -14,6 +14,9 @@ import { tenants, users } from './identity.ts';
 // Column builders the tables repeat, each a fresh builder per call (a builder belongs to one table). Not re-exported
 // by the schema barrel: they are not tables.
 
+/** User ids are int4: a larger id names no user (and must not reach the database as an out-of-range value). */
+export const INT4_MAX = 2_147_483_647;
+
 /** The bigint identity key of a row. */
 export const bigId = () => bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity();
 
