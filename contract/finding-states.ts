@@ -60,5 +60,9 @@ export const MAX_ACCEPTANCE_DAYS = 366;
 export const isFindingState = (value: string): value is FindingState =>
   (FINDING_STATES as readonly string[]).includes(value);
 
+/** A state as a history line or a scan's changes spell it (any text): its label, else the text as is, else « — ». */
+export const findingStateLabel = (value: string | null): string =>
+  value && isFindingState(value) ? FINDING_STATE_LABELS[value] : (value ?? '—');
+
 /** May a finding in `from` go to `to`? Staying where it is never counts as a move. */
 export const canMove = (from: FindingState, to: FindingState): boolean => FINDING_TRANSITIONS[from].includes(to);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { session } from '../../src/lib/auth/session.ts';
 import AssetPage from '../../src/features/assets/asset-page.tsx';
 import ScanPage from '../../src/features/scans/scan-page.tsx';
-import { mockApi, setup, tableRows, text, until, type Call } from './vulnerabilities-helpers.tsx';
+import { mockApi, setup, signInAs, tableRows, text, until, type Call } from './vulnerabilities-helpers.tsx';
 
 const asset = {
   id: 7,
@@ -98,10 +98,7 @@ const changes = [
 let page: ReturnType<typeof setup>;
 beforeEach(() => {
   page = setup();
-  session.value = {
-    tokens: { access_token: 'a', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 3, username: 'analyste', email: 'a@example.org', role: 'user' },
-  };
+  signInAs('user');
 });
 afterEach(() => {
   page.cleanup();

@@ -2,7 +2,7 @@ import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { session } from '../../src/lib/auth/session.ts';
 import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.tsx';
-import { mockApi, setup, text, until, type Call } from './vulnerabilities-helpers.tsx';
+import { mockApi, setup, signInAs, text, until, withScrollerHeight, type Call } from './vulnerabilities-helpers.tsx';
 import { setValue } from './screen-helpers.tsx';
 
 const TOTAL = 300;
@@ -37,21 +37,8 @@ let page: ReturnType<typeof setup>;
 let restore: () => void;
 beforeEach(() => {
   page = setup();
-  session.value = {
-    tokens: { access_token: 'a', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 3, username: 'analyste', email: 'a@example.org', role: 'user' },
-  };
-  const desc = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
-    configurable: true,
-    get(this: Element) {
-      return this.classList.contains('vuln-scroller') ? 600 : 0;
-    },
-  });
-  restore = () => {
-    if (desc) Object.defineProperty(HTMLElement.prototype, 'clientHeight', desc);
-    else delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
-  };
+  signInAs('user');
+  restore = withScrollerHeight();
 });
 afterEach(() => {
   page.cleanup();
@@ -117,7 +104,7 @@ describe('bulk work from the list', () => {
   });
 
   it('shows no checkbox nor bar to a reader', async () => {
-    session.value = { ...session.value!, profile: { ...session.value!.profile, role: 'readonly' } };
+    signInAs('readonly');
     serve(() => ({ selected: 0, changed: 0, unchanged: 0, refused: 0 }));
     page.render('/vulnerabilities/list', <VulnerabilityListPage />);
     await until(() => expect(page.container.querySelectorAll('tr.row:not(.loading)').length).toBeGreaterThan(0));

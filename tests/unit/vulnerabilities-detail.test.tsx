@@ -5,7 +5,7 @@ import { session } from '../../src/lib/auth/session.ts';
 import VulnerabilityDetailPage from '../../src/features/vulnerabilities/detail-page.tsx';
 import CveSearchPage from '../../src/features/vulnerabilities/cve-search-page.tsx';
 import { NVD_NOTICE } from '../../src/features/vulnerabilities/cve-panel.tsx';
-import { mockApi, setup, tableRows, text, until } from './vulnerabilities-helpers.tsx';
+import { mockApi, setup, signInAs, tableRows, text, until } from './vulnerabilities-helpers.tsx';
 
 const cve = {
   cve_id: 'CVE-2024-3400',
@@ -57,13 +57,6 @@ const finding = {
   cve,
 };
 
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'a', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 1, username: 'u', email: 'u@example.org', role },
-  };
-}
-
 let page: ReturnType<typeof setup>;
 beforeEach(() => {
   page = setup();
@@ -79,7 +72,7 @@ function renderDetail() {
 
 describe('vulnerability detail', () => {
   it('explains the CVSS vector, shows KEV, EPSS, CWE, references and the NVD notice', async () => {
-    signIn('user');
+    signInAs('user');
     const calls = mockApi(() => ({ body: finding }));
     renderDetail();
     await until(() => expect(page.container.querySelector('h1')).not.toBeNull());
@@ -102,7 +95,7 @@ describe('vulnerability detail', () => {
   });
 
   it('resolves then reopens for writers, with the button disabled while pending', async () => {
-    signIn('user');
+    signInAs('user');
     let resolved = false;
     const calls = mockApi((call) => {
       if (call.method === 'POST') {
@@ -127,7 +120,7 @@ describe('vulnerability detail', () => {
   });
 
   it('shows the server’s refusal in French', async () => {
-    signIn('manager');
+    signInAs('manager');
     mockApi((call) =>
       call.method === 'POST' ? { status: 409, body: { detail: 'Conflit de mise à jour.' } } : { body: finding },
     );
@@ -142,7 +135,7 @@ describe('vulnerability detail', () => {
   });
 
   it('hides the resolve button from readonly users', async () => {
-    signIn('readonly');
+    signInAs('readonly');
     mockApi(() => ({ body: finding }));
     renderDetail();
     await until(() => expect(page.container.querySelector('h1')).not.toBeNull());
@@ -151,7 +144,7 @@ describe('vulnerability detail', () => {
   });
 
   it('says when the vulnerability does not exist', async () => {
-    signIn('user');
+    signInAs('user');
     mockApi(() => ({ status: 404, body: { detail: 'Introuvable' } }));
     renderDetail();
     await until(() =>

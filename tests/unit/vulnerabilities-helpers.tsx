@@ -1,6 +1,7 @@
 import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
+import { session } from '../../src/lib/auth/session.ts';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -86,4 +87,27 @@ export function tableRows(el: Element | null | undefined): string[] {
   return [...(el?.querySelectorAll('tr') ?? [])].map((tr) =>
     [...tr.querySelectorAll('th, td')].map((c) => text(c)).join(' | '),
   );
+}
+
+/** A signed-in session holding `role` in the current tenant (the screens gate their forms on it). */
+export function signInAs(role: string) {
+  session.value = {
+    tokens: { access_token: 'a', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
+    profile: { id: 1, username: 'u', email: 'u@example.org', role },
+  };
+}
+
+/** happy-dom lays nothing out: gives the findings list's scroller a viewport of `px`; answers the undo. */
+export function withScrollerHeight(px = 600): () => void {
+  const desc = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
+  Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
+    configurable: true,
+    get(this: Element) {
+      return this.classList.contains('vuln-scroller') ? px : 0;
+    },
+  });
+  return () => {
+    if (desc) Object.defineProperty(HTMLElement.prototype, 'clientHeight', desc);
+    else delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
+  };
 }

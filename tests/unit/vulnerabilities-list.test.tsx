@@ -2,7 +2,7 @@ import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.tsx';
 import { filtersToSearch, parseFilters } from '../../src/features/vulnerabilities/list-filters.ts';
-import { fr, mockApi, setup, text, until, type Call } from './vulnerabilities-helpers.tsx';
+import { fr, mockApi, setup, withScrollerHeight, text, until, type Call } from './vulnerabilities-helpers.tsx';
 
 const TOTAL = 100_000;
 
@@ -38,18 +38,7 @@ let page: ReturnType<typeof setup>;
 let restore: () => void;
 beforeEach(() => {
   page = setup();
-  // happy-dom lays nothing out: give the scroller a viewport of 600 px.
-  const desc = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
-    configurable: true,
-    get(this: Element) {
-      return this.classList.contains('vuln-scroller') ? 600 : 0;
-    },
-  });
-  restore = () => {
-    if (desc) Object.defineProperty(HTMLElement.prototype, 'clientHeight', desc);
-    else delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
-  };
+  restore = withScrollerHeight();
 });
 afterEach(() => {
   page.cleanup();

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { session } from '../../src/lib/auth/session.ts';
 import VulnerabilityDetailPage from '../../src/features/vulnerabilities/detail-page.tsx';
 import { isOverdue } from '../../src/features/vulnerabilities/triage-panel.tsx';
-import { mockApi, setup, text, until } from './vulnerabilities-helpers.tsx';
+import { mockApi, setup, signInAs, text, until } from './vulnerabilities-helpers.tsx';
 import { setValue } from './screen-helpers.tsx';
 
 const finding = {
@@ -30,13 +30,6 @@ const people = [
   { id: 3, username: 'analyste', name: 'Marc Lefèvre' },
   { id: 2, username: 'manager', name: 'Claire Dubois' },
 ];
-
-function signIn(role: string) {
-  session.value = {
-    tokens: { access_token: 'a', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
-    profile: { id: 3, username: 'u', email: 'u@example.org', role },
-  };
-}
 
 let page: ReturnType<typeof setup>;
 beforeEach(() => {
@@ -100,7 +93,7 @@ function renderDetail() {
 
 describe('finding triage', () => {
   it('offers only the lifecycle’s next states, asks a justification, then moves the finding and shows its history', async () => {
-    signIn('user');
+    signInAs('user');
     const server = serve();
     renderDetail();
     await until(() => expect(panel()).not.toBeNull());
@@ -139,7 +132,7 @@ describe('finding triage', () => {
   });
 
   it('lets a manager accept a risk with its expiry date', async () => {
-    signIn('manager');
+    signInAs('manager');
     const server = serve({ state: 'confirmed' });
     renderDetail();
     await until(() => expect(panel()).not.toBeNull());
@@ -162,7 +155,7 @@ describe('finding triage', () => {
   });
 
   it('assigns the finding to a member and keeps comments', async () => {
-    signIn('user');
+    signInAs('user');
     const server = serve();
     renderDetail();
     await until(() => expect(panel()).not.toBeNull());
@@ -182,7 +175,7 @@ describe('finding triage', () => {
   });
 
   it('shows a reader the state and the history, without any form', async () => {
-    signIn('readonly');
+    signInAs('readonly');
     serve({ state: 'in_progress', assignee_id: 3, due_date: '2020-01-10' });
     renderDetail();
     await until(() => expect(panel()).not.toBeNull());
@@ -192,7 +185,7 @@ describe('finding triage', () => {
   });
 
   it('shows the SSVC decision and why', async () => {
-    signIn('readonly');
+    signInAs('readonly');
     serve({
       ssvc: {
         decision: 'act',

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { findingEvents, users, vulnerabilities, type FindingEventKind } from '../db/schema.ts';
 
@@ -26,6 +26,13 @@ export interface FindingChangeRow {
 }
 
 const inCurrentTenant = eq(findingEvents.tenantId, sql`app_current_tenant()`);
+/** A history line with its author's name (null: the platform, or an account since deleted). */
+/** A history line's finding (same tenant, by the composite key). */
+const itsFinding = and(
+  eq(vulnerabilities.tenantId, findingEvents.tenantId),
+  eq(vulnerabilities.id, findingEvents.vulnerabilityId),
+);
+const eventColumns = { ...getTableColumns(findingEvents), username: users.username };
 
 /** A finding's history (issue 21): appended to, read oldest first. Always inside the tenant's transaction. */
 export class FindingEventsRepository {
@@ -47,19 +54,7 @@ export class FindingEventsRepository {
 
   async list(tx: TenantDb, vulnerabilityId: number): Promise<FindingEventRow[]> {
     return tx
-      .select({
-        id: findingEvents.id,
-        tenantId: findingEvents.tenantId,
-        vulnerabilityId: findingEvents.vulnerabilityId,
-        userId: findingEvents.userId,
-        kind: findingEvents.kind,
-        fromValue: findingEvents.fromValue,
-        toValue: findingEvents.toValue,
-        comment: findingEvents.comment,
-        scanId: findingEvents.scanId,
-        createdAt: findingEvents.createdAt,
-        username: users.username,
-      })
+      .select(eventColumns)
       .from(findingEvents)
       .leftJoin(users, eq(users.id, findingEvents.userId))
       .where(and(inCurrentTenant, eq(findingEvents.vulnerabilityId, vulnerabilityId)))
@@ -79,13 +74,7 @@ export class FindingEventsRepository {
         cveId: vulnerabilities.cveId,
       })
       .from(findingEvents)
-      .innerJoin(
-        vulnerabilities,
-        and(
-          eq(vulnerabilities.tenantId, findingEvents.tenantId),
-          eq(vulnerabilities.id, findingEvents.vulnerabilityId),
-        ),
-      )
+      .innerJoin(vulnerabilities, itsFinding)
       .where(and(inCurrentTenant, eq(findingEvents.scanId, scanId)))
       .orderBy(asc(findingEvents.id))
       .limit(limit);
@@ -94,28 +83,9 @@ export class FindingEventsRepository {
   /** The latest lines of the history of an asset's findings, newest first. */
   async byAsset(tx: TenantDb, assetId: number, limit: number): Promise<(FindingEventRow & { title: string })[]> {
     return tx
-      .select({
-        id: findingEvents.id,
-        tenantId: findingEvents.tenantId,
-        vulnerabilityId: findingEvents.vulnerabilityId,
-        userId: findingEvents.userId,
-        kind: findingEvents.kind,
-        fromValue: findingEvents.fromValue,
-        toValue: findingEvents.toValue,
-        comment: findingEvents.comment,
-        scanId: findingEvents.scanId,
-        createdAt: findingEvents.createdAt,
-        username: users.username,
-        title: vulnerabilities.title,
-      })
+      .select({ ...eventColumns, title: vulnerabilities.title })
       .from(findingEvents)
-      .innerJoin(
-        vulnerabilities,
-        and(
-          eq(vulnerabilities.tenantId, findingEvents.tenantId),
-          eq(vulnerabilities.id, findingEvents.vulnerabilityId),
-        ),
-      )
+      .innerJoin(vulnerabilities, itsFinding)
       .leftJoin(users, eq(users.id, findingEvents.userId))
       .where(and(inCurrentTenant, eq(vulnerabilities.assetId, assetId)))
       .orderBy(desc(findingEvents.id))

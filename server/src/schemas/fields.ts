@@ -37,3 +37,7 @@ export const optionalText = (maxLength: number, tooLong?: string) =>
 /** An optional body field of `type` or null, with one message for a wrong value (schemas/common.ts `OrNull`). */
 export const orNull = <T extends 'string' | 'integer' | 'number'>(type: T, options: Record<string, unknown> = {}) =>
   Type.Optional(OrNull<T extends 'string' ? string : number>(type, options));
+
+/** A real calendar day written AAAA-MM-JJ (2025-02-30 is refused by the date format), or null; `message` otherwise. */
+export const dayOrNull = (message: string) =>
+  orNull('string', { pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$', format: 'date', errorMessage: message });

@@ -13,7 +13,7 @@ import {
   type VulnerabilityValues,
 } from '../repositories/vulnerabilities.ts';
 import { FilterQuery, ListQuery, Nullable, Type, type Static } from './common.ts';
-import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, optionalText, orNull } from './fields.ts';
+import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, dayOrNull, optionalText, orNull } from './fields.ts';
 import { parseBoolean, parseOrdering, parsePaging, parseQueryId, parseText, type RawQuery } from './query.ts';
 
 export const MESSAGES = {
@@ -36,11 +36,7 @@ export const MESSAGES = {
   bulkValue: 'Valeur requise pour cette action.',
 } as const;
 
-const day = orNull('string', {
-  pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$',
-  format: 'date',
-  errorMessage: MESSAGES.date,
-});
+const day = dayOrNull(MESSAGES.date);
 
 /** `high,critical`: known severities, lower-cased and without repeats; undefined when absent. */
 export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {

@@ -1,6 +1,6 @@
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { FINDING_STATE_LABELS, FINDING_STATES, isFindingState } from '../../../contract/finding-states.ts';
+import { FINDING_STATE_LABELS, FINDING_STATES, findingStateLabel } from '../../../contract/finding-states.ts';
 import { PROJECT_STATUS_LABELS } from '../../../contract/projects.ts';
 import { SCANNER_LABELS } from '../../../contract/scan-formats.ts';
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
@@ -14,7 +14,6 @@ import { ASSET_TYPE_LABELS, CRITICALITY_LABELS } from './asset-rules.ts';
 import './assets.css';
 
 const label = (labels: Record<string, string>, value: string) => labels[value] ?? value;
-const stateLabel = (s: string | null) => (s && isFindingState(s) ? FINDING_STATE_LABELS[s] : (s ?? '—'));
 
 /** One asset (issue 21): its facts, its findings by state and severity, its scans, projects and recent history. */
 export default function AssetPage() {
@@ -188,7 +187,7 @@ function Overview({ asset, o }: { asset: Asset; o: AssetOverview }) {
                 </span>{' '}
                 <Link href={`/vulnerabilities/${e.vulnerability_id}`}>{e.title}</Link>{' '}
                 {e.kind === 'state'
-                  ? `(${stateLabel(e.from_value)} → ${stateLabel(e.to_value)})`
+                  ? `(${findingStateLabel(e.from_value)} → ${findingStateLabel(e.to_value)})`
                   : e.kind === 'comment'
                     ? '(commentaire)'
                     : e.kind === 'assignee'

@@ -1,6 +1,6 @@
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { FINDING_STATE_LABELS, isFindingState } from '../../../contract/finding-states.ts';
+import { findingStateLabel } from '../../../contract/finding-states.ts';
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
@@ -10,8 +10,6 @@ import { useResource } from '../../lib/use-resource.ts';
 import { fetchScan, fetchScanChanges, type Scan, type ScanChange } from './scans-api.ts';
 import { SCAN_STATUS_LABELS, SCANNER_LABELS } from './scan-rules.ts';
 import './scans.css';
-
-const stateLabel = (s: string | null) => (s && isFindingState(s) ? FINDING_STATE_LABELS[s] : (s ?? '—'));
 
 /** One scan (issue 21): its report, counts, findings and what its reconciliation changed. */
 export default function ScanPage() {
@@ -168,8 +166,8 @@ function Changes({ rows }: { rows: ScanChange[] }) {
                 {c.title}
               </Link>
             </th>
-            <td>{stateLabel(c.from_value)}</td>
-            <td>{stateLabel(c.to_value)}</td>
+            <td>{findingStateLabel(c.from_value)}</td>
+            <td>{findingStateLabel(c.to_value)}</td>
           </tr>
         ))}
       </tbody>

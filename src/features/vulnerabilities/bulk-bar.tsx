@@ -180,14 +180,10 @@ export function BulkBar({
   );
 }
 
-/** The list's API query as a bulk filter: its filters, without paging or ordering. */
+/** The list's API query (list-filters.ts filtersToApi: the filters given, and the ordering) as a bulk filter. */
 function filterOf(query: ListQuery): Record<string, string> {
-  const keys = ['severity', 'is_resolved', 'asset', 'cve', 'kev', 'text', 'scan'];
-  return Object.fromEntries(
-    Object.entries(query).flatMap(([k, v]) =>
-      keys.includes(k) && v !== undefined && v !== '' ? [[k, String(v)]] : [],
-    ),
-  );
+  const { ordering: _ordering, ...filters } = query;
+  return Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, String(v)]));
 }
 
 function describe(r: BulkResult): string {

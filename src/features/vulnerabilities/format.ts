@@ -1,6 +1,8 @@
 import { isSeverity as isKnownSeverity, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
 
 import { formatDate, formatDateTime, NUMBER, plural } from '../../lib/format.ts';
+import { FINDING_STATE_LABELS } from '../../../contract/finding-states.ts';
+import type { Vulnerability } from './api/types.ts';
 
 export { formatDate, formatDateTime, NUMBER, plural };
 const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
@@ -42,3 +44,7 @@ const CVE_STATUS_LABELS: Record<string, string> = {
 };
 
 export const cveStatusLabel = (status: string): string => CVE_STATUS_LABELS[status.trim().toLowerCase()] ?? status;
+
+/** A finding's state in words; « Résolue » or « Ouverte » from a backend or sample that only knows is_resolved. */
+export const stateText = (v: Pick<Vulnerability, 'state' | 'is_resolved'>): string =>
+  v.state ? FINDING_STATE_LABELS[v.state] : v.is_resolved ? 'Résolue' : 'Ouverte';

@@ -8,7 +8,7 @@ import { fetchAssetOptions, fetchVulnerabilityPage } from './api/vulnerabilities
 import type { AssetOption, Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { ExportControls } from './export-controls.tsx';
-import { formatDate, formatPercent, formatScore, plural } from './format.ts';
+import { formatDate, formatPercent, formatScore, plural, stateText } from './format.ts';
 import {
   filtersToApi,
   filtersToSearch,
@@ -23,7 +23,6 @@ import { useResource } from '../../lib/use-resource.ts';
 import { RetryError } from '../../components/list-state.tsx';
 import { CVE_SEARCH_LINK, DASHBOARD_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
-import { FINDING_STATE_LABELS } from '../../../contract/finding-states.ts';
 import { may } from '../../lib/auth/can-write.ts';
 import { BulkBar, noSelection, type Selection } from './bulk-bar.tsx';
 
@@ -436,7 +435,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, sel
                 <td className="opt-md">{v.kev ? <KevBadge kev /> : <span className="muted">—</span>}</td>
                 <td className="num opt-md">{formatPercent(v.epss_score)}</td>
                 <td className="opt-sm">{formatDate(v.first_seen ?? v.created_at)}</td>
-                <td>{v.state ? FINDING_STATE_LABELS[v.state] : v.is_resolved ? 'Résolue' : 'Ouverte'}</td>
+                <td>{stateText(v)}</td>
               </tr>
             );
           })}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import {
   FINDING_STATE_LABELS,
   FINDING_TRANSITIONS,
-  isFindingState,
+  findingStateLabel,
   JUSTIFIED_STATES,
   type FindingState,
 } from '../../../contract/finding-states.ts';
@@ -12,13 +12,12 @@ import { may } from '../../lib/auth/can-write.ts';
 import { useForm } from '../../lib/use-form.ts';
 import { addComment, assignFinding, fetchAssignees, fetchHistory, moveFinding } from './api/vulnerabilities.ts';
 import type { Assignee, FindingEvent, Vulnerability } from './api/types.ts';
-import { formatDate, formatDateTime } from './format.ts';
+import { formatDate, formatDateTime, stateText } from './format.ts';
 import { todayIso } from '../../lib/format.ts';
 
 /** The state badge: the lifecycle's word, with the resolved/open tone the list uses. */
 export function StateBadge({ v }: { v: Pick<Vulnerability, 'state' | 'is_resolved'> }) {
-  const label = v.state ? FINDING_STATE_LABELS[v.state] : v.is_resolved ? 'Résolue' : 'Ouverte';
-  return <span className={v.is_resolved ? 'status resolved' : 'status open'}>{label}</span>;
+  return <span className={v.is_resolved ? 'status resolved' : 'status open'}>{stateText(v)}</span>;
 }
 
 const nameOf = (people: Assignee[], id: string | number | null | undefined) => {
@@ -120,10 +119,9 @@ export function TriagePanel({ v, onChange }: { v: Vulnerability; onChange: (v: V
 }
 
 function describe(e: FindingEvent, people: Assignee[]): string {
-  const state = (s: string | null) => (s && isFindingState(s) ? FINDING_STATE_LABELS[s] : (s ?? '—'));
   switch (e.kind) {
     case 'state':
-      return `État : ${state(e.from_value)} → ${state(e.to_value)}.`;
+      return `État : ${findingStateLabel(e.from_value)} → ${findingStateLabel(e.to_value)}.`;
     case 'assignee':
       return e.to_value ? `Assignée à ${nameOf(people, e.to_value)}.` : 'Plus assignée.';
     case 'due_date':

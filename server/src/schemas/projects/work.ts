@@ -32,6 +32,7 @@ import type {
 import { ListQuery, OrNull as nullable, type TSchema, Type, WriteBody as writeBody } from '../common.ts';
 import { parseBoolean, parseQueryId, type RawQuery } from '../query.ts';
 import { choiceOf, choices, parseChoices, type Choices } from './choices.ts';
+import { dayOrNull } from '../fields.ts';
 
 const MAX_TITLE = 300;
 const MAX_TEXT = 20_000;
@@ -109,14 +110,7 @@ const text = (to: string): WorkField => ({
 });
 
 /** A real calendar day written YYYY-MM-DD (2025-02-30 is refused), or null. */
-const date = (to: string): WorkField => ({
-  schema: orNull<string>('string', {
-    pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$',
-    format: 'date',
-    errorMessage: MESSAGES.date,
-  }),
-  to,
-});
+const date = (to: string): WorkField => ({ schema: dayOrNull(MESSAGES.date), to });
 
 /** A 1–4 score of the matrix (`label`: « La vraisemblance »…), required on full writes (POST, PUT). */
 const score = (to: string, label: string): WorkField => ({
