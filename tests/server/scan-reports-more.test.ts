@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MAX_REPORT_BYTES,
   parseReportFile,
@@ -11,6 +10,7 @@ import {
   type Finding,
   type FormatChoice,
 } from '../../server/src/scan-reports/index.ts';
+import { byKey, refusal, scanFile, scratchReports } from './support/scan-reports.ts';
 
 // Importers beyond Trivy, Nmap and OpenVAS: OWASP ZAP (XML, « xml plus », JSON), Nessus (.nessus, gzip or not),
 // Grype, CycloneDX with VEX, OWASP Dependency-Check and SARIF 2.1.0. The expected counts were taken from the files
@@ -18,36 +18,17 @@ import {
 // protocol) per host, Grype (id, artifact), CycloneDX (vulnerability, affected ref), Dependency-Check (name, package)
 // of the non-suppressed vulnerabilities).
 
-const SCANS = path.resolve(import.meta.dirname, '../../seed-data/scans');
-const file = (rel: string) => path.join(SCANS, rel);
+const file = scanFile;
 // The SARIF sample is hand-written after the SARIF 2.1.0 specification (OASIS, §3) and the shape GitHub CodeQL
 // gives its rules (`properties.security-severity`, `external/cwe/cwe-NNN` tags): seed-data has no SARIF report.
 const SARIF = path.resolve(import.meta.dirname, '../fixtures/scans/sarif/codeql-sample.sarif.json');
-const work = mkdtempSync(path.join(tmpdir(), 'vigie-reports-more-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const temp = scratchReports('vigie-reports-more-', 'bin');
 
-let n = 0;
-function temp(content: string | Buffer, ext = 'bin'): string {
-  const p = path.join(work, `r${n++}.${ext}`);
-  writeFileSync(p, content);
-  return p;
-}
-
-const byKey = (findings: Finding[], key: string) => findings.find((f) => f.finding_key === key);
 const counts = (findings: Finding[]) =>
   findings.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.severity]: (acc[f.severity] ?? 0) + 1 }), {});
 // Markup left in a text: <p>, </p>, <br/>, <li>… (a code snippet's `M<p&&x` in ZAP's evidence is text, not a tag).
 const noTags = (findings: Finding[]) =>
   findings.every((f) => !/<\/?(?:p|br|ul|li)\s*\/?>/i.test(`${f.title}${f.description}${f.solution}`));
-
-async function refusal(p: string, format: FormatChoice = 'auto'): Promise<ReportError> {
-  const err: unknown = await parseReportFile(p, format).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ReportError);
-  return err as ReportError;
-}
 
 const DTD_MESSAGE = 'Rapport refusé : les DTD et entités XML ne sont pas acceptées.';
 

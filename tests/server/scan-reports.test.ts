@@ -1,32 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseReportFile, ReportError, type Finding, type FormatChoice } from '../../server/src/scan-reports/index.ts';
+import { describe, expect, it } from 'vitest';
+import { parseReportFile, ReportError } from '../../server/src/scan-reports/index.ts';
+import { byKey, refusal, scanFile, scratchReports } from './support/scan-reports.ts';
 
-const SCANS = path.resolve(import.meta.dirname, '../../seed-data/scans');
-const file = (rel: string) => path.join(SCANS, rel);
-const work = mkdtempSync(path.join(tmpdir(), 'vigie-reports-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-let n = 0;
-function temp(content: string | Buffer, ext = 'txt'): string {
-  const p = path.join(work, `r${n++}.${ext}`);
-  writeFileSync(p, content);
-  return p;
-}
-
-const byKey = (findings: Finding[], key: string) => findings.find((f) => f.finding_key === key);
-
-async function refusal(p: string, format: FormatChoice = 'auto'): Promise<ReportError> {
-  const err: unknown = await parseReportFile(p, format).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ReportError);
-  return err as ReportError;
-}
+const file = scanFile;
+const temp = scratchReports('vigie-reports-', 'txt');
 
 const DTD_MESSAGE = 'Rapport refusé : les DTD et entités XML ne sont pas acceptées.';
 const UNKNOWN_MESSAGE =
