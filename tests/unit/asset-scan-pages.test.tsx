@@ -145,6 +145,10 @@ describe('a scan’s page', () => {
     page.render('/scans/31', <Route path="/scans/:id" component={ScanPage} />);
     await until(() => expect(page.container.querySelector('h1')?.textContent).toBe('Trivy hebdomadaire'));
     await until(() => expect(page.container.textContent).toContain('CVE-2099-0001 — OpenSSL'));
+    // The report's format in words, not its API name.
+    expect(text(page.container.querySelector('[aria-labelledby="scan-facts"]'))).toContain(
+      'Format du rapportTrivy JSON',
+    );
     const counts = text(page.container.querySelector('[aria-labelledby="scan-counts"]'));
     expect(counts).toContain('Toujours présentes2');
     expect(counts).toContain('Rouvertes1');

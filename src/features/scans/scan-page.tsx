@@ -1,6 +1,7 @@
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { findingStateLabel } from '../../../contract/finding-states.ts';
+import { REPORT_FORMAT_LABELS, type ReportFormat } from '../../../contract/scan-formats.ts';
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
@@ -75,7 +76,7 @@ function ScanDetail({ scan }: { scan: Scan }) {
               <>
                 <dt>Format du rapport</dt>
                 <dd>
-                  {scan.report_format}
+                  {REPORT_FORMAT_LABELS[scan.report_format as ReportFormat] ?? scan.report_format}
                   {scan.report_size ? ` (${NUMBER.format(Math.ceil(scan.report_size / 1024))} Kio)` : ''}
                 </dd>
               </>
