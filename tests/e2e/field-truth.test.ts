@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { allMarkedOffline, OFFLINE_DATED, signInThroughForm, useServerAndBrowser } from './harness.ts';
 import { NAV_SCREENS } from './screens.ts';
 import { TEST_PASSWORD } from '../server/helpers.ts';
 
@@ -84,7 +84,7 @@ describe('field truth in Chromium', () => {
     await page.reload();
     await expect.poll(() => page.getByTestId('stat-total').textContent()).toBe(total);
     expect(await page.getByTestId('stat-critical').textContent()).toBe(critical);
-    expect(await page.getByRole('note').textContent()).toMatch(/^Hors ligne — données du \d{2}\/\d{2} à \d{2}:\d{2}$/);
+    await expect.poll(() => allMarkedOffline(page)).toBe(true);
     expect(await sampleBanner(page).count()).toBe(0);
     await context.close();
   });
@@ -108,7 +108,7 @@ describe('field truth in Chromium', () => {
       expect(await sampleBanner(page).count(), path).toBe(0);
       expect(await page.getByText('Données d’exemple').count(), path).toBe(0);
       const notes = await page.locator('main .data-origin').allTextContents();
-      for (const note of notes) expect(note, path).toMatch(/^Hors ligne — données du \d{2}\/\d{2} à \d{2}:\d{2}$/);
+      for (const note of notes) expect(note, path).toMatch(OFFLINE_DATED);
       // Screens that show API data say how old it is (the greeting, the empty CVE search and the console's index
       // read none).
       if (!NO_API_DATA.has(path)) expect(notes.length, `${path} dated`).toBeGreaterThan(0);

@@ -58,6 +58,17 @@ export async function signInThroughForm(
   return page;
 }
 
+export const OFFLINE_DATED = /^Hors ligne — données du \d{2}\/\d{2} à \d{2}:\d{2}$/;
+
+/**
+ * Whether the screen marks every block of data it shows as read offline from the cache, with its date: at least one
+ * origin note, and each says so (a screen carries one per block fetched on its own, e.g. the dashboard's SLA card).
+ */
+export async function allMarkedOffline(page: Page): Promise<boolean> {
+  const notes = await page.getByRole('note').allTextContents();
+  return notes.length > 0 && notes.every((note) => OFFLINE_DATED.test(note));
+}
+
 /** The page's console errors and uncaught exceptions from now on (a resource's failed load aside). */
 export function consoleErrors(page: Page): string[] {
   const errors: string[] = [];
