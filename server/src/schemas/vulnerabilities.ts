@@ -14,7 +14,11 @@ import {
 } from '../repositories/vulnerabilities.ts';
 import { FilterQuery, ListQuery, Nullable, Type, type Static } from './common.ts';
 import { ASSET_UNKNOWN, CVE_INVALID, CVE_RE, dayOrNull, optionalText, orNull } from './fields.ts';
-import { parseBoolean, parseOrdering, parsePaging, parseQueryId, parseText, type RawQuery } from './query.ts';
+import { parseBoolean, parseId, parseOrdering, parsePaging, parseQueryId, parseText, type RawQuery } from './query.ts';
+
+/** Ids named one by one (a bulk body's `ids`, an export's `ids`): a page's worth of ticked rows. */
+export const MAX_BULK_IDS = 1000;
+export const BULK_ACTIONS = ['assign', 'due_date', 'transition', 'link_project', 'unlink_project'] as const;
 
 export const MESSAGES = {
   severity: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
@@ -32,8 +36,9 @@ export const MESSAGES = {
   bulkIds: 'Sélection invalide : de 1 à 1 000 identifiants de vulnérabilités.',
   bulkSelection:
     'Choisissez les vulnérabilités : une liste d’identifiants, ou un filtre (toutes celles qu’il retient).',
-  bulkAction: 'Action invalide. Valeurs possibles : assign, due_date, transition.',
+  bulkAction: `Action invalide. Valeurs possibles : ${BULK_ACTIONS.join(', ')}.`,
   bulkValue: 'Valeur requise pour cette action.',
+  bulkProject: 'Projet invalide : l’identifiant d’un projet est attendu.',
 } as const;
 
 const day = dayOrNull(MESSAGES.date);
@@ -67,7 +72,22 @@ export const ListVulnerabilitiesQuery = ListQuery({
   ordering: `Tri : ${VULNERABILITY_ORDERINGS.join(', ')} (préfixe - pour décroissant)`,
   ...FILTERS,
 });
-export const ExportQuery = FilterQuery({ format: 'csv (défaut) ou json', ...FILTERS });
+const ExportFilters = FilterQuery({ format: 'csv (défaut) ou json', ...FILTERS });
+/** The filters, and optionally `ids`: exactly these findings (a selection of ticked rows), the filters still apply. */
+export const ExportQuery = Type.Object(
+  {
+    ...ExportFilters.properties,
+    ids: Type.Optional(
+      Type.String({
+        // 1,000 ids of up to 16 digits and their commas.
+        maxLength: MAX_BULK_IDS * 17,
+        description: `Identifiants de vulnérabilités séparés par des virgules (1 à ${MAX_BULK_IDS}) : seulement celles-ci`,
+        errorMessage: MESSAGES.bulkIds,
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
 /** A stream, so the serializer (and the reply check) never sees it. */
 export const ExportReply = Type.String({
   description:
@@ -104,15 +124,31 @@ export function readListQuery(query: RawQuery) {
   return { paging, filters, ordering };
 }
 
-/** The export's format (csv by default) and filters, with the filters as given (for the audit line). */
+/** `1,5,9`: 1 to MAX_BULK_IDS positive ids, without repeats; undefined when absent. */
+function parseIds(errors: FieldErrors, raw: string | undefined): number[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const ids = raw.split(',').map((s) => parseId(s.trim()));
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_BULK_IDS || !unique.every((id): id is number => id !== undefined)) {
+    errors.add('ids', MESSAGES.bulkIds);
+    return undefined;
+  }
+  return unique;
+}
+
+/**
+ * The export's format (csv by default), filters and ids (only those findings, when given), with the filters as
+ * given (for the audit line).
+ */
 export function readExportQuery(query: RawQuery) {
   const errors = new FieldErrors();
   const format = query.format?.trim().toLowerCase() || 'csv';
   if (format !== 'csv' && format !== 'json') errors.add('format', MESSAGES.format);
   const filters = parseFilters(errors, query);
+  const ids = parseIds(errors, query.ids);
   errors.throwIfAny();
   const given = Object.fromEntries(FILTER_KEYS.filter((k) => query[k]).map((k) => [k, query[k]]));
-  return { format: format as 'csv' | 'json', filters, given };
+  return { format: format as 'csv' | 'json', filters, ids, given };
 }
 
 /** The summary's window (30 days by default) and filters. */
@@ -176,24 +212,29 @@ export const CommentBody = Type.Object(
 );
 /**
  * Work on many findings (issue 21): `ids` (at most 1,000) or `filter` (the list's filters: every finding they match,
- * chosen on the server), and one action with its value.
+ * chosen on the server), and one action with its value (`project_id` for the project links).
  */
 export const BulkBody = Type.Object(
   {
     ids: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000, errorMessage: MESSAGES.bulkIds }),
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        minItems: 1,
+        maxItems: MAX_BULK_IDS,
+        errorMessage: MESSAGES.bulkIds,
+      }),
     ),
     filter: Type.Optional(
       Type.Object(Object.fromEntries(FILTER_KEYS.map((k) => [k, Type.Optional(Type.String({ maxLength: 500 }))])), {
         additionalProperties: false,
       }),
     ),
-    action: Type.String({ enum: ['assign', 'due_date', 'transition'], errorMessage: MESSAGES.bulkAction }),
+    action: Type.String({ enum: [...BULK_ACTIONS], errorMessage: MESSAGES.bulkAction }),
     assignee_id: orNull('integer', { minimum: 1, errorMessage: { minimum: MESSAGES.assignee } }),
     due_date: day,
     state: Type.Optional(Type.String({ enum: [...FINDING_STATES], errorMessage: MESSAGES.state })),
     comment: Type.Optional(Type.String({ maxLength: 10_000 })),
     accepted_until: Type.Optional(day),
+    project_id: Type.Optional(Type.Integer({ minimum: 1, errorMessage: MESSAGES.bulkProject })),
   },
   { additionalProperties: false },
 );
@@ -210,7 +251,9 @@ export type BulkSelection = { ids: number[] } | { filters: VulnerabilityFilters 
 export type BulkAction =
   | { action: 'assign'; assigneeId: number | null }
   | { action: 'due_date'; dueDate: string | null }
-  | { action: 'transition'; to: FindingState; comment: string; acceptedUntil?: string | undefined };
+  | { action: 'transition'; to: FindingState; comment: string; acceptedUntil?: string | undefined }
+  | { action: 'link_project'; projectId: number }
+  | { action: 'unlink_project'; projectId: number };
 
 /** The selection and the action of a bulk body, checked: exactly one of ids and filter, the action's value given. */
 export function readBulk(body: BulkBody): { selection: BulkSelection; action: BulkAction } {
@@ -224,6 +267,9 @@ export function readBulk(body: BulkBody): { selection: BulkSelection; action: Bu
   } else if (body.action === 'due_date') {
     if (body.due_date === undefined) errors.add('due_date', MESSAGES.bulkValue);
     else action = { action: 'due_date', dueDate: body.due_date };
+  } else if (body.action === 'link_project' || body.action === 'unlink_project') {
+    if (body.project_id === undefined) errors.add('project_id', MESSAGES.bulkValue);
+    else action = { action: body.action, projectId: body.project_id };
   } else if (!body.state) errors.add('state', MESSAGES.bulkValue);
   else {
     action = {

@@ -1,7 +1,8 @@
 /**
- * Work on many findings at once (issue 21): assign, set a due date or move through the lifecycle every finding of a
- * selection (ids, or all those a filter matches, chosen on the server). One transaction, set-based statements: each
- * changed finding gets its history line and its own audit event in that same transaction.
+ * Work on many findings at once (issue 21): assign, set a due date, move through the lifecycle, link to a project or
+ * unlink from it every finding of a selection (ids, or all those a filter matches, chosen on the server). One
+ * transaction, set-based statements: each changed finding gets its history line (project links: the project's one
+ * activity line instead) and its own audit event in that same transaction.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import {
@@ -15,13 +16,15 @@ import { rowsOf } from '../db/client.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { checkMoveRequest } from '../domain/finding-lifecycle.ts';
 import { todayUtc } from '../domain/risk-scoring.ts';
+import type { Actor } from '../policies/index.ts';
 import { TenantUsersRepository } from '../repositories/tenant-users.ts';
 import { VulnerabilitiesRepository } from '../repositories/vulnerabilities.ts';
 import { invalid } from '../schemas/fields.ts';
 import { MESSAGES, type BulkAction, type BulkSelection } from '../schemas/vulnerabilities.ts';
+import { ProjectGate, quoted as quotedTitle } from './projects/access.ts';
 
 /** Ids named one by one: a page's worth of ticked rows. Larger selections go by filter. */
-export const MAX_BULK_IDS = 1000;
+export { MAX_BULK_IDS } from '../schemas/vulnerabilities.ts';
 
 export interface BulkActor {
   userId: number;
@@ -31,6 +34,8 @@ export interface BulkActor {
   browser: string;
   os: string;
   mayAcceptRisk: boolean;
+  /** The caller as the policies see them: a project link goes through the project's gate ('edit'). */
+  actor: Actor;
 }
 
 export interface BulkResult {
@@ -45,6 +50,8 @@ export interface BulkResult {
 
 const repo = new VulnerabilitiesRepository();
 const members = new TenantUsersRepository();
+const gate = new ProjectGate();
+const NUMBER = new Intl.NumberFormat('fr-FR');
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 /** The French label of the state in `column`, in SQL (the audit line of each finding). */
@@ -81,12 +88,13 @@ export async function applyBulk(
 ): Promise<BulkResult> {
   const where = await selectionCondition(tx, selection);
   const selected = await count(tx, where);
-  const audit = (description: SQL, details: SQL) => sql`
+  /** One audit event per row of the CTE `rows` (`old` unless said), its columns named in `description` and `details`. */
+  const audit = (description: SQL, details: SQL, rows = 'old') => sql`
     insert into audit_events (tenant_id, event_type, user_id, username, ip_address, description, severity, source, details)
     select app_current_tenant(), 'data_change', ${actor.userId}, ${actor.username}, ${actor.ip},
            ${description}, 'INFO', 'server',
            ${details} || jsonb_build_object('browser', ${actor.browser}::text, 'os', ${actor.os}::text, 'success', true)
-      from old`;
+      from ${sql.raw(rows)}`;
   const history = (kind: string, from: SQL, to: SQL, comment = '') => sql`
     insert into finding_events (tenant_id, vulnerability_id, user_id, kind, from_value, to_value, comment)
     select app_current_tenant(), old.id, ${actor.userId}, ${kind}, ${from}, ${to}, ${comment} from old`;
@@ -131,6 +139,10 @@ export async function applyBulk(
     return { selected, changed, unchanged: selected - changed, refused: 0 };
   }
 
+  if (action.action === 'link_project' || action.action === 'unlink_project') {
+    return linkProject(tx, where, selected, action.projectId, action.action === 'link_project', actor, audit);
+  }
+
   // A move: checked once (justification, approver, expiry), applied to the findings whose state allows it.
   const { to } = action;
   const comment = checkMoveRequest({
@@ -165,4 +177,68 @@ export async function applyBulk(
           ),
         );
   return { selected, changed, unchanged, refused: selected - changed - unchanged };
+}
+
+/**
+ * Links the selection to a project (those already linked count as unchanged), or unlinks it (those not linked count
+ * as unchanged): the project's gate as for one link ('edit': 404 out of reach, 403 read only), one set-based
+ * statement, one audit event per finding linked or unlinked, and one line of the project's activity for the lot.
+ */
+async function linkProject(
+  tx: TenantDb,
+  where: SQL,
+  selected: number,
+  projectId: number,
+  linking: boolean,
+  actor: BulkActor,
+  audit: (description: SQL, details: SQL, rows: string) => SQL,
+): Promise<BulkResult> {
+  const { project } = await gate.require(tx, actor.actor, projectId, 'edit');
+  const done = `${linking ? 'liée au projet' : 'retirée du projet'} ${quotedTitle(project.name)} (action groupée)`;
+  const audited = audit(
+    sql`'Vulnérabilité #' || done.id || ' : ' || ${done}::text`,
+    sql`jsonb_build_object('vulnerability_id', done.id, 'bulk', true, 'project_id', ${projectId}::bigint,
+          'action', ${linking ? 'linked' : 'unlinked'}::text)`,
+    'done',
+  );
+  // Linking: the selected findings not linked yet, kept from a concurrent delete (key share) while they are linked;
+  // a concurrent link of the same one is skipped by the unique key.
+  const statement = linking
+    ? sql`
+      with sel as (
+             select id from vulnerabilities
+              where ${where}
+                and not exists (select 1 from project_vulnerabilities pv
+                                 where pv.tenant_id = vulnerabilities.tenant_id and pv.project_id = ${projectId}
+                                   and pv.vulnerability_id = vulnerabilities.id)
+              for key share),
+           done as (
+             insert into project_vulnerabilities (tenant_id, project_id, vulnerability_id)
+             select app_current_tenant(), ${projectId}, id from sel
+             on conflict (tenant_id, project_id, vulnerability_id) do nothing
+             returning vulnerability_id as id),
+           au as (${audited})
+      select count(*) as n from done`
+    : sql`
+      with done as (
+             delete from project_vulnerabilities pv using vulnerabilities
+              where pv.tenant_id = app_current_tenant() and pv.project_id = ${projectId}
+                and vulnerabilities.tenant_id = pv.tenant_id and vulnerabilities.id = pv.vulnerability_id
+                and ${where}
+             returning pv.vulnerability_id as id),
+           au as (${audited})
+      select count(*) as n from done`;
+  const changed = Number(rowsOf<{ n: string }>(await tx.execute(statement))[0]?.n ?? 0);
+  if (changed > 0) {
+    const e = changed > 1 ? 'es' : 'e';
+    await gate.repo.record(tx, {
+      projectId,
+      userId: actor.userId,
+      action: linking ? 'linked' : 'unlinked',
+      objectType: 'project_vulnerability',
+      objectId: null,
+      summary: `${NUMBER.format(changed)} vulnérabilité${changed > 1 ? 's' : ''} ${linking ? `lié${e} au` : `retiré${e} du`} projet (action groupée)`,
+    });
+  }
+  return { selected, changed, unchanged: selected - changed, refused: 0 };
 }

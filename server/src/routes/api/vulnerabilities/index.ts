@@ -53,6 +53,7 @@ import { canAcceptRisk } from '../../../policies/index.ts';
 import { FINDING_STATE_LABELS, type FindingState } from '../../../../../contract/finding-states.ts';
 import { AssigneeSchema, FindingEventSchema, presentFindingEvent } from '../../../presenters/finding-event.ts';
 import { sendExport } from '../export-stream.ts';
+import { auditProjectRefusals } from '../projects/access.ts';
 import { found, taggedRoutes } from '../shared.ts';
 import { pageWindow } from '../../../schemas/query.ts';
 
@@ -209,11 +210,13 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // Many findings at once: ticked ones, or all a filter matches; one transaction, one audit event per finding.
+  // Many findings at once: ticked ones, or all a filter matches; one transaction, one audit event per finding. A
+  // project link goes through the project's gate, whose 403 is audited as in the projects area.
+  auditProjectRefusals(app);
   app.post(
     '/api/vulnerabilities/bulk/',
     {
-      ...write({ body: BulkBody, response: replies.signedIn({ 200: BulkReply }, 400, 403) }),
+      ...write({ body: BulkBody, response: replies.signedIn({ 200: BulkReply }, 400, 403, 404) }),
       config: { statementClass: 'import', heavy: true },
     },
     async (request) => {
@@ -228,6 +231,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           browser: agent.browser,
           os: agent.os,
           mayAcceptRisk: canAcceptRisk(actor),
+          actor,
         }),
       );
     },
@@ -284,16 +288,17 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // Export: every filtered row, streamed in keyset batches so memory stays flat whatever the size.
+  // Export: every filtered row (or only the ids given), streamed in keyset batches so memory stays flat whatever the
+  // size.
   app.get(
     '/api/vulnerabilities/export/',
     { ...read({ querystring: ExportQuery, response: replies.signedIn({ 200: ExportReply }, 400) }), config: EXPORT },
     async (request, reply) => {
-      const { format, filters, given } = readExportQuery(request.query);
+      const { format, filters, ids, given } = readExportQuery(request.query);
       await app.audit.record(request, {
         eventType: 'sensitive_data_access',
         description: `Export des vulnérabilités (${format.toUpperCase()})`,
-        extra: { format, filters: given },
+        extra: { format, filters: given, ...(ids ? { ids } : {}) },
       });
       const prepared = await request.tenantDb((tx) => repo.prepare(tx, filters));
       return sendExport(reply, 'vulnerabilites', {
@@ -301,7 +306,7 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         csvHeader: csvHeaderOf(CSV_COLUMNS, CSV_HEADERS),
         batchSize: EXPORT_BATCH,
         batchAfter: (last: { id: number } | undefined) =>
-          request.tenantDb((tx) => repo.exportBatch(tx, prepared, last?.id ?? 0, EXPORT_BATCH)),
+          request.tenantDb((tx) => repo.exportBatch(tx, prepared, last?.id ?? 0, EXPORT_BATCH, ids)),
         csvRow: exportCsvLine,
         jsonRow: presentExportRow,
       });
