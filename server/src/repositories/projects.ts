@@ -1,3 +1,4 @@
+import { pgArray } from '../db/arrays.ts';
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { rowsOf } from '../db/client.ts';
@@ -454,12 +455,12 @@ export class ProjectsRepository {
     const result = await tx.execute(sql`
       select project_id, round(avg(progress))::int as completion from (
         select t.project_id, t.progress from project_tasks t
-         where t.tenant_id = ${current} and t.project_id = any(${`{${ids.join(',')}}`}::bigint[])
+         where t.tenant_id = ${current} and t.project_id = any(${pgArray(ids)}::bigint[])
         union all
         select r.project_id, a.progress from corrective_actions a
           join remediation_plans p on p.tenant_id = a.tenant_id and p.id = a.plan_id
           join risks r on r.tenant_id = p.tenant_id and r.id = p.risk_id
-         where a.tenant_id = ${current} and r.project_id = any(${`{${ids.join(',')}}`}::bigint[])
+         where a.tenant_id = ${current} and r.project_id = any(${pgArray(ids)}::bigint[])
       ) work group by project_id`);
     return new Map(
       rowsOf<{ project_id: number | string; completion: number }>(result).map((r) => [

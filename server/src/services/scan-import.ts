@@ -1,3 +1,4 @@
+import { pgArray } from '../db/arrays.ts';
 import path from 'node:path';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
@@ -334,7 +335,7 @@ export async function applyFindings(
         .where(
           and(
             eq(vulnerabilities.tenantId, tenantId),
-            sql`(${vulnerabilities.assetId}, ${vulnerabilities.findingKey}) in (select * from unnest(${`{${chunk.map((v) => v.assetId).join(',')}}`}::bigint[], ${pgTextArray(chunk.map((v) => v.findingKey))}::text[]))`,
+            sql`(${vulnerabilities.assetId}, ${vulnerabilities.findingKey}) in (select * from unnest(${pgArray(chunk.map((v) => v.assetId))}::bigint[], ${pgArray(chunk.map((v) => v.findingKey))}::text[]))`,
           ),
         );
       const written = await tx
@@ -463,11 +464,6 @@ export async function recordMoves(
       })),
     );
   }
-}
-
-/** A text[] literal of `values` (quoted, backslashes and quotes escaped): one parameter for any number of keys. */
-function pgTextArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
 /** Puts back what an import that did not complete had written, in short transactions too. */

@@ -1,3 +1,5 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { pgArray } from '../db/arrays.ts';
 import type { Database } from '../db/client.ts';
 import { serverLogs } from '../db/schema.ts';
 import { LEVEL_RANK, levelOfPino, type LogLevel } from '../domain/log-levels.ts';
@@ -125,7 +127,8 @@ export function entryOfPinoLine(line: string): LogEntry | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // The sink.
 
-type Row = typeof serverLogs.$inferInsert;
+/** A stored line: every column given (the table's own id aside). */
+type Row = Required<Omit<typeof serverLogs.$inferInsert, 'id'>>;
 
 function rowOf(e: LogEntry): Row {
   return {
@@ -141,6 +144,21 @@ function rowOf(e: LogEntry): Row {
     userId: e.userId ?? null,
     context: storedContext(e.context),
   };
+}
+
+/**
+ * One statement for a whole batch, its columns as arrays: under a crowd every API answer writes a line, and building
+ * a multi-row insert value by value cost a tenth of the process's time (bench, issue 19).
+ */
+function insertRows(rows: readonly Row[]): SQL {
+  const column = <T extends string | number | null>(of: (row: Row) => T) => pgArray(rows.map(of));
+  return sql`insert into ${serverLogs} (time, level, message, request_id, method, url, status_code, response_time_ms,
+    tenant_id, user_id, context)
+    select * from unnest(${column((r) => r.time.toISOString())}::timestamptz[], ${column((r) => r.level)}::text[],
+      ${column((r) => r.message)}::text[], ${column((r) => r.requestId)}::text[], ${column((r) => r.method)}::text[],
+      ${column((r) => r.url)}::text[], ${column((r) => r.statusCode)}::integer[],
+      ${column((r) => r.responseTimeMs)}::double precision[], ${column((r) => r.tenantId)}::uuid[],
+      ${column((r) => r.userId)}::integer[], ${column((r) => JSON.stringify(r.context))}::jsonb[])`;
 }
 
 export interface LogSinkStats {
@@ -254,7 +272,7 @@ export class ServerLogSink {
       const rows = batch.filter((e) => LEVEL_RANK[e.level] >= rank).map(rowOf);
       if (rows.length === 0) continue;
       try {
-        await this.database.db.insert(serverLogs).values(rows);
+        await this.database.db.execute(insertRows(rows));
         this.written += rows.length;
       } catch {
         // Never logged: a log line about the log table would come straight back here.
