@@ -12,7 +12,14 @@ export interface Call {
   body: unknown;
 }
 
-export type Handler = (call: Call) => { status?: number; body: unknown; headers?: Record<string, string> };
+export interface Answer {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The answer to a call; a promise keeps the request pending until it settles. */
+export type Handler = (call: Call) => Answer | Promise<Answer>;
 
 /** Answers every API call with `handler`, recording the calls. */
 export function mockApi(handler: Handler): Call[] {
@@ -30,12 +37,12 @@ export function mockApi(handler: Handler): Call[] {
         body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
       };
       calls.push(call);
-      const answer = handler(call);
-      return Promise.resolve(
-        new Response(JSON.stringify(answer.body), {
-          status: answer.status ?? 200,
-          headers: { 'content-type': 'application/json', ...answer.headers },
-        }),
+      return Promise.resolve(handler(call)).then(
+        (answer) =>
+          new Response(JSON.stringify(answer.body), {
+            status: answer.status ?? 200,
+            headers: { 'content-type': 'application/json', ...answer.headers },
+          }),
       );
     },
   });

@@ -13,12 +13,23 @@ export function exportErrorMessage(format: Format): string {
   return `Impossible d’exporter les vulnérabilités en ${format.toUpperCase()}.`;
 }
 
-/** CSV / JSON export of the current filters, streamed with a progress bar and a cancel button. */
-export function ExportControls({ query, expectedRows }: { query: ListQuery; expectedRows: number | null }) {
+/**
+ * CSV / JSON export of the current filters (or of a selection: its `ids`), streamed with a progress bar and a cancel
+ * button.
+ */
+export function ExportControls({
+  query,
+  expectedRows,
+  label = 'Exporter les vulnérabilités filtrées',
+}: {
+  query: ListQuery;
+  expectedRows: number | null;
+  label?: string;
+}) {
   return (
     <SharedExportControls
       className="export-box"
-      label="Exporter les vulnérabilités filtrées"
+      label={label}
       expectedRows={expectedRows}
       target={(format) => ({ path: EXPORT_PATH, query: { ...query, format }, filename: exportFilename(format) })}
       errorMessage={exportErrorMessage}

@@ -122,6 +122,20 @@ export interface Assignee {
   name: string;
 }
 
+/** A project the caller may link findings to (their access is edit or manage). */
+export interface ProjectOption {
+  id: number;
+  name: string;
+}
+
+/** A risk of a project the caller reads, and the one finding it names (docs/api-projects.md `Risk`). */
+export interface RiskOption {
+  id: number;
+  project: number;
+  title: string;
+  vulnerability: number | null;
+}
+
 /** spec §3 summary. The sample (spec §8) lacks kev/open/resolved counts and names assets differently: all optional here. */
 export interface VulnerabilitySummary {
   total_vulnerabilities: number;

@@ -6,6 +6,8 @@ import type {
   CveHit,
   FindingEvent,
   Paged,
+  ProjectOption,
+  RiskOption,
   Vulnerability,
   VulnerabilitySummary,
 } from './types.ts';
@@ -91,6 +93,26 @@ export function fetchSlaReport(): Promise<WithOrigin<SlaReport>> {
   return apiRequestWithOrigin<SlaReport>(`${BASE}/sla-report/`);
 }
 
+/** The tenant's triage settings (issue 21): days to fix per severity (null: no deadline) and the SSVC EPSS threshold. */
+export interface TriageSettings {
+  critical: number | null;
+  high: number | null;
+  medium: number | null;
+  low: number | null;
+  info: number | null;
+  /** A probability (0.1 for 10 %). */
+  epss_threshold: number;
+}
+
+export function fetchTriageSettings(): Promise<WithOrigin<TriageSettings>> {
+  return apiRequestWithOrigin<TriageSettings>(`${BASE}/sla/`);
+}
+
+/** Tenant administrators only (the server refuses others). */
+export function saveTriageSettings(settings: TriageSettings): Promise<TriageSettings> {
+  return apiRequest<TriageSettings>(`${BASE}/sla/`, { method: 'PUT', body: { ...settings }, allowForbidden: true });
+}
+
 export interface BulkResult {
   selected: number;
   changed: number;
@@ -98,9 +120,53 @@ export interface BulkResult {
   refused: number;
 }
 
+/** A bulk action on every finding of a filter may take minutes: as long as the server's import statements may. */
+export const BULK_TIMEOUT_MS = 300_000;
+
 /** Many findings at once: `ids`, or `filter` (every finding it matches, chosen by the server). */
 export function applyBulk(body: Record<string, unknown>): Promise<BulkResult> {
-  return apiRequest<BulkResult>(`${BASE}/bulk/`, { method: 'POST', body, allowForbidden: true });
+  return apiRequest<BulkResult>(`${BASE}/bulk/`, {
+    method: 'POST',
+    body,
+    allowForbidden: true,
+    timeoutMs: BULK_TIMEOUT_MS,
+  });
+}
+
+/** The projects area's largest page. */
+const PROJECT_PAGE = 100;
+
+/** The projects the caller may link findings to (edit or manage access), by name; an empty list when unreadable. */
+export async function fetchEditableProjects(): Promise<ProjectOption[]> {
+  try {
+    const page = await apiRequest<Paged<ProjectOption & { access?: string }>>('/projects/', {
+      query: { page: 1, page_size: PROJECT_PAGE, ordering: 'name' },
+    });
+    return page.results.filter((p) => p.access !== 'read').map((p) => ({ id: p.id, name: p.name }));
+  } catch {
+    return [];
+  }
+}
+
+/** The risks of the projects the caller reads (the highest residual scores first, one page). */
+export async function fetchRiskOptions(): Promise<RiskOption[]> {
+  try {
+    const page = await apiRequest<Paged<RiskOption>>('/projects/risks/', {
+      query: { page: 1, page_size: PROJECT_PAGE },
+    });
+    return page.results.map((r) => ({ id: r.id, project: r.project, title: r.title, vulnerability: r.vulnerability }));
+  } catch {
+    return [];
+  }
+}
+
+/** A risk names one finding: this one (the risk's previous finding, if any, is replaced). */
+export function linkRisk(riskId: number, findingId: number): Promise<RiskOption> {
+  return apiRequest<RiskOption>(`/projects/risks/${riskId}/`, {
+    method: 'PATCH',
+    body: { vulnerability: findingId },
+    allowForbidden: true,
+  });
 }
 
 /** The tenant's members a finding may be assigned to; an empty list when they cannot be read. */
