@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { STORAGE_MESSAGES } from '../../domain/storage-errors.ts';
+import { waitedTooLong } from '../../lib/request-intake.ts';
 
 /** Seconds before asking again: a crowd's peak passes in a moment. */
 export const GATE_RETRY_AFTER_S = 1;
@@ -24,6 +25,12 @@ export class RequestGate {
       released = true;
       this.#inFlight--;
     };
+  }
+
+  /** Counts one more request turned away for another reason (waited too long for its turn): undefined. */
+  refuse(): undefined {
+    this.#refused++;
+    return undefined;
   }
 
   get inFlight(): number {
@@ -58,7 +65,8 @@ export default fp<{ gate: RequestGate }>(
     app.decorate('requestGate', gate);
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.url.startsWith('/api/') || UNGATED.test(request.url)) return done();
-      const release = gate.tryEnter();
+      // A request that waited too long for its turn (lib/request-intake.ts) is turned away as if the gate were full.
+      const release = waitedTooLong(request.raw) ? gate.refuse() : gate.tryEnter();
       if (!release) {
         void reply
           .code(503)
