@@ -1,8 +1,11 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import app, { type AppOptions } from './app.ts';
+import { pacedServerFactory } from './lib/request-intake.ts';
 import { frameworkErrors } from './plugins/app/input-guard.ts';
 
 export const FASTIFY_OPTIONS: FastifyServerOptions = {
+  // New requests start a few milliseconds' worth per turn of the loop, so that a crowd cannot stall accepting.
+  serverFactory: pacedServerFactory(),
   bodyLimit: 1024 * 1024,
   routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   // A path that does not decode, or a path parameter over the router's limit, answered in French like the rest.

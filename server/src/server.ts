@@ -10,7 +10,6 @@ import { ensureWritableDir, lockDataDir } from './lib/data-dir.ts';
 import { TokenService } from './lib/tokens.ts';
 import { SecretBox } from './lib/secret-box.ts';
 import { buildApp } from './build-app.ts';
-import { pacedServerFactory } from './lib/request-intake.ts';
 import { jobQueueOf } from './services/task-queue.ts';
 import { VERSION } from './version.ts';
 import { ServerLogSink } from './services/server-logs.ts';
@@ -126,8 +125,6 @@ export async function start(config: Config, role: ProcessRole = 'all'): Promise<
         loggerInstance: createLogger(config.logLevel, ServerLogSink.of(database)),
         logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
         trustProxy: config.trustProxy,
-        // New requests start a few milliseconds' worth per turn of the loop, so a crowd cannot stall accepting.
-        serverFactory: pacedServerFactory(),
       },
       async () => {
         clearInterval(keyReload);
