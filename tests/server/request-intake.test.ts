@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { STORAGE_MESSAGES } from '../../server/src/domain/storage-errors.ts';
 import {
   DEFAULT_TURN_TARGET_MS,
+  PACE_AFTER_CONNECTION_MS,
   pacedServerFactory,
   RequestIntake,
   waitedTooLong,
@@ -30,6 +31,7 @@ const fake = (id: number, url = `/api/vulnerabilities/?n=${id}`): Fake => ({
 /** An intake on a fake processor clock whose turns run when the test says; each start costs `costMs`. */
 function harness(costMs: number) {
   let cpu = 0;
+  let wall = 0;
   const turns: (() => void)[] = [];
   const started: number[] = [];
   const perTurnStarts: number[] = [];
@@ -39,10 +41,14 @@ function harness(costMs: number) {
       started.push(ids.get(req)!);
       cpu += costMs;
     },
-    { cpuNow: () => cpu, nextTurn: (run) => turns.push(run) },
+    { cpuNow: () => cpu, now: () => wall, nextTurn: (run) => turns.push(run) },
   );
   return {
     intake,
+    /** Moves the wall clock (the processor clock moves with the work). */
+    wait(ms: number) {
+      wall += ms;
+    },
     started,
     perTurnStarts,
     admit(f: Fake) {
@@ -72,8 +78,9 @@ describe('RequestIntake', () => {
     expect(h.intake.waiting).toBe(0);
   });
 
-  it('under a crowd starts a bounded number per turn and lets the loop turn in between, first come first served', () => {
+  it('while connections arrive, starts a bounded number per turn and lets the loop turn in between, in order', () => {
     const h = harness(1); // 1 ms of processor time per start: 3 a turn would meet the 3 ms target
+    h.intake.connectionArrived();
     for (let i = 0; i < 500; i++) h.admit(fake(i));
     h.turn();
     expect(h.started).toHaveLength(64); // the first crowd turn, unmeasured yet
@@ -86,6 +93,7 @@ describe('RequestIntake', () => {
 
   it('settles near the target: cheap requests many per turn, each turn close to its processor budget', () => {
     const h = harness(0.1); // 30 starts make the 3 ms target
+    h.intake.connectionArrived();
     for (let i = 0; i < 5_000; i++) h.admit(fake(i));
     while (h.pending() > 0) h.turn();
     expect(h.started).toHaveLength(5_000);
@@ -95,6 +103,22 @@ describe('RequestIntake', () => {
       expect(n * 0.1).toBeLessThanOrEqual(DEFAULT_TURN_TARGET_MS * 1.1 + 0.1 + 1e-9);
       expect(n * 0.1).toBeGreaterThanOrEqual(DEFAULT_TURN_TARGET_MS * 0.5);
     }
+  });
+
+  it('does not pace when no connection arrived lately: open connections alone start all they send', () => {
+    const h = harness(1);
+    for (let i = 0; i < 300; i++) h.admit(fake(i));
+    h.turn();
+    expect(h.started).toHaveLength(300);
+
+    h.intake.connectionArrived();
+    for (let i = 300; i < 600; i++) h.admit(fake(i));
+    h.turn();
+    expect(h.started).toHaveLength(300 + 64);
+    h.wait(PACE_AFTER_CONNECTION_MS + 1);
+    h.turn(); // no connection for a while: the rest start at once
+    expect(h.started).toEqual([...Array(600).keys()]);
+    expect(h.pending()).toBe(0);
   });
 
   it('skips requests whose client left while they waited, and answers health probes at once', () => {

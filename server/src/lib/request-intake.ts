@@ -12,6 +12,11 @@ const MIN_PER_TURN = 4;
 const MAX_PER_TURN = 1024;
 /** Where a crowd's first turn starts, before any turn was measured. */
 const FIRST_PER_TURN = 64;
+/**
+ * How long after the last connection accepted turns stay paced: while connections keep arriving more may wait in the
+ * kernel's queue (one is accepted a turn); once none came for this long, requests start as they come, at full speed.
+ */
+export const PACE_AFTER_CONNECTION_MS = 500;
 
 /**
  * How long a request may wait for its turn: past it, it is answered « Serveur surchargé » (request gate) when its
@@ -57,7 +62,10 @@ const UNPACED = /^\/api\/health(\/|$|\?)/;
  * rest wait for the next turn. `perTurn` follows the processor time of the turns (from one start to the next while
  * requests wait; processor rather than wall-clock time, so that a process the system keeps waiting — the database on
  * the same machine — is not slowed down further): shrunk in proportion when a turn ran over the target, grown by a
- * tenth when it stayed under. Without a crowd nothing waits and every request starts in the turn it arrived in.
+ * tenth when it stayed under. Turns are paced only while connections arrive (`connectionArrived`, until
+ * PACE_AFTER_CONNECTION_MS after the last): a steady crowd of open connections has nobody left to accept, and short
+ * turns would only cost it throughput (a quarter to a third at 200 connections). Without a crowd nothing waits and
+ * every request starts in the turn it arrived in.
  * A request that waited more than `maxWaitMs` is still started in its turn, marked so that the request gate answers
  * it 503 with Retry-After before any work: waiting is bounded, as for the database pool.
  */
@@ -73,8 +81,10 @@ export class RequestIntake {
   #head = 0;
   #scheduled = false;
   #perTurn = FIRST_PER_TURN;
-  /** Processor time when the last drain began, while requests were left waiting (undefined once none wait). */
+  /** Processor time when the last paced drain began, while requests were left waiting (else undefined). */
   #lastStart: number | undefined;
+  /** Wall-clock time until which turns are paced. */
+  #pacingUntil = -Infinity;
 
   constructor(handler: Handler, options: IntakeOptions = {}) {
     this.#handler = handler;
@@ -94,6 +104,11 @@ export class RequestIntake {
   get perTurn(): number {
     return this.#perTurn;
   }
+
+  /** A connection was accepted: others may be waiting to be, so turns are kept short for a while. */
+  readonly connectionArrived = (): void => {
+    this.#pacingUntil = this.#now() + PACE_AFTER_CONNECTION_MS;
+  };
 
   readonly admit = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.url !== undefined && UNPACED.test(req.url)) return this.#handler(req, res);
@@ -118,11 +133,14 @@ export class RequestIntake {
 
   readonly #drain = (): void => {
     this.#scheduled = false;
+    const now = this.#now();
+    const pacing = now < this.#pacingUntil;
     const start = this.#cpuNow();
-    this.#adapt(start);
-    const tooOld = this.#now() - this.#maxWaitMs;
+    if (pacing) this.#adapt(start);
+    const limit = pacing ? this.#perTurn : Infinity;
+    const tooOld = now - this.#maxWaitMs;
     let started = 0;
-    while (this.#head < this.#queue.length && started < this.#perTurn) {
+    while (this.#head < this.#queue.length && started < limit) {
       const [req, res, arrived] = this.#queue[this.#head]!;
       this.#queue[this.#head++] = undefined as never;
       // A client that gave up while it waited costs nothing more.
@@ -132,7 +150,7 @@ export class RequestIntake {
       started++;
     }
     if (this.#head < this.#queue.length) {
-      this.#lastStart = start;
+      this.#lastStart = pacing ? start : undefined;
       return this.#schedule();
     }
     this.#lastStart = undefined;
@@ -152,7 +170,9 @@ interface ServerTimeouts {
 /** Fastify's `serverFactory`: the HTTP/1.1 server Fastify would make, its requests going through a RequestIntake. */
 export function pacedServerFactory(options: IntakeOptions = {}) {
   return (handler: Handler, opts: ServerTimeouts): Server => {
-    const server = createServer(new RequestIntake(handler, options).admit);
+    const intake = new RequestIntake(handler, options);
+    const server = createServer(intake.admit);
+    server.on('connection', intake.connectionArrived);
     if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
     if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
     if (opts.connectionTimeout !== undefined) server.setTimeout(opts.connectionTimeout);
