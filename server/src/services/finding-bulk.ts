@@ -12,6 +12,7 @@ import {
   JUSTIFIED_STATES,
   canMove,
 } from '../../../contract/finding-states.ts';
+import { pgArray } from '../db/arrays.ts';
 import { rowsOf } from '../db/client.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { checkMoveRequest } from '../domain/finding-lifecycle.ts';
@@ -63,7 +64,7 @@ const labelOf = (column: string) =>
 /** The selection as a condition on `vulnerabilities`, in the current tenant (row-level security holds it too). */
 async function selectionCondition(tx: TenantDb, selection: BulkSelection): Promise<SQL> {
   if ('ids' in selection) {
-    return sql`vulnerabilities.tenant_id = app_current_tenant() and vulnerabilities.id = any(${`{${selection.ids.join(',')}}`}::bigint[])`;
+    return sql`vulnerabilities.tenant_id = app_current_tenant() and vulnerabilities.id = any(${pgArray(selection.ids)}::bigint[])`;
   }
   const prepared = await repo.prepare(tx, selection.filters);
   if (prepared.textHashes?.length === 0) return sql`false`;
