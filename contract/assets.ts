@@ -37,6 +37,8 @@ export interface AssetFields {
   ip_address: string | null;
   operating_system: string | null;
   criticality: string;
+  /** « Exposé à Internet » (SSVC's mission and well-being reads it); absent from an answer kept before it existed. */
+  internet_exposed?: boolean;
   owner: string | null;
   description: string;
   tags: string[];

@@ -49,6 +49,7 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   id: 'Identifiant',
   impact: 'Impact',
   installed_version: 'Version installée',
+  internet_exposed: 'Exposé à Internet',
   ip_address: 'Adresse IP',
   is_active: 'Actif',
   is_mitigated: 'Atténuée',

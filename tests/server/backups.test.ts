@@ -397,10 +397,11 @@ describe(`Backups: round trip (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => 
   });
 
   it('leaves the counters consistent, and triggers and sequences working again', async () => {
-    const totals = `select tenant_id, severity, is_resolved, kev, n::int as n from vulnerability_totals
-                     where n <> 0 order by 1, 2, 3, 4`;
-    const recount = `select tenant_id, severity, is_resolved, kev, count(*)::int as n from vulnerabilities
-                      group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+    // By SSVC decision too (migration 0029; 0: none, a resolved finding).
+    const totals = `select tenant_id, severity, is_resolved, kev, ssvc_decision::int as ssvc, n::int as n
+                      from vulnerability_totals where n <> 0 order by 1, 2, 3, 4, 5`;
+    const recount = `select tenant_id, severity, is_resolved, kev, coalesce(ssvc_decision, 0)::int as ssvc,
+                            count(*)::int as n from vulnerabilities group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`;
     expect(await sql(totals)).toEqual(await sql(recount));
     // The counters' trigger fires again (session_replication_role was local to the restore).
     await sql('delete from vulnerabilities where id = (select min(id) from vulnerabilities)');

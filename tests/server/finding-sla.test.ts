@@ -44,6 +44,7 @@ describe(`finding SLA (${backend})`, () => {
       medium: 90,
       low: 180,
       info: null,
+      epss_threshold: 0.1,
     });
     expect((await create({ title: 'SLA critique', severity: 'critical' })).due_date).toBe(day(7));
     expect((await create({ title: 'SLA faible', severity: 'low' })).due_date).toBe(day(180));
@@ -79,7 +80,7 @@ describe(`finding SLA (${backend})`, () => {
       await call('admin-sla', 'PUT', SLA, { payload: { critical: 2, high: 10, medium: 30, low: 60, info: 365 } }),
       200,
     );
-    expect(saved).toEqual({ critical: 2, high: 10, medium: 30, low: 60, info: 365 });
+    expect(saved).toEqual({ critical: 2, high: 10, medium: 30, low: 60, info: 365, epss_threshold: 0.1 });
     expect((await create({ title: 'SLA réglée', severity: 'critical' })).due_date).toBe(day(2));
     expect((await create({ title: 'SLA info réglée', severity: 'info' })).due_date).toBe(day(365));
     expect(

@@ -60,13 +60,23 @@ const FILTERS: [string, () => VulnerabilityFilters, string | null | undefined][]
   ['asset', () => ({ assetId: sample.assetId }), 'vulnerabilities_tenant_asset_idx'],
   ['cve', () => ({ cveId: sample.cveId }), 'vulnerabilities_tenant_cve_idx'],
   ['text', () => ({ text: 'openssl' }), null],
+  // Migration 0029: the decision is a cell column, so its filter walks exactly its cells.
+  ['ssvc=act', () => ({ ssvc: ['act'] }), undefined],
+  ['ssvc=track_star,attend, open', () => ({ ssvc: ['track_star', 'attend'], isResolved: false }), undefined],
+  ['ssvc=track, critical', () => ({ ssvc: ['track'], severities: ['critical'] }), undefined],
+  ['ssvc=act, KEV', () => ({ ssvc: ['act'], kev: true }), undefined],
 ];
 
-/** The cell index (migration 0021) an ordering walks. */
+/** The cell index (migrations 0021 and 0029) an ordering walks. */
 function cellIndex(o: VulnerabilityOrdering): string {
-  const name = { severity: 'id', created_at: 'created', updated_at: 'updated', cvss_score: 'cvss', cve_id: 'cve' }[
-    o.field as string
-  ];
+  const name = {
+    severity: 'id',
+    ssvc_decision: 'id',
+    created_at: 'created',
+    updated_at: 'updated',
+    cvss_score: 'cvss',
+    cve_id: 'cve',
+  }[o.field as string];
   const nullable = o.field === 'cvss_score' || o.field === 'cve_id';
   return `vulnerabilities_cell_${name ?? o.field}${nullable && o.desc ? '_desc' : ''}_idx`;
 }
@@ -87,6 +97,8 @@ async function plainPage(tx: TenantDb, filters: VulnerabilityFilters, o: Vulnera
     cve_id: vulnerabilities.cveId,
     title: vulnerabilities.title,
     last_seen: vulnerabilities.lastSeen,
+    // Resolved findings (no decision, 0) last both ways.
+    ssvc_decision: sql`nullif(${vulnerabilities.ssvcDecision}, 0)`,
     severity: severityRank(vulnerabilities.severity),
   }[o.field];
   const key: SQL = o.desc ? sql`${column} desc nulls last` : sql`${column} asc nulls last`;

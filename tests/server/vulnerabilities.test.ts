@@ -41,6 +41,7 @@ const FIELDS = [
   'accepted_until',
   'assignee_id',
   'due_date',
+  'ssvc_decision',
   'first_seen',
   'last_seen',
   'created_at',
@@ -633,12 +634,13 @@ describe(`vulnerabilities API (${backend})`, () => {
         select tenant_id, cwe_id, severity, is_resolved, kev, n::int as n
         from vulnerability_cwe_counts where n <> 0 order by 1, 2, 3, 4, 5`);
       expect(cweCounted).toEqual(cwe);
+      // The totals count by SSVC decision too (migration 0029; 0: none, a resolved finding).
       const totals = await q(`
-        select tenant_id, severity, is_resolved, kev, count(*)::int as n
-        from vulnerabilities group by 1, 2, 3, 4 order by 1, 2, 3, 4`);
+        select tenant_id, severity, is_resolved, kev, coalesce(ssvc_decision, 0)::int as ssvc, count(*)::int as n
+        from vulnerabilities group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`);
       const totalsCounted = await q(`
-        select tenant_id, severity, is_resolved, kev, n::int as n
-        from vulnerability_totals where n <> 0 order by 1, 2, 3, 4`);
+        select tenant_id, severity, is_resolved, kev, ssvc_decision::int as ssvc, n::int as n
+        from vulnerability_totals where n <> 0 order by 1, 2, 3, 4, 5`);
       expect(totalsCounted).toEqual(totals);
       expect((await q('select count(*)::int as n from vulnerability_totals where n < 0'))[0]!.n).toBe(0);
     };

@@ -3,7 +3,8 @@
  *   node --import tsx server/src/cli/generate-vulnerabilities.ts --count 1000000 --tenant acme-securite.fr --assets 2000
  * Inserts findings into one tenant with INSERT … SELECT generate_series in batches (the counters' triggers run once
  * per batch), spread over severities (10 % critical, 25 % high, 35 % medium, 20 % low, 10 % info), the last year,
- * the assets, and the CVE store's real ids when it holds any. Runs on the owner connection: platform tooling.
+ * the assets (a third of them exposed to the Internet), and the CVE store's real ids when it holds any. Runs on the
+ * owner connection: platform tooling.
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
@@ -67,12 +68,13 @@ export async function generateVulnerabilities(db: Db, opts: GenerateOptions): Pr
 
   const result = await db.transaction(async (tx) => {
     await tx.execute(sql`
-      insert into assets (tenant_id, name, asset_type, hostname, ip_address, operating_system, criticality, description, tags)
+      insert into assets (tenant_id, name, asset_type, hostname, ip_address, operating_system, criticality,
+                          internet_exposed, description, tags)
       select ${tenantId}::uuid, 'gen-asset-' || lpad(g::text, 5, '0'),
              (array['server','workstation','network','application','database','cloud','container'])[1 + g % 7],
              'gen-' || g || '.interne', '10.' || (g / 65536) % 256 || '.' || (g / 256) % 256 || '.' || g % 256,
              (array['Debian 12','Windows 11','Ubuntu 22.04','RHEL 9','FortiOS 7.2'])[1 + g % 5],
-             (array['low','medium','high','critical'])[1 + (g * 7) % 4],
+             (array['low','medium','high','critical'])[1 + (g * 7) % 4], g % 3 = 0,
              'Actif généré pour les tests de charge.', array['généré']
       from generate_series(1, ${assetCount}) g
       on conflict (tenant_id, name) do nothing`);

@@ -1,4 +1,5 @@
 import {
+  SSVC_DECISIONS,
   ssvcDecision,
   type Automatable,
   type Exploitation,
@@ -10,8 +11,18 @@ import {
 
 // How Vigie reads CISA's SSVC decision points from what it holds about a finding (issue 21, docs/ssvc.md).
 
-/** EPSS probability from which a public exploit is taken as likely (Exploitation « poc »). */
+/**
+ * EPSS probability from which a public exploit is taken as likely (Exploitation « poc »), while a tenant set none
+ * (triage_settings.epss_threshold; migration 0029 holds the same number).
+ */
 export const DEFAULT_EPSS_THRESHOLD = 0.1;
+
+/**
+ * A decision as the database keeps it (vulnerabilities.ssvc_decision, migration 0029): its rank, 1 track … 4 act, so
+ * that the list sorts by it; a resolved finding has none (0).
+ */
+export const ssvcRank = (decision: SsvcDecision): number => SSVC_DECISIONS.indexOf(decision) + 1;
+export const ssvcOfRank = (rank: number | null): SsvcDecision | null => SSVC_DECISIONS[(rank ?? 0) - 1] ?? null;
 
 export interface SsvcFacts {
   kev: boolean;

@@ -13,6 +13,8 @@ export const AssetSchema = Type.Object(
     ip_address: Nullable(Type.String()),
     operating_system: Nullable(Type.String()),
     criticality: Choice(CRITICALITIES),
+    /** « Exposé à Internet »: SSVC's mission and well-being reads it (docs/ssvc.md). */
+    internet_exposed: Type.Boolean(),
     owner: Nullable(Type.String()),
     description: Type.String(),
     tags: Type.Array(Type.String()),
@@ -34,6 +36,7 @@ export function presentAsset(asset: AssetRow): Asset {
     ip_address: asset.ipAddress,
     operating_system: asset.operatingSystem,
     criticality: asset.criticality,
+    internet_exposed: asset.internetExposed,
     owner: asset.owner,
     description: asset.description,
     tags: asset.tags,

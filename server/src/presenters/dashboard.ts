@@ -30,6 +30,8 @@ export const VulnerabilitySummarySchema = Type.Object(
     top_cwe_categories: Type.Array(Type.Object({ cwe_id: Type.String(), name: Type.String(), count: Count })),
     vulnerability_trends: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Count })),
     kev_count: Count,
+    /** Open findings whose SSVC decision is Act (« À traiter maintenant », docs/ssvc.md). */
+    ssvc_act_count: Count,
     open_count: Count,
     resolved_count: Count,
     generated_at: DateTime,

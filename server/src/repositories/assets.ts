@@ -27,6 +27,7 @@ export interface AssetValues {
   ipAddress?: string | null;
   operatingSystem?: string | null;
   criticality?: Criticality;
+  internetExposed?: boolean;
   owner?: string | null;
   description?: string;
   tags?: string[];

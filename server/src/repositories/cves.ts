@@ -3,6 +3,8 @@ import { rowsOf, type Db } from '../db/client.ts';
 import { cves, cwes, vulnerabilities, type Severity } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../domain/cve-records.ts';
+import { DEFAULT_EPSS_THRESHOLD } from '../domain/ssvc.ts';
+import { pgArray } from '../db/arrays.ts';
 
 // The CVE store is public reference data: the importers write it with the owner connection, every tenant reads
 // it (vigie_app has SELECT). Batches travel as one JSON parameter expanded by json_to_recordset: one round trip
@@ -57,6 +59,38 @@ function newer(c: string, r: string): SQL {
   );
 }
 
+/** A CVE row's references name a public exploit (NVD tag « Exploit »): SSVC's exploitation reads it. */
+const EXPLOIT_REFERENCE = sql.raw(`'[{"tags": ["Exploit"]}]'::jsonb`);
+
+// The findings' side of a change in the store (migration 0029, docs/ssvc.md). A finding copies its CVE's KEV flag
+// and reads its EPSS score and exploit references for its SSVC decision: when the store changes them, every
+// tenant's findings on those CVEs follow, in the store write's transaction. Platform work on the owner connection
+// (no tenant): the join with tenants walks each tenant's (tenant_id, cve_id) index, the ids one array parameter so
+// that the planner knows how few they are.
+
+/** Marks every tenant's findings on these CVEs (now in CISA's KEV catalogue) KEV; their decision follows. */
+export async function markFindingsExploited(db: Db, cveIds: readonly string[]): Promise<number> {
+  if (cveIds.length === 0) return 0;
+  const result = await db.execute(sql`
+    update vulnerabilities v set kev = true
+      from tenants t
+     where v.tenant_id = t.id and v.cve_id = any(${pgArray(cveIds)}::text[]) and not v.kev
+    returning v.id`);
+  return rowsOf<unknown>(result).length;
+}
+
+/** Writes the SSVC decision of every tenant's open findings on these CVEs where it changed; returns how many. */
+export async function refreshFindingDecisions(db: Db, cveIds: readonly string[]): Promise<number> {
+  if (cveIds.length === 0) return 0;
+  const result = await db.execute(sql`
+    update vulnerabilities v set ssvc_decision = d.decision
+      from tenants t, finding_ssvc_decisions d
+     where d.tenant_id = t.id and d.cve_id = any(${pgArray(cveIds)}::text[]) and not d.is_resolved
+       and d.decision <> d.kept and v.id = d.id
+    returning v.id`);
+  return rowsOf<unknown>(result).length;
+}
+
 /** One row per key: ON CONFLICT cannot touch the same row twice in one statement. The last one wins. */
 function uniqueBy<T>(rows: readonly T[], key: (row: T) => string): T[] {
   const map = new Map<string, T>();
@@ -72,7 +106,8 @@ function countReturned(rows: { inserted: boolean }[]): BatchCounts {
 
 /**
  * Inserts new CVEs and updates those whose stored record is older. A record whose modified date is older than or
- * equal to the stored one changes nothing; a KEV stub (no record body yet) is always replaced.
+ * equal to the stored one changes nothing; a KEV stub (no record body yet) is always replaced. The findings on a
+ * CVE whose references gained or lost a public exploit get their SSVC decision again.
  */
 export async function upsertCveRecords(db: Db, records: readonly CveRecord[]): Promise<BatchCounts> {
   if (records.length === 0) return { inserted: 0, updated: 0 };
@@ -83,18 +118,32 @@ export async function upsertCveRecords(db: Db, records: readonly CveRecord[]): P
     if (!prev || (r.modified_at ?? '') > (prev.modified_at ?? '')) byId.set(r.cve_id, r);
   }
   const columns = BODY_COLUMNS.join(', ');
-  const result = await db.execute(sql`
-    insert into cves (cve_id, ${sql.raw(columns)}, search_vector, updated_at)
-    select r.cve_id, ${sql.raw(BODY_COLUMNS.map((c) => `r.${c}`).join(', '))}, ${searchVectorOf('r')}, now()
-    from json_to_recordset(${JSON.stringify([...byId.values()])}::json) as r(${sql.raw(RECORD_TYPES)})
-    -- Skip unchanged records before their search document is computed (a re-import then costs little).
-    where not exists (select 1 from cves c where c.cve_id = r.cve_id and not coalesce(${newer('c', 'r')}, false))
-    on conflict (cve_id) do update set
-      ${sql.raw(BODY_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', '))},
-      search_vector = excluded.search_vector, updated_at = now()
-    where ${newer('cves', 'excluded')}
-    returning (xmax = 0) as inserted`);
-  return countReturned(rowsOf<{ inserted: boolean }>(result));
+  return db.transaction(async (tx) => {
+    // Every part of one statement sees the table as it was before it: `before` is the stored exploit flag.
+    const result = await tx.execute(sql`
+      with before as (
+        select c.cve_id, c."references" @> ${EXPLOIT_REFERENCE} as exploit from cves c
+         where c.cve_id = any(${pgArray([...byId.keys()])}::text[])
+      ), written as (
+      insert into cves (cve_id, ${sql.raw(columns)}, search_vector, updated_at)
+      select r.cve_id, ${sql.raw(BODY_COLUMNS.map((c) => `r.${c}`).join(', '))}, ${searchVectorOf('r')}, now()
+      from json_to_recordset(${JSON.stringify([...byId.values()])}::json) as r(${sql.raw(RECORD_TYPES)})
+      -- Skip unchanged records before their search document is computed (a re-import then costs little).
+      where not exists (select 1 from cves c where c.cve_id = r.cve_id and not coalesce(${newer('c', 'r')}, false))
+      on conflict (cve_id) do update set
+        ${sql.raw(BODY_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', '))},
+        search_vector = excluded.search_vector, updated_at = now()
+      where ${newer('cves', 'excluded')}
+      returning cves.cve_id, (xmax = 0) as inserted, cves."references" @> ${EXPLOIT_REFERENCE} as exploit)
+      select w.cve_id, w.inserted, (w.exploit is distinct from coalesce(b.exploit, false)) as moved
+        from written w left join before b on b.cve_id = w.cve_id`);
+    const rows = rowsOf<{ cve_id: string; inserted: boolean; moved: boolean }>(result);
+    await refreshFindingDecisions(
+      tx,
+      rows.filter((r) => r.moved).map((r) => r.cve_id),
+    );
+    return countReturned(rows);
+  });
 }
 
 /**
@@ -118,7 +167,8 @@ export async function applyKevEntries(
   ];
   // Every part of one statement sees the table as it was before the statement: "before" is what was already marked.
   const ids = JSON.stringify(entries.map((e) => e.cve_id));
-  const result = await db.execute(sql`
+  return db.transaction(async (tx) => {
+    const result = await tx.execute(sql`
     with before as (
       select c.cve_id from cves c where c.kev and c.cve_id in (select json_array_elements_text(${ids}::json))
     ), written as (
@@ -139,21 +189,50 @@ export async function applyKevEntries(
         is distinct from (${sql.raw(kevColumns.map((c) => `excluded.${c}`).join(', '))})
     returning cves.cve_id, (xmax = 0) as inserted)
     select w.cve_id, w.inserted, (b.cve_id is null) as newly from written w left join before b on b.cve_id = w.cve_id`);
-  const rows = rowsOf<{ cve_id: string; inserted: boolean; newly: boolean }>(result);
-  return { ...countReturned(rows), newlyExploited: rows.filter((r) => r.newly).map((r) => r.cve_id) };
+    const rows = rowsOf<{ cve_id: string; inserted: boolean; newly: boolean }>(result);
+    // Every entry, not only the changed ones: a finding written before its CVE was marked catches up.
+    await markFindingsExploited(
+      tx,
+      entries.map((e) => e.cve_id),
+    );
+    return { ...countReturned(rows), newlyExploited: rows.filter((r) => r.newly).map((r) => r.cve_id) };
+  });
 }
 
-/** Sets EPSS scores on known CVEs (a score for an unknown CVE is ignored); returns how many rows changed. */
+/**
+ * Sets EPSS scores on known CVEs (a score for an unknown CVE is ignored); returns how many rows changed. The findings
+ * on a CVE whose score crossed an EPSS threshold in use (a tenant's, or the default) get their SSVC decision again.
+ */
 export async function applyEpssRows(db: Db, rows: readonly EpssRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const result = await db.execute(sql`
-    update cves set epss_score = r.score, epss_percentile = r.percentile, epss_date = r.date, updated_at = now()
-    from json_to_recordset(${JSON.stringify(uniqueBy(rows, (r) => r.cve_id))}::json)
-      as r(cve_id text, score float8, percentile float8, date date)
-    where cves.cve_id = r.cve_id
-      and (cves.epss_score, cves.epss_percentile, cves.epss_date) is distinct from (r.score, r.percentile, r.date)
-    returning cves.cve_id`);
-  return rowsOf<unknown>(result).length;
+  return db.transaction(async (tx) => {
+    const result = await tx.execute(sql`
+      with r as (
+        select * from json_to_recordset(${JSON.stringify(uniqueBy(rows, (r) => r.cve_id))}::json)
+          as r(cve_id text, score float8, percentile float8, date date)
+      ), before as (
+        select c.cve_id, c.epss_score from cves c join r on r.cve_id = c.cve_id
+      ), changed as (
+        update cves set epss_score = r.score, epss_percentile = r.percentile, epss_date = r.date, updated_at = now()
+        from r
+        where cves.cve_id = r.cve_id
+          and (cves.epss_score, cves.epss_percentile, cves.epss_date) is distinct from (r.score, r.percentile, r.date)
+        returning cves.cve_id, cves.epss_score
+      ), thresholds as (
+        select distinct s.epss_threshold as t from triage_settings s union select ${DEFAULT_EPSS_THRESHOLD}::float8
+      )
+      select ch.cve_id, exists (
+          select 1 from thresholds th
+           where coalesce(b.epss_score >= th.t, false) <> coalesce(ch.epss_score >= th.t, false)
+        ) as crossed
+        from changed ch join before b on b.cve_id = ch.cve_id`);
+    const changed = rowsOf<{ cve_id: string; crossed: boolean }>(result);
+    await refreshFindingDecisions(
+      tx,
+      changed.filter((r) => r.crossed).map((r) => r.cve_id),
+    );
+    return changed.length;
+  });
 }
 
 export async function upsertCwes(db: Db, rows: readonly CweRow[]): Promise<BatchCounts> {

@@ -15,6 +15,9 @@ import {
   type Severity,
 } from '../db/schema.ts';
 import { VulnerabilitiesRepository } from './vulnerabilities.ts';
+import { ssvcRank } from '../domain/ssvc.ts';
+
+const ACT = ssvcRank('act');
 
 export interface SummaryFilters {
   /** Length of the trend window, in UTC days ending today. */
@@ -81,6 +84,32 @@ export class DashboardRepository {
     let kevCount = 0;
     let open = 0;
     let resolved = 0;
+    // « À traiter maintenant »: the open findings whose SSVC decision is Act (a resolved finding has none). The
+    // tenant's totals count them by decision; one asset's are counted on its findings (its index).
+    let actCount = 0;
+    if (f.assetId === undefined) {
+      const [act] = await tx
+        .select({ n: sql<string>`coalesce(sum(${vulnerabilityTotals.n}), 0)` })
+        .from(vulnerabilityTotals)
+        .where(and(...dims(vulnerabilityTotals), eq(vulnerabilityTotals.ssvcDecision, ACT)));
+      actCount = num(act?.n);
+    } else {
+      const [act] = await tx
+        .select({ n: sql<string>`count(*)` })
+        .from(vulnerabilities)
+        .where(
+          and(
+            ...this.findings.conditions({
+              severities: f.severities,
+              kev: f.kev,
+              assetId: f.assetId,
+              isResolved: false,
+              ssvc: ['act'],
+            }),
+          ),
+        );
+      actCount = num(act?.n);
+    }
     for (const r of totals) {
       const n = num(r.n);
       if (r.isResolved) resolved += n;
@@ -211,6 +240,7 @@ export class DashboardRepository {
       top_cwe_categories: topCwes.map((c) => ({ cwe_id: c.cweId, name: cweNames.get(c.cweId) ?? '', count: num(c.n) })),
       vulnerability_trends: days.map((date) => ({ date, count: perDay.get(date) ?? 0 })),
       kev_count: kevCount,
+      ssvc_act_count: actCount,
       open_count: open,
       resolved_count: resolved,
       generated_at: new Date().toISOString(),

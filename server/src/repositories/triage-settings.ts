@@ -2,6 +2,7 @@ import { and, count, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { triageSettings, vulnerabilities, type Severity } from '../db/schema.ts';
 import { rowsOf } from '../db/client.ts';
+import { DEFAULT_EPSS_THRESHOLD } from '../domain/ssvc.ts';
 
 /** Days to fix a finding by severity; null: no deadline. */
 export type SlaDays = Record<Severity, number | null>;
@@ -37,13 +38,27 @@ export class TriageSettingsRepository {
     };
   }
 
-  async saveSla(tx: TenantDb, sla: SlaDays, userId: number): Promise<void> {
+  /** The EPSS probability from which SSVC takes an exploit as likely (docs/ssvc.md). */
+  async epssThreshold(tx: TenantDb): Promise<number> {
+    const [row] = await tx
+      .select({ t: triageSettings.epssThreshold })
+      .from(triageSettings)
+      .where(eq(triageSettings.tenantId, current));
+    return row?.t ?? DEFAULT_EPSS_THRESHOLD;
+  }
+
+  /**
+   * Sets the SLA, and the EPSS threshold when given (kept as it is otherwise). A new threshold moves the decisions
+   * of the findings it concerns in the same statement (migration 0029's trigger).
+   */
+  async saveSla(tx: TenantDb, sla: SlaDays, userId: number, epssThreshold?: number): Promise<void> {
     const values = {
       slaCriticalDays: sla.critical,
       slaHighDays: sla.high,
       slaMediumDays: sla.medium,
       slaLowDays: sla.low,
       slaInfoDays: sla.info,
+      ...(epssThreshold === undefined ? {} : { epssThreshold }),
       updatedAt: new Date(),
       updatedBy: userId,
     };

@@ -16,6 +16,8 @@ import {
   type Severity,
 } from '../db/schema.ts';
 import { containsPattern } from './tenant-users.ts';
+import { SSVC_DECISIONS, SSVC_TABLE, type SsvcDecision } from '../../../contract/ssvc.ts';
+import { ssvcRank } from '../domain/ssvc.ts';
 
 export type VulnerabilityRecord = Omit<typeof vulnerabilities.$inferSelect, 'textHash'>;
 
@@ -58,6 +60,7 @@ export interface ExportRow {
   accepted_until: string | null;
   assignee_id: number | null;
   due_date: string | null;
+  ssvc_decision: SsvcDecision | null;
   first_seen: string;
   last_seen: string;
   created_at: string;
@@ -72,6 +75,8 @@ export interface VulnerabilityFilters {
   kev?: boolean | undefined;
   text?: string | undefined;
   scanId?: number | undefined;
+  /** SSVC decisions (docs/ssvc.md): only open findings have one. */
+  ssvc?: SsvcDecision[] | undefined;
 }
 
 export const VULNERABILITY_ORDERINGS = [
@@ -82,6 +87,7 @@ export const VULNERABILITY_ORDERINGS = [
   'cve_id',
   'title',
   'last_seen',
+  'ssvc_decision',
 ] as const;
 export type VulnerabilityOrderField = (typeof VULNERABILITY_ORDERINGS)[number];
 export interface VulnerabilityOrdering {
@@ -135,6 +141,13 @@ export interface CveFacts {
 
 export const SEVERITY_RANK = severityRank(vulnerabilities.severity);
 
+/** The SSVC ordering's key: the decision's rank, none (0, a resolved finding) as null so that it sorts last. */
+const ssvcKey = (decision: AnyPgColumn | SQL) => sql`nullif(${decision}, 0)`;
+export const SSVC_KEY = ssvcKey(vulnerabilities.ssvcDecision);
+
+/** A kept SSVC rank's name (the export reads it in SQL): `array[...]`[rank], null for 0. */
+const SSVC_NAME = sql.raw(`(array[${SSVC_DECISIONS.map((d) => `'${d}'`).join(', ')}])`);
+
 // Row-level security already confines the table; naming the tenant again lets the planner use the tenant indexes.
 const inCurrentTenant = eq(vulnerabilities.tenantId, sql`app_current_tenant()`);
 
@@ -146,7 +159,7 @@ const rowColumns = {
   epssScore: cves.epssScore,
 };
 
-/** The column of each ordering but severity, which sorts by SEVERITY_RANK. */
+/** The column of each ordering but severity and SSVC, which sort by SEVERITY_RANK and SSVC_KEY. */
 const ORDER_COLUMNS = {
   created_at: 'createdAt',
   updated_at: 'updatedAt',
@@ -154,52 +167,99 @@ const ORDER_COLUMNS = {
   cve_id: 'cveId',
   title: 'title',
   last_seen: 'lastSeen',
-} as const satisfies Record<Exclude<VulnerabilityOrderField, 'severity'>, keyof typeof vulnerabilities._.columns>;
+} as const satisfies Record<
+  Exclude<VulnerabilityOrderField, 'severity' | 'ssvc_decision'>,
+  keyof typeof vulnerabilities._.columns
+>;
 
 /**
- * The ids of one page ordered by `ordering`, read cell by cell: each (severity, is_resolved, kev) cell the filters
- * allow is walked in its own index (migration 0021) for its first offset + limit entries, and the page is taken from
- * their union. A page costs at most 20 × (offset + limit) index entries whatever the filters, where one walk of the
- * tenant's ordering would skip the rows they exclude, all of them when the filter and the order are correlated.
+ * The ids of one page ordered by `ordering`, read cell by cell: each (severity, is_resolved, kev, ssvc_decision) cell
+ * the filters allow is walked in its own index (migrations 0021 and 0029) for its first offset + limit entries, and
+ * the page is taken from their union. A page costs at most 40 × (offset + limit) index entries whatever the filters
+ * (30 for open findings, 5 for the Act ones), where one walk of the tenant's ordering would skip the rows they
+ * exclude, all of them when the filter and the order are correlated.
  */
 function cellPageIds(f: VulnerabilityFilters, ordering: VulnerabilityOrdering, limit: number, offset: number): SQL {
-  const severities = SEVERITIES.filter((s) => !f.severities?.length || f.severities.includes(s));
-  const flags = (v: boolean | undefined) => (v === undefined ? [false, true] : [v]);
-  const cells = severities.flatMap((severity) =>
-    flags(f.isResolved).flatMap((resolved) => flags(f.kev).map((kev) => `('${severity}', ${resolved}, ${kev})`)),
-  );
+  const cells = cellsOf(f);
+  // No cell can hold a match (an Act finding outside KEV, a decision on a resolved finding): no page.
+  if (cells.length === 0) return sql`select null::bigint where false`;
   const { key, id } = directions(ordering);
-  // Inside a cell the severity is one: its rank is the cell's, and the walk is the id order.
-  const walkKey = ordering.field === 'severity' ? undefined : sql.raw(`v.${ordering.field}`);
+  // Inside a cell the severity and the decision are one: the key is the cell's, and the walk is the id order.
+  const cellKey =
+    ordering.field === 'severity'
+      ? severityRank(sql.raw('cell.severity'))
+      : ordering.field === 'ssvc_decision'
+        ? ssvcKey(sql.raw('cell.ssvc_decision'))
+        : undefined;
+  const walkKey = cellKey ? undefined : sql.raw(`v.${ordering.field}`);
   const walkOrder = walkKey ? sql`${walkKey} ${key}, v.id ${id}` : sql`v.id ${id}`;
-  return sql`select p.id from (values ${sql.raw(cells.join(', '))}) as cell(severity, is_resolved, kev)
+  return sql`select p.id from (values ${sql.raw(cells.join(', '))}) as cell(severity, is_resolved, kev, ssvc_decision)
     cross join lateral (
-      select v.id, ${walkKey ?? severityRank(sql.raw('cell.severity'))} as k from vulnerabilities v
+      select v.id, ${walkKey ?? cellKey} as k from vulnerabilities v
       where v.tenant_id = app_current_tenant() and v.severity = cell.severity
-        and v.is_resolved = cell.is_resolved and v.kev = cell.kev
+        and v.is_resolved = cell.is_resolved and v.kev = cell.kev and v.ssvc_decision = cell.ssvc_decision
       order by ${walkOrder} limit ${offset + limit}
     ) p
     order by p.k ${key}, p.id ${id} limit ${limit} offset ${offset}`;
 }
 
+/** The decisions a finding can hold with and without KEV (exploitation active, or none or poc): CISA's table. */
+const SSVC_BY_KEV = (() => {
+  const under = (...e: (keyof typeof SSVC_TABLE)[]) =>
+    SSVC_DECISIONS.filter((d) =>
+      e.some((x) =>
+        Object.values(SSVC_TABLE[x]).some((a) => Object.values(a).some((t) => Object.values(t).includes(d))),
+      ),
+    );
+  return { true: under('active'), false: under('none', 'poc') };
+})();
+
+/**
+ * The (severity, is_resolved, kev, ssvc_decision) cells the filters allow, as SQL tuples: a resolved finding has no
+ * decision (0), an open one has one of those its KEV flag allows (Act needs active exploitation, that is KEV; Track*
+ * never has it), among those a decision filter asks for.
+ */
+function cellsOf(f: VulnerabilityFilters): string[] {
+  const severities = SEVERITIES.filter((s) => !f.severities?.length || f.severities.includes(s));
+  const flags = (v: boolean | undefined) => (v === undefined ? [false, true] : [v]);
+  const asked = f.ssvc?.length ? f.ssvc : undefined;
+  return severities.flatMap((severity) =>
+    flags(f.isResolved).flatMap((resolved) =>
+      flags(f.kev).flatMap((kev) => {
+        const decisions = resolved
+          ? asked
+            ? []
+            : [0]
+          : SSVC_BY_KEV[`${kev}`].filter((d) => !asked || asked.includes(d)).map(ssvcRank);
+        return decisions.map((d) => `('${severity}', ${resolved}, ${kev}, ${d})`);
+      }),
+    ),
+  );
+}
+
 /**
  * An ordering's directions, for its key and for the id that breaks ties: exactly its indexes' (migration 0021), the
- * nullable keys (cvss_score, cve_id) sorting their nulls last both ways.
+ * nullable keys (cvss_score, cve_id) sorting their nulls last both ways. The SSVC ordering puts the findings without
+ * a decision (resolved) last both ways; inside a cell it is the id order.
  */
 function directions({ field, desc: descending }: VulnerabilityOrdering): { key: SQL; id: SQL } {
   const nullable = field === 'cvss_score' || field === 'cve_id';
-  const key = descending ? (nullable ? 'desc nulls last' : 'desc') : nullable ? 'asc nulls last' : 'asc';
+  const last = nullable || field === 'ssvc_decision';
+  const key = descending ? (last ? 'desc nulls last' : 'desc') : last ? 'asc nulls last' : 'asc';
   const id = descending ? (nullable ? 'desc nulls last' : 'desc') : 'asc';
   return { key: sql.raw(key), id: sql.raw(id) };
 }
 
-/** Filters that the counters table can answer (no text, CVE or scan). */
+/** Filters that the counters table can answer (no text, CVE or scan; a decision only with the tenant's totals). */
 function countable(f: VulnerabilityFilters): boolean {
-  return f.text === undefined && f.cveId === undefined && f.scanId === undefined;
+  const decided = !!f.ssvc?.length;
+  return (
+    f.text === undefined && f.cveId === undefined && f.scanId === undefined && !(decided && f.assetId !== undefined)
+  );
 }
 
 /**
- * The exact count of countable filters as one scalar query on the counters: the tenant's totals (at most 20 rows)
+ * The exact count of countable filters as one scalar query on the counters: the tenant's totals (at most 40 rows)
  * unless an asset is named, else that asset's rows of the per-asset counters. Undefined for other filters.
  */
 function countersSum(f: VulnerabilityFilters): SQL | undefined {
@@ -210,6 +270,7 @@ function countersSum(f: VulnerabilityFilters): SQL | undefined {
   if (f.severities && f.severities.length > 0) where.push(inArray(t.severity, f.severities));
   if (f.isResolved !== undefined) where.push(eq(t.isResolved, f.isResolved));
   if (f.kev !== undefined) where.push(eq(t.kev, f.kev));
+  if (f.ssvc?.length) where.push(inArray(vulnerabilityTotals.ssvcDecision, f.ssvc.map(ssvcRank)));
   return sql`select coalesce(sum(${t.n}), 0)::text as n from ${t} where ${and(...where)}`;
 }
 
@@ -246,6 +307,7 @@ export class VulnerabilitiesRepository {
     if (f.cveId !== undefined) where.push(eq(vulnerabilities.cveId, f.cveId));
     if (f.kev !== undefined) where.push(eq(vulnerabilities.kev, f.kev));
     if (f.scanId !== undefined) where.push(eq(vulnerabilities.scanId, f.scanId));
+    if (f.ssvc?.length) where.push(inArray(vulnerabilities.ssvcDecision, f.ssvc.map(ssvcRank)));
     if (f.text) {
       if (!textHashes) throw new Error('text filter not prepared');
       // One array parameter: the planner sees how many texts matched and picks the index walk accordingly.
@@ -303,7 +365,12 @@ export class VulnerabilitiesRepository {
     total: SQL = sql`null`,
   ) {
     const { field } = ordering;
-    const key = field === 'severity' ? SEVERITY_RANK : vulnerabilities[ORDER_COLUMNS[field]];
+    const key =
+      field === 'severity'
+        ? SEVERITY_RANK
+        : field === 'ssvc_decision'
+          ? SSVC_KEY
+          : vulnerabilities[ORDER_COLUMNS[field]];
     const f = prepared.filters;
     // An asset, a CVE or a scan names few rows; walking an ordering's index instead may read most of the tenant
     // before it meets them (a CVE's findings share their score): the key is wrapped so that no index matches it.
@@ -354,6 +421,7 @@ export class VulnerabilitiesRepository {
              ${v.resolvedBy} as resolved_by, ${v.state} as state, ${iso(v.stateChangedAt)} as state_changed_at,
              ${v.stateReason} as state_reason, ${v.acceptedBy} as accepted_by,
              ${v.acceptedUntil}::text as accepted_until, ${v.assigneeId} as assignee_id, ${v.dueDate}::text as due_date,
+             ${SSVC_NAME}[${v.ssvcDecision}] as ssvc_decision,
              ${iso(v.firstSeen)} as first_seen, ${iso(v.lastSeen)} as last_seen,
              ${iso(v.createdAt)} as created_at, ${iso(v.updatedAt)} as updated_at
         from ${v}
@@ -365,10 +433,13 @@ export class VulnerabilitiesRepository {
     return rowsOf<ExportRow>(result);
   }
 
-  /** One finding, with its asset's criticality (the SSVC decision reads it). */
-  async find(tx: TenantDb, id: number): Promise<(VulnerabilityRow & { assetCriticality: string | null }) | undefined> {
+  /** One finding, with its asset's criticality and exposure (the SSVC decision reads them). */
+  async find(
+    tx: TenantDb,
+    id: number,
+  ): Promise<(VulnerabilityRow & { assetCriticality: string | null; assetExposed: boolean | null }) | undefined> {
     const [row] = await tx
-      .select({ ...rowColumns, assetCriticality: assets.criticality })
+      .select({ ...rowColumns, assetCriticality: assets.criticality, assetExposed: assets.internetExposed })
       .from(vulnerabilities)
       .leftJoin(assets, eq(assets.id, vulnerabilities.assetId))
       .leftJoin(cves, eq(cves.cveId, vulnerabilities.cveId))

@@ -24,6 +24,7 @@ export const ASSET_MESSAGES = {
   criticality: `Criticité invalide. Valeurs possibles : ${CRITICALITIES.join(', ')}.`,
   ip: 'Adresse IP invalide.',
   tags: `Au plus ${MAX_TAGS} étiquettes de ${MAX_TAG} caractères chacune.`,
+  internetExposed: 'Exposition à Internet invalide : true ou false est attendu.',
 } as const;
 
 const text = (max: number) => Type.String({ maxLength: max });
@@ -36,6 +37,7 @@ export const assetFields = {
   ip_address: Type.Optional(Nullable(Type.String({ maxLength: 1000, errorMessage: ASSET_MESSAGES.ip }))),
   operating_system: Type.Optional(Nullable(text(1000))),
   criticality: Type.Optional(Type.String({ maxLength: 32, errorMessage: ASSET_MESSAGES.criticality })),
+  internet_exposed: Type.Optional(Type.Boolean({ errorMessage: ASSET_MESSAGES.internetExposed })),
   owner: Type.Optional(Nullable(text(1000))),
   description: Type.Optional(text(100_000)),
   tags: Type.Optional(Type.Array(text(1000), { maxItems: 1000, errorMessage: ASSET_MESSAGES.tags })),
@@ -71,6 +73,7 @@ export function validateAsset(body: AssetBody, requireName: boolean): AssetValue
   if (body.hostname !== undefined) out.hostname = optional(body.hostname)!;
   if (body.operating_system !== undefined) out.operatingSystem = optional(body.operating_system)!;
   if (body.owner !== undefined) out.owner = optional(body.owner)!;
+  if (body.internet_exposed !== undefined) out.internetExposed = body.internet_exposed;
   if (body.description !== undefined) out.description = body.description;
   if (body.tags !== undefined) {
     const tags = [...new Set(body.tags.map((t) => t.trim()).filter((t) => t !== ''))];

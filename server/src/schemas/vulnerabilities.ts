@@ -4,6 +4,7 @@
  */
 import { SEVERITIES, type Severity } from '../db/schema.ts';
 import { FINDING_STATES, type FindingState } from '../../../contract/finding-states.ts';
+import { SSVC_DECISIONS, type SsvcDecision } from '../../../contract/ssvc.ts';
 import { FieldErrors } from '../domain/errors.ts';
 import { charCount, clipText } from '../../../contract/text.ts';
 import type { SummaryFilters } from '../repositories/dashboard.ts';
@@ -22,6 +23,7 @@ export const BULK_ACTIONS = ['assign', 'due_date', 'transition', 'link_project',
 
 export const MESSAGES = {
   severity: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
+  ssvc: `Décision SSVC invalide. Valeurs possibles : ${SSVC_DECISIONS.join(', ')}.`,
   titleRequired: 'Le titre est requis (ou un identifiant CVE connu).',
   titleTooLong: 'Le titre ne doit pas dépasser 500 caractères.',
   cvss: 'Le score CVSS doit être compris entre 0 et 10.',
@@ -42,6 +44,20 @@ export const MESSAGES = {
 } as const;
 
 const day = dayOrNull(MESSAGES.date);
+
+/** `act,attend`: known SSVC decisions, lower-cased, in the table's order and without repeats; undefined when absent. */
+function parseSsvc(errors: FieldErrors, raw: string | undefined): SsvcDecision[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const list = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (list.length === 0 || !list.every((s) => (SSVC_DECISIONS as readonly string[]).includes(s))) {
+    errors.add('ssvc', MESSAGES.ssvc);
+    return undefined;
+  }
+  return SSVC_DECISIONS.filter((d) => list.includes(d));
+}
 
 /** `high,critical`: known severities, lower-cased and without repeats; undefined when absent. */
 export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {
@@ -65,6 +81,7 @@ const FILTERS = {
   kev: 'true ou false : au catalogue KEV de la CISA',
   text: 'Recherche dans la CVE, le titre et la description',
   scan: 'Identifiant du scan',
+  ssvc: `Décisions SSVC séparées par des virgules : ${SSVC_DECISIONS.join(', ')} (une vulnérabilité résolue n’en a pas)`,
 };
 const FILTER_KEYS = Object.keys(FILTERS) as (keyof typeof FILTERS)[];
 
@@ -111,6 +128,7 @@ function parseFilters(errors: FieldErrors, query: RawQuery): VulnerabilityFilter
     kev: parseBoolean(errors, query, 'kev'),
     text: parseText(errors, query, 'text'),
     scanId: parseQueryId(errors, query, 'scan'),
+    ssvc: parseSsvc(errors, query.ssvc),
   };
 }
 

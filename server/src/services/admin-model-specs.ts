@@ -166,6 +166,7 @@ export const ADMIN_MODEL_SPECS: readonly ModelSpec[] = [
       { key: 'ipAddress', maxLength: 64, check: (v) => (isIP(v) === 0 ? 'Adresse IP invalide.' : undefined) },
       { key: 'operatingSystem', maxLength: 200 },
       { key: 'criticality', choices: CRITICALITIES },
+      { key: 'internetExposed' },
       { key: 'owner', maxLength: 200 },
       { key: 'description', long: true, maxLength: 100_000 },
       { key: 'tags', maxItems: 50, maxLength: 100 },

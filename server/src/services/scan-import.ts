@@ -414,6 +414,9 @@ export async function applyFindings(
             sql`${vulnerabilities.lastSeen} < ${now.toISOString()}::timestamptz`,
           ),
         )
+        // By id: the history lines come in the findings' order, and the rows are locked in one order whatever index
+        // the planner walks.
+        .orderBy(vulnerabilities.id)
         .for('update');
       if (gone.length === 0) return;
       journal.previous.push(...gone);

@@ -5,6 +5,7 @@ import { notFound } from '../domain/errors.ts';
 import { AssetsRepository } from '../repositories/assets.ts';
 import { FindingEventsRepository, type FindingEventInput } from '../repositories/finding-events.ts';
 import { TenantUsersRepository } from '../repositories/tenant-users.ts';
+import { TriageSettingsRepository } from '../repositories/triage-settings.ts';
 import {
   VulnerabilitiesRepository,
   type VulnerabilityRow,
@@ -18,6 +19,7 @@ const repo = new VulnerabilitiesRepository();
 const assets = new AssetsRepository();
 const members = new TenantUsersRepository();
 const events = new FindingEventsRepository();
+const triage = new TriageSettingsRepository();
 
 /** The finding just written, read back. */
 async function reread(tx: TenantDb, id: number): Promise<VulnerabilityRow> {
@@ -113,9 +115,13 @@ function followedChanges(existing: VulnerabilityRow, values: VulnerabilityValues
   return changes;
 }
 
-/** A finding and what the CVE store knows of its CVE; undefined when there is no such finding. */
+/**
+ * A finding, what the CVE store knows of its CVE and its tenant's EPSS threshold (its SSVC decision reads them);
+ * undefined when there is no such finding.
+ */
 export async function findingWithCve(tx: TenantDb, id: number) {
   const row = await repo.find(tx, id);
   if (!row) return undefined;
-  return { row, cve: row.cveId ? await repo.cveDetail(tx, row.cveId) : undefined };
+  const cve = row.cveId ? await repo.cveDetail(tx, row.cveId) : undefined;
+  return { row, cve, epssThreshold: await triage.epssThreshold(tx) };
 }

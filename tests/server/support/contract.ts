@@ -10,6 +10,7 @@ export const ASSET_ATTRIBUTES = [
   'ip_address',
   'operating_system',
   'criticality',
+  'internet_exposed',
   'owner',
   'description',
   'tags',

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { AssetType } from '../../../../contract/assets.ts';
 import type { Criticality } from '../../../../contract/severity.ts';
 import type { Scanner } from '../../../../contract/scan-formats.ts';
@@ -21,6 +21,8 @@ export const assets = pgTable(
     ipAddress: text('ip_address'),
     operatingSystem: text('operating_system'),
     criticality: text('criticality').$type<Criticality>().notNull().default('medium'),
+    /** Reachable from the Internet (« exposé à Internet »): SSVC's mission and well-being reads it (docs/ssvc.md). */
+    internetExposed: boolean('internet_exposed').notNull().default(false),
     owner: text('owner'),
     description: text('description').notNull().default(''),
     tags: text('tags')

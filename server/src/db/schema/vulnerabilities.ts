@@ -9,6 +9,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -35,9 +36,17 @@ export { FINDING_STATES, type FindingState };
 export const severityRank = (severity: AnyPgColumn | SQL) =>
   sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
 
-/** The leading columns of the findings list's cell indexes (migration 0021): a tenant's (severity, resolved, KEV). */
-const cell = (t: { tenantId: AnyPgColumn; severity: AnyPgColumn; isResolved: AnyPgColumn; kev: AnyPgColumn }) =>
-  [t.tenantId, t.severity, t.isResolved, t.kev] as const;
+/**
+ * The leading columns of the findings list's cell indexes (migration 0021, the SSVC decision since 0029): a tenant's
+ * (severity, resolved, KEV, SSVC decision).
+ */
+const cell = (t: {
+  tenantId: AnyPgColumn;
+  severity: AnyPgColumn;
+  isResolved: AnyPgColumn;
+  kev: AnyPgColumn;
+  ssvcDecision: AnyPgColumn;
+}) => [t.tenantId, t.severity, t.isResolved, t.kev, t.ssvcDecision] as const;
 
 export const vulnerabilities = pgTable(
   'vulnerabilities',
@@ -79,6 +88,12 @@ export const vulnerabilities = pgTable(
     acceptedUntil: date('accepted_until'),
     assigneeId: userRef('assignee_id'),
     dueDate: date('due_date'),
+    /**
+     * CISA's SSVC decision as a rank (domain/ssvc.ts ssvcRank: 1 track … 4 act), 0 (none) exactly when resolved
+     * (checked below). Kept by the database from one SQL expression (migration 0029, docs/ssvc.md): on every write of
+     * the finding's own inputs, and when its asset, its tenant's EPSS threshold or the CVE store changes.
+     */
+    ssvcDecision: smallint('ssvc_decision').notNull().default(0),
     firstSeen: timestamp('first_seen', { withTimezone: true }).notNull().defaultNow(),
     lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
     ...timestamps(),
@@ -97,11 +112,11 @@ export const vulnerabilities = pgTable(
     index('vulnerabilities_tenant_asset_idx').on(t.tenantId, t.assetId),
     index('vulnerabilities_tenant_scan_idx').on(t.tenantId, t.scanId),
     // Every documented ordering (docs/api-vulnerabilities.md) is an index walk in both directions, the id breaking
-    // ties, inside each cell of (severity, is_resolved, kev): a page reads about cells × (offset + 25) index entries
-    // whatever the filters on those columns, where a walk of the whole tenant would skip the rows they exclude (a
-    // critical finding's score is high: ordered by score, critical+high ones come last). The repository merges the
-    // cells' walks (issue 19, docs/SCALING.md). Nullable keys sort their nulls last both ways: one index per
-    // direction for them. The severity ordering is the id order inside a cell.
+    // ties, inside each cell of (severity, is_resolved, kev, ssvc_decision): a page reads about cells × (offset + 25)
+    // index entries whatever the filters on those columns, where a walk of the whole tenant would skip the rows they
+    // exclude (a critical finding's score is high: ordered by score, critical+high ones come last; an Act finding is
+    // rare). The repository merges the cells' walks (issue 19, docs/SCALING.md). Nullable keys sort their nulls last
+    // both ways: one index per direction for them. The severity and SSVC orderings are the id order inside a cell.
     index('vulnerabilities_cell_id_idx').on(...cell(t), t.id),
     index('vulnerabilities_cell_created_idx').on(...cell(t), t.createdAt, t.id),
     index('vulnerabilities_cell_updated_idx').on(...cell(t), t.updatedAt, t.id),
@@ -133,6 +148,10 @@ export const vulnerabilities = pgTable(
     ),
     check('vulnerabilities_state_known', sql.raw(`state in (${FINDING_STATES.map((s) => `'${s}'`).join(', ')})`)),
     check('vulnerabilities_acceptance', sql`(${t.state} = 'accepted') = (${t.acceptedUntil} is not null)`),
+    check(
+      'vulnerabilities_ssvc_decision',
+      sql`case when ${t.isResolved} then ${t.ssvcDecision} = 0 else ${t.ssvcDecision} between 1 and 4 end`,
+    ),
   ],
 );
 
@@ -168,20 +187,27 @@ export const findingEvents = pgTable(
 
 /**
  * A tenant's triage settings (issue 21): the SLA in days per severity (null: no deadline), from which a new open
- * finding's due date is set (migration 0027's trigger; a KEV finding takes CISA's due date when earlier).
+ * finding's due date is set (migration 0027's trigger; a KEV finding takes CISA's due date when earlier), and the
+ * EPSS probability from which SSVC takes a public exploit as likely (migration 0029; domain/ssvc.ts
+ * DEFAULT_EPSS_THRESHOLD while the tenant set none).
  */
-export const triageSettings = pgTable('triage_settings', {
-  tenantId: uuid('tenant_id')
-    .primaryKey()
-    .references(() => tenants.id, { onDelete: 'cascade' }),
-  slaCriticalDays: integer('sla_critical_days').default(7),
-  slaHighDays: integer('sla_high_days').default(30),
-  slaMediumDays: integer('sla_medium_days').default(90),
-  slaLowDays: integer('sla_low_days').default(180),
-  slaInfoDays: integer('sla_info_days'),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-  updatedBy: userRef('updated_by'),
-});
+export const triageSettings = pgTable(
+  'triage_settings',
+  {
+    tenantId: uuid('tenant_id')
+      .primaryKey()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    slaCriticalDays: integer('sla_critical_days').default(7),
+    slaHighDays: integer('sla_high_days').default(30),
+    slaMediumDays: integer('sla_medium_days').default(90),
+    slaLowDays: integer('sla_low_days').default(180),
+    slaInfoDays: integer('sla_info_days'),
+    epssThreshold: doublePrecision('epss_threshold').notNull().default(0.1),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: userRef('updated_by'),
+  },
+  (t) => [check('triage_settings_epss_threshold', sql`${t.epssThreshold} > 0 and ${t.epssThreshold} <= 1`)],
+);
 
 export const FINDING_EVENT_KINDS = ['state', 'assignee', 'due_date', 'comment'] as const;
 export type FindingEventKind = (typeof FINDING_EVENT_KINDS)[number];
@@ -223,8 +249,10 @@ export const vulnerabilityCounts = pgTable(
 );
 
 /**
- * The tenant's totals: vulnerability_counts without the asset dimension, same maintenance (migration 0010). The
- * list's count and the summaries read these few rows (at most 20 per tenant) instead of summing a row per asset.
+ * The tenant's totals: vulnerability_counts without the asset dimension and with the SSVC decision's (0: none, a
+ * resolved finding's), same maintenance (migrations 0010 and 0029). The list's count and the summaries read these few
+ * rows (at most 40 per tenant: a resolved finding has no decision, three decisions go with KEV and three without) instead of summing a row per
+ * asset.
  */
 export const vulnerabilityTotals = pgTable(
   'vulnerability_totals',
@@ -233,9 +261,10 @@ export const vulnerabilityTotals = pgTable(
     severity: text('severity').$type<Severity>().notNull(),
     isResolved: boolean('is_resolved').notNull(),
     kev: boolean('kev').notNull(),
+    ssvcDecision: smallint('ssvc_decision').notNull().default(0),
     n: bigint('n', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.severity, t.isResolved, t.kev] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.severity, t.isResolved, t.kev, t.ssvcDecision] })],
 );
 
 /** New findings per UTC day of created_at (trends), same maintenance. */

@@ -125,13 +125,16 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ITEM_PATH,
     read({ params: IdParams, response: replies.signedIn({ 200: VulnerabilityDetailSchema }, 404) }),
     async (request) => {
-      const { row, cve } = await found(request, (tx) => findingWithCve(tx, Number(request.params.id)));
+      const { row, cve, epssThreshold } = await found(request, (tx) => findingWithCve(tx, Number(request.params.id)));
+      // The facts migration 0029 keeps the finding's decision from (a resolved finding keeps none).
       const ssvc = assessSsvc({
         kev: row.kev,
         epssScore: row.epssScore,
         exploitReference: cve?.record.references.some((r) => r.tags?.includes('Exploit')) ?? false,
         cvssVector: row.cvssVector,
         criticality: row.assetId === null ? null : row.assetCriticality,
+        internetExposed: row.assetId === null ? undefined : (row.assetExposed ?? undefined),
+        epssThreshold,
       });
       return {
         ...presentVulnerability(row),

@@ -3,6 +3,7 @@ import { currentTenant, signedIn } from '../../../plugins/app/authorization.ts';
 import { canAdministerModels } from '../../../policies/index.ts';
 import { todayUtc } from '../../../domain/risk-scoring.ts';
 import { TriageSettingsRepository } from '../../../repositories/triage-settings.ts';
+import type { TenantDb } from '../../../db/tenant-scope.ts';
 import { Nullable, replies, Type } from '../../../schemas/common.ts';
 import { accessGuards } from '../shared.ts';
 
@@ -15,9 +16,23 @@ const days = Nullable(
     errorMessage: { type: SLA_MESSAGE, minimum: SLA_MESSAGE, maximum: SLA_MESSAGE },
   }),
 );
+const EPSS_MESSAGE = 'Seuil EPSS invalide : une probabilité supérieure à 0 et au plus 1 est attendue (0,1 pour 10 %).';
+/** The EPSS probability from which SSVC takes a public exploit as likely (docs/ssvc.md). */
+const epssThreshold = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: 1,
+  description: 'Probabilité EPSS à partir de laquelle SSVC tient un exploit pour probable (défaut 0,1)',
+  errorMessage: { type: EPSS_MESSAGE, exclusiveMinimum: EPSS_MESSAGE, maximum: EPSS_MESSAGE },
+});
+const slaDays = { critical: days, high: days, medium: days, low: days, info: days };
 const SlaSchema = Type.Object(
-  { critical: days, high: days, medium: days, low: days, info: days },
+  { ...slaDays, epss_threshold: epssThreshold },
   { additionalProperties: false, title: 'Sla' },
+);
+/** The SLA, and the EPSS threshold when it changes (left out, it stays). */
+const SlaBody = Type.Object(
+  { ...slaDays, epss_threshold: Type.Optional(epssThreshold) },
+  { additionalProperties: false, title: 'SlaInput' },
 );
 
 const SlaReportSchema = Type.Object(
@@ -34,11 +49,13 @@ const SlaReportSchema = Type.Object(
 );
 
 /**
- * The tenant's SLA per severity (issue 21): read by its members, set by its administrators; new open findings take
- * their due date from it. And the SLA report of the dashboard.
+ * The tenant's SLA per severity and EPSS threshold (issue 21): read by its members, set by its administrators; new
+ * open findings take their due date from the SLA, every open finding's SSVC decision reads the threshold. And the
+ * SLA report of the dashboard.
  */
 const triageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new TriageSettingsRepository();
+  const settings = async (tx: TenantDb) => ({ ...(await repo.sla(tx)), epss_threshold: await repo.epssThreshold(tx) });
   const tags = ['Vulnérabilités — traitement'];
   const { read } = accessGuards(app);
   const { write: administer } = accessGuards(app, {
@@ -49,17 +66,18 @@ const triageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/vulnerabilities/sla/',
     { ...read, schema: { tags, response: replies.signedIn({ 200: SlaSchema }) } },
-    async (request) => request.tenantDb((tx) => repo.sla(tx)),
+    async (request) => request.tenantDb(settings),
   );
 
   app.put(
     '/api/vulnerabilities/sla/',
-    { ...administer, schema: { tags, body: SlaSchema, response: replies.signedIn({ 200: SlaSchema }, 400) } },
+    { ...administer, schema: { tags, body: SlaBody, response: replies.signedIn({ 200: SlaSchema }, 400) } },
     async (request) => {
       const userId = signedIn(request).actor.userId;
+      const { epss_threshold: threshold, ...sla } = request.body;
       const saved = await request.tenantDb(async (tx) => {
-        await repo.saveSla(tx, request.body, userId);
-        return repo.sla(tx);
+        await repo.saveSla(tx, sla, userId, threshold);
+        return settings(tx);
       });
       await app.audit.record(request, {
         eventType: 'configuration_change',
