@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { assets, scans, tenants, vulnerabilities } from '../../server/src/db/schema.ts';
+import { assets, cves, scans, tenants, vulnerabilities } from '../../server/src/db/schema.ts';
 import { consoleErrors, signInThroughForm, useServerAndBrowser } from './harness.ts';
 
 /**
  * Issue 21 end to end: a ZAP report imported from the scans screen, two findings triaged (a false positive with its
- * reason, a risk accepted by a manager until a date), ten findings assigned at once from the list.
+ * reason, a risk accepted by a manager until a date), ten findings assigned at once from the list, and the site made
+ * critical and exposed to the Internet from its page, so that a KEV finding on it is to fix now (SSVC « Act ») and the
+ * dashboard's first tile counts it.
  */
 const e2e = useServerAndBrowser();
 const ZAP = path.resolve('seed-data/scans/zap/zap_2.10.0_juice-shop.xml');
@@ -104,6 +106,68 @@ describe('triage in Chromium', () => {
         ),
       );
     expect(assigned[0]!.n).toBe(10);
+
+    // Prioritisation: a finding of the site on a CVE of CISA's KEV catalogue, automatable with a total impact (its
+    // scanner's vector). The site, medium and not exposed, makes it « Attend »; made critical and exposed to the
+    // Internet on its page, « Act ».
+    const [acme] = await db().select({ id: tenants.id }).from(tenants).where(eq(tenants.domain, 'acme-securite.fr'));
+    const actNow = async () =>
+      (
+        await db()
+          .select({ n: sql<number>`count(*)::int` })
+          .from(vulnerabilities)
+          .where(and(eq(vulnerabilities.tenantId, acme!.id), eq(vulnerabilities.ssvcDecision, 4)))
+      )[0]!.n;
+    const before = await actNow();
+    const [exploited] = await db().select({ cveId: cves.cveId }).from(cves).where(eq(cves.kev, true)).limit(1);
+    const [kevFinding] = await db()
+      .insert(vulnerabilities)
+      .values({
+        tenantId: acme!.id,
+        assetId: found[0]!.assetId!,
+        cveId: exploited!.cveId,
+        findingKey: exploited!.cveId,
+        title: 'Composant exploité du site',
+        severity: 'critical',
+        kev: true,
+        cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+        source: 'manual',
+      })
+      .returning({ id: vulnerabilities.id, decision: vulnerabilities.ssvcDecision });
+    expect(kevFinding!.decision).toBe(3);
+
+    await page.goto(`/assets/${found[0]!.assetId}`);
+    await page.getByRole('button', { name: 'Modifier l’actif' }).click();
+    const assetForm = page.getByRole('form', { name: /^Modifier « / });
+    await assetForm.getByLabel('Criticité').selectOption('critical');
+    await assetForm.getByLabel('Exposé à Internet').check();
+    await assetForm.getByRole('button', { name: 'Enregistrer' }).click();
+    const facts = page.getByRole('region', { name: 'Fiche' });
+    await expect.poll(() => facts.textContent()).toContain('Exposé à InternetOui');
+    await expect.poll(() => facts.textContent()).toContain('Critique');
+    await page.screenshot({ path: '/tmp/vigie-triage-asset-exposed.png' });
+    const [decided] = await db()
+      .select({ decision: vulnerabilities.ssvcDecision })
+      .from(vulnerabilities)
+      .where(eq(vulnerabilities.id, kevFinding!.id));
+    expect(decided!.decision).toBe(4);
+    expect(await actNow()).toBe(before + 1);
+
+    // The dashboard opens on it: « À traiter maintenant », linked to the list of Act findings.
+    await page.goto('/vulnerabilities');
+    const tile = page.getByTestId('stat-act');
+    await expect
+      .poll(() => tile.textContent(), { timeout: 15_000 })
+      .toBe(new Intl.NumberFormat('fr-FR').format(before + 1));
+    expect(before + 1).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.stat-tiles > li').first().getAttribute('class')).toBe('tile-act');
+    await page.screenshot({ path: '/tmp/vigie-triage-act-tile.png' });
+    await page.locator('.tile-act a').click();
+    await expect.poll(() => page.url()).toContain('/vulnerabilities/list?ssvc=act');
+    await expect
+      .poll(() => page.getByRole('link', { name: exploited!.cveId }).count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    await page.screenshot({ path: '/tmp/vigie-triage-act-list.png' });
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -132,6 +132,46 @@ describe('an asset’s page', () => {
     );
   });
 
+  it('says whether it is exposed to the Internet, and lets a writer change it here', async () => {
+    let current: Record<string, unknown> = { ...asset, internet_exposed: false };
+    const calls = mockApi((call: Call) => {
+      if (call.path.endsWith('/overview/')) return { body: overview };
+      if (call.method === 'PUT') current = { ...current, ...(call.body as object) };
+      return { body: current };
+    });
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.querySelector('h1')?.textContent).toBe('srv-web-01'));
+    const c = page.container;
+    expect(text(c.querySelector('.facts'))).toContain('Exposé à InternetNon');
+    const edit = [...c.querySelectorAll('button')].find((b) => text(b) === 'Modifier l’actif')!;
+    edit.click();
+    await until(() => expect(c.querySelector('form')).not.toBeNull());
+    const box = [...c.querySelectorAll<HTMLInputElement>('form input[type="checkbox"]')].find(
+      (i) => text(i.closest('label')) === 'Exposé à Internet',
+    )!;
+    expect(box.checked).toBe(false);
+    box.click();
+    c.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    await until(() => expect(calls.some((call) => call.method === 'PUT')).toBe(true));
+    expect(calls.find((call) => call.method === 'PUT')).toMatchObject({
+      path: '/api/assets/7/',
+      body: { name: 'srv-web-01', criticality: 'high', internet_exposed: true },
+    });
+    await until(() => expect(text(c.querySelector('.facts'))).toContain('Exposé à InternetOui'));
+    expect(text(c.querySelector('[role="status"]'))).toBe('Actif « srv-web-01 » enregistré.');
+    expect(c.querySelector('form')).toBeNull();
+  });
+
+  it('offers no edit to a read-only member', async () => {
+    signInAs('readonly');
+    mockApi((call: Call) => ({ body: call.path.endsWith('/overview/') ? overview : asset }));
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.querySelector('h1')?.textContent).toBe('srv-web-01'));
+    expect([...page.container.querySelectorAll('button')].map((b) => text(b))).not.toContain('Modifier l’actif');
+    // An answer without the field (kept before it existed) says nothing either way.
+    expect(text(page.container.querySelector('.facts'))).toContain('Exposé à InternetNon renseigné');
+  });
+
   it('says « introuvable » for an asset that does not exist or is another tenant’s', async () => {
     mockApi(() => ({ status: 404, body: { detail: 'Ressource introuvable.' } }));
     page.render('/assets/999', <Route path="/assets/:id" component={AssetPage} />);

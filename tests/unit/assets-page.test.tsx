@@ -73,6 +73,7 @@ describe('asset rules', () => {
     ip_address: '',
     operating_system: '',
     criticality: 'medium',
+    internet_exposed: false,
     owner: '',
     description: '',
     tags: '',
@@ -163,11 +164,31 @@ describe('AssetsPage', () => {
       ip_address: '192.0.2.44',
       operating_system: null,
       criticality: 'medium',
+      internet_exposed: false,
       owner: null,
       description: '',
       tags: ['prod', 'dmz'],
     });
     expect(screen.container.textContent).toContain('Actif « web-01 » créé.');
+  });
+
+  it('marks an asset exposed to the Internet, in the form and in the list', async () => {
+    screen.handler = (method) =>
+      method === 'GET'
+        ? json({ count: 1, next: null, previous: null, results: [asset(1, { internet_exposed: true })] })
+        : json(asset(3, { name: 'web-01', internet_exposed: true }), 201);
+    const form = await openForm();
+    expect(
+      screen.container.querySelector('tr[data-asset-id="1"]')!.querySelector('.vm-badge.exposed')!.textContent,
+    ).toBe('Exposé');
+    type(fieldByLabel(form, 'Nom *'), 'web-01');
+    const box = [...form.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')].find(
+      (i) => i.closest('label')!.textContent.trim() === 'Exposé à Internet',
+    )!;
+    act(() => box.click());
+    submit(form);
+    await settle();
+    expect(screen.calls.find((c) => c.method === 'POST')!.body).toMatchObject({ internet_exposed: true });
   });
 
   it('shows the server’s 409 on the name field', async () => {

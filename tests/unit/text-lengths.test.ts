@@ -32,6 +32,7 @@ describe('characters, not UTF-16 units', () => {
       ip_address: '',
       operating_system: '',
       criticality: 'medium',
+      internet_exposed: false,
       owner: '',
       description: '',
       tags: '',

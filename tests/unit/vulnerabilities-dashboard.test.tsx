@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import sample from '../../sample-data/vulnerability-summary.json';
 import VulnerabilityDashboardPage from '../../src/features/vulnerabilities/dashboard-page.tsx';
-import { fr, mockApi, setup, tableRows, text, until, type Call } from './vulnerabilities-helpers.tsx';
+import { act } from 'react';
+import { session } from '../../src/lib/auth/session.ts';
+import { fr, mockApi, setup, signInAs, tableRows, text, until, type Call } from './vulnerabilities-helpers.tsx';
 
 const full = {
   total_vulnerabilities: 1254,
@@ -23,6 +25,7 @@ const full = {
     { date: '2026-11-12', count: 9 },
   ],
   kev_count: 17,
+  ssvc_act_count: 1203,
   open_count: 1254,
   resolved_count: 3020,
   generated_at: '2026-11-12T14:05:00Z',
@@ -32,7 +35,10 @@ let page: ReturnType<typeof setup>;
 beforeEach(() => {
   page = setup();
 });
-afterEach(() => page.cleanup());
+afterEach(() => {
+  page.cleanup();
+  session.value = null;
+});
 
 describe('vulnerability dashboard', () => {
   it('shows the summary numbers, with links to the filtered list', async () => {
@@ -84,6 +90,94 @@ describe('vulnerability dashboard', () => {
     page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
     await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
     expect(page.container.querySelector('.sla-card')).toBeNull();
+  });
+
+  it('leads with the « À traiter maintenant » tile: the open SSVC Act findings, linked to the list filtered on Act', async () => {
+    mockApi(() => ({ body: full }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-act"]')).not.toBeNull());
+    const tiles = [...page.container.querySelectorAll('.stat-tiles > li')];
+    expect(tiles[0]!.className).toBe('tile-act');
+    expect(text(tiles[0]!.querySelector('[data-testid="stat-act"]'))).toBe(fr(1203));
+    expect(text(tiles[0]!.querySelector('a > span'))).toBe('à traiter maintenant (SSVC Act)');
+    expect(tiles[0]!.querySelector('a')!.getAttribute('href')).toBe('/vulnerabilities/list?ssvc=act');
+    // A backend without the decision: no tile rather than a zero.
+    page.cleanup();
+    page = setup();
+    mockApi(() => ({ body: { ...full, ssvc_act_count: undefined } }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
+    expect(page.container.querySelector('[data-testid="stat-act"]')).toBeNull();
+  });
+
+  it('shows a kept answer’s Act figure with its age, and the sample’s marked « exemple »', async () => {
+    mockApi(() => ({
+      body: full,
+      headers: { 'X-Vigie-Source': 'cache', 'X-Vigie-Stored-At': String(Date.UTC(2026, 10, 12, 14, 5)) },
+    }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-act"]')).not.toBeNull());
+    expect(text(page.container.querySelector('.data-origin'))).toMatch(/^Données en cache du 12\/11 à \d\d:05$/);
+    expect(page.container.querySelector('.tile-act [data-sample-mark]')).toBeNull();
+    page.cleanup();
+    page = setup();
+    mockApi(() => ({ body: sample, headers: { 'X-Vigie-Source': 'sample' } }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-act"]')).not.toBeNull());
+    expect(text(page.container.querySelector('[data-testid="stat-act"]'))).toBe(String(sample.ssvc_act_count));
+    expect(text(page.container.querySelector('.tile-act [data-sample-mark]'))).toBe('exemple');
+  });
+
+  it('lets a tenant administrator set the SLA and the EPSS threshold, and nobody else', async () => {
+    const settings = { critical: 7, high: 30, medium: 90, low: 180, info: null, epss_threshold: 0.1 };
+    signInAs('admin');
+    const calls = mockApi((call) =>
+      call.path === '/api/vulnerabilities/sla/'
+        ? { body: call.method === 'PUT' ? call.body : settings }
+        : call.path === '/api/vulnerabilities/sla-report/'
+          ? { status: 404, body: {} }
+          : { body: full },
+    );
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('.triage-settings')).not.toBeNull());
+    const card = page.container.querySelector('.triage-settings')!;
+    // Nothing read until opened.
+    expect(calls.some((c) => c.path === '/api/vulnerabilities/sla/')).toBe(false);
+    act(() => [...card.querySelectorAll('button')].find((b) => text(b) === 'Modifier les réglages')!.click());
+    await until(() => expect(card.querySelector('form')).not.toBeNull());
+    const field = (label: string) => {
+      const l = [...card.querySelectorAll('label')].find((x) => text(x) === label)!;
+      return card.querySelector<HTMLInputElement>(`#${CSS.escape(l.htmlFor)}`)!;
+    };
+    expect(field('Seuil EPSS (%)').value).toBe('10');
+    expect(field('Information (jours)').value).toBe('');
+    const type = (input: HTMLInputElement, value: string) =>
+      act(() => {
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    const submit = () =>
+      act(() => {
+        card.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+      });
+    type(field('Seuil EPSS (%)'), '0');
+    submit();
+    await until(() => expect(text(card)).toContain('Un pourcentage supérieur à 0 et au plus 100 (10 par défaut).'));
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    type(field('Seuil EPSS (%)'), '2,5');
+    type(field('Critique (jours)'), '3');
+    submit();
+    await until(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')!.body).toEqual({ ...settings, critical: 3, epss_threshold: 0.025 });
+    await until(() => expect(text(card.querySelector('[role="status"]'))).toMatch(/seuil EPSS de 2,5\s%/));
+
+    page.cleanup();
+    page = setup();
+    signInAs('user');
+    mockApi(() => ({ body: full }));
+    page.render('/vulnerabilities', <VulnerabilityDashboardPage />);
+    await until(() => expect(page.container.querySelector('[data-testid="stat-total"]')).not.toBeNull());
+    expect(page.container.querySelector('.triage-settings')).toBeNull();
   });
 
   it('renders the spec §8 sample shape (no KEV or resolved counts, assets by name) and marks it as sample data', async () => {

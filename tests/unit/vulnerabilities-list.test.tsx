@@ -1,7 +1,12 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.tsx';
-import { filtersToSearch, parseFilters } from '../../src/features/vulnerabilities/list-filters.ts';
+import {
+  filtersToApi,
+  filtersToSearch,
+  hasFilters,
+  parseFilters,
+} from '../../src/features/vulnerabilities/list-filters.ts';
 import { fr, mockApi, setup, withScrollerHeight, text, until, type Call } from './vulnerabilities-helpers.tsx';
 
 const TOTAL = 100_000;
@@ -17,6 +22,7 @@ function row(i: number) {
     epss_score: 0.5,
     asset: { id: 1, name: 'fw-01' },
     is_resolved: false,
+    ssvc_decision: (['act', 'attend', 'track_star', 'track', null] as const)[i % 5],
     created_at: '2026-11-12T14:05:00Z',
   };
 }
@@ -48,7 +54,8 @@ afterEach(() => {
 describe('list filters ↔ URL', () => {
   it('round-trips every filter through the query string', () => {
     const search =
-      'severity=high,critical,bogus&is_resolved=false&kev=true&asset=4&cve=CVE-2024-3400&scan=12&text=log4j&ordering=-cvss_score';
+      'severity=high,critical,bogus&is_resolved=false&kev=true&asset=4&cve=CVE-2024-3400&scan=12&text=log4j' +
+      '&ssvc=act,TRACK_STAR,urgent&ordering=-cvss_score';
     const f = parseFilters(search);
     expect(f).toEqual({
       severity: ['critical', 'high'],
@@ -58,10 +65,21 @@ describe('list filters ↔ URL', () => {
       cve: 'CVE-2024-3400',
       scan: '12',
       text: 'log4j',
+      // CISA's table order, known decisions only.
+      ssvc: ['track_star', 'act'],
       ordering: '-cvss_score',
     });
     expect(parseFilters(filtersToSearch(f))).toEqual(f);
     expect(filtersToSearch(parseFilters(''))).toBe('');
+  });
+
+  it('sends the SSVC decisions to the API as a comma list, and counts them as a filter', () => {
+    const f = parseFilters('ssvc=act&ordering=-ssvc_decision');
+    expect(filtersToSearch(f)).toBe('ssvc=act&ordering=-ssvc_decision');
+    expect(filtersToApi(f)).toEqual({ ordering: '-ssvc_decision', ssvc: 'act' });
+    expect(hasFilters(f)).toBe(true);
+    expect(hasFilters(parseFilters('ssvc=urgent'))).toBe(false);
+    expect(parseFilters('ordering=ssvc_decision').ordering).toBe('ssvc_decision');
   });
 });
 
@@ -148,6 +166,39 @@ describe('vulnerability list', () => {
     await until(() => expect(page.container.querySelectorAll('thead th[aria-sort]')).toHaveLength(1));
     const sorted = [...page.container.querySelectorAll('thead th[aria-sort]')];
     expect(sorted.map((th) => [text(th), th.getAttribute('aria-sort')])).toEqual([['CVSS ↓', 'descending']]);
+  });
+
+  it('shows each finding’s SSVC decision, filters by decision and sorts by it, Act first', async () => {
+    const calls = mockApi(listHandler(5));
+    page.render('/vulnerabilities/list', <VulnerabilityListPage />);
+    await until(() => expect(page.container.querySelectorAll('tr.row:not(.loading)')).toHaveLength(5));
+    const c = page.container;
+    const badges = [...c.querySelectorAll('tbody tr.row')].map((tr) => tr.querySelector('.ssvc-badge'));
+    expect(badges.map((b) => b?.getAttribute('title') ?? null)).toEqual([
+      'À traiter maintenant (Act)',
+      'Traiter en priorité (Attend)',
+      'Suivre de près (Track*)',
+      'Suivre (Track)',
+      null,
+    ]);
+    expect(text(badges[0]!.querySelector('[aria-hidden="true"]'))).toBe('Act');
+    // The fifth is resolved: no decision.
+    expect(text(c.querySelectorAll('tbody tr.row')[4]!.querySelectorAll('td')[3])).toBe('—');
+
+    const act = c.querySelector<HTMLInputElement>('input[name="ssvc"][value="act"]')!;
+    expect(act.closest('fieldset')!.querySelector('legend')!.textContent).toBe('Décision SSVC');
+    act.click();
+    await until(() => expect(location.search).toBe('?ssvc=act'));
+    await until(() => expect(listCalls(calls).at(-1)!.query.ssvc).toBe('act'));
+    c.querySelector<HTMLInputElement>('input[name="ssvc"][value="attend"]')!.click();
+    await until(() => expect(location.search).toBe('?ssvc=attend%2Cact'));
+    await until(() => expect(listCalls(calls).at(-1)!.query.ssvc).toBe('attend,act'));
+
+    const header = () => [...c.querySelectorAll('thead button')].find((b) => text(b).startsWith('SSVC'));
+    await until(() => expect(header()).toBeDefined());
+    (header() as HTMLButtonElement).click();
+    await until(() => expect(new URLSearchParams(location.search).get('ordering')).toBe('-ssvc_decision'));
+    await until(() => expect(listCalls(calls).at(-1)!.query.ordering).toBe('-ssvc_decision'));
   });
 
   it('says so when nothing matches, and shows errors in French', async () => {

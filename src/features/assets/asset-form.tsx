@@ -10,6 +10,7 @@ function draftOf(asset: Asset | undefined): AssetDraft {
     ...textsOf(asset, ['name', 'hostname', 'ip_address', 'operating_system', 'owner', 'description']),
     asset_type: asset?.asset_type ?? 'server',
     criticality: asset?.criticality ?? 'medium',
+    internet_exposed: asset?.internet_exposed ?? false,
     tags: (asset?.tags ?? []).join(', '),
   };
 }
@@ -49,6 +50,21 @@ export function AssetForm({
       <TextField form={form} name="name" label="Nom *" required />
       <SelectField form={form} name="asset_type" label="Type" options={optionsOf(ASSET_TYPE_LABELS)} />
       <SelectField form={form} name="criticality" label="Criticité" options={optionsOf(CRITICALITY_LABELS)} />
+      <div className="vm-field asset-exposed">
+        <label htmlFor={`${form.id}-internet_exposed`}>
+          <input
+            id={`${form.id}-internet_exposed`}
+            type="checkbox"
+            checked={form.values.internet_exposed}
+            aria-describedby={`${form.id}-internet_exposed-hint`}
+            onChange={(e) => form.set('internet_exposed', e.target.checked)}
+          />{' '}
+          Exposé à Internet
+        </label>
+        <span id={`${form.id}-internet_exposed-hint`} className="muted small">
+          Joignable depuis Internet : ses vulnérabilités comptent davantage dans la priorité SSVC.
+        </span>
+      </div>
       <TextField form={form} name="hostname" label="Nom d’hôte" autoComplete="off" />
       <TextField
         form={form}

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { FINDING_STATE_LABELS, FINDING_STATES, findingStateLabel } from '../../../contract/finding-states.ts';
@@ -9,19 +10,27 @@ import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
 import { formatDateTime, NUMBER } from '../../lib/format.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
 import { fetchAsset, fetchAssetOverview, type Asset, type AssetOverview } from './assets-api.ts';
-import { ASSET_TYPE_LABELS, CRITICALITY_LABELS } from './asset-rules.ts';
+import { AssetForm } from './asset-form.tsx';
+import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, exposureText } from './asset-rules.ts';
 import './assets.css';
 
 const label = (labels: Record<string, string>, value: string) => labels[value] ?? value;
 
-/** One asset (issue 21): its facts, its findings by state and severity, its scans, projects and recent history. */
+/**
+ * One asset (issue 21): its facts, its findings by state and severity, its scans, projects and recent history; a
+ * writer edits it here (its criticality and exposure move its findings' SSVC decisions).
+ */
 export default function AssetPage() {
   useSignals();
   const { id = '' } = useParams<{ id: string }>();
   const tenant = currentTenantId() ?? '';
   const asset = useResource(() => fetchAsset(id), [id, tenant]);
   const overview = useResource(() => fetchAssetOverview(id), [id, tenant]);
+  const canWrite = useCanWrite();
+  const [editing, setEditing] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const { state } = asset;
   const missing = state.status === 'error' && state.httpStatus === 404;
 
@@ -44,7 +53,38 @@ export default function AssetPage() {
       {state.status === 'ready' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <h1>{state.data.name}</h1>
+          <div className="asset-head">
+            <h1>{state.data.name}</h1>
+            {canWrite && !editing && (
+              <button
+                type="button"
+                className="btn secondary"
+                onClick={() => {
+                  setNotice(null);
+                  setEditing(true);
+                }}
+              >
+                Modifier l’actif
+              </button>
+            )}
+          </div>
+          {notice && (
+            <p className="notice" role="status">
+              {notice}
+            </p>
+          )}
+          {canWrite && editing && (
+            <AssetForm
+              asset={state.data}
+              onClose={() => setEditing(false)}
+              onSaved={(saved) => {
+                setEditing(false);
+                setNotice(`Actif « ${saved.name} » enregistré.`);
+                void asset.refresh();
+                void overview.refresh();
+              }}
+            />
+          )}
           <div className="detail-grid asset-grid">
             <Facts asset={state.data} />
             {overview.state.status === 'ready' ? (
@@ -70,6 +110,8 @@ function Facts({ asset }: { asset: Asset }) {
         <dd>{label(ASSET_TYPE_LABELS, asset.asset_type)}</dd>
         <dt>Criticité</dt>
         <dd>{label(CRITICALITY_LABELS, asset.criticality)}</dd>
+        <dt>Exposé à Internet</dt>
+        <dd>{exposureText(asset.internet_exposed)}</dd>
         {asset.hostname && (
           <>
             <dt>Nom d’hôte</dt>

@@ -40,12 +40,18 @@ export interface AssetDraft {
   ip_address: string;
   operating_system: string;
   criticality: string;
+  internet_exposed: boolean;
   owner: string;
   description: string;
   tags: string;
 }
 
 export type AssetFieldErrors = Partial<Record<keyof AssetDraft, string>>;
+
+/** « Exposé à Internet » as a fact: yes or no (an answer without the field says nothing). */
+export function exposureText(exposed: boolean | undefined): string {
+  return exposed === undefined ? 'Non renseigné' : exposed ? 'Oui' : 'Non';
+}
 
 /** The server's rules (server/src/routes/api/assets), checked before sending: a name, an IP address, tags. */
 export function validateAsset(draft: AssetDraft): AssetFieldErrors {
@@ -73,6 +79,7 @@ export function toInput(draft: AssetDraft): AssetInput {
     ip_address: orNull(draft.ip_address),
     operating_system: orNull(draft.operating_system),
     criticality: draft.criticality,
+    internet_exposed: draft.internet_exposed,
     owner: orNull(draft.owner),
     description: draft.description.trim(),
     tags: parseTags(draft.tags),

@@ -112,6 +112,7 @@ export default function AssetsPage() {
                 'Nom',
                 'Type',
                 'Criticité',
+                'Exposé à Internet',
                 'Hôte',
                 'Adresse IP',
                 'Système',
@@ -132,6 +133,7 @@ export default function AssetsPage() {
                       {CRITICALITY_LABELS[a.criticality] ?? a.criticality}
                     </span>
                   </td>
+                  <td>{a.internet_exposed ? <span className="vm-badge exposed">Exposé</span> : '—'}</td>
                   <td>{a.hostname || '—'}</td>
                   <td>{a.ip_address || '—'}</td>
                   <td>{a.operating_system || '—'}</td>

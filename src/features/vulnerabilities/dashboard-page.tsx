@@ -13,6 +13,8 @@ import { RetryError } from '../../components/list-state.tsx';
 import { useResource } from '../../lib/use-resource.ts';
 import { CVE_SEARCH_LINK, ScreenHead } from './screen-head.tsx';
 import { SlaCard } from './sla-card.tsx';
+import { TriageSettingsCard } from './triage-settings.tsx';
+import { may } from '../../lib/auth/can-write.ts';
 import './vulnerabilities.css';
 
 export const PERIODS = [7, 30, 90] as const;
@@ -65,6 +67,7 @@ export default function VulnerabilityDashboardPage() {
             <SummaryView summary={state.data} days={days} />
           </SampleScope>
           <SlaCard tenant={tenantKey()} />
+          {may('administer_tenant') && <TriageSettingsCard tenant={tenantKey()} />}
         </>
       )}
     </section>
@@ -107,6 +110,14 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
   return (
     <>
       <ul className="stat-tiles" aria-label="Chiffres clés">
+        {summary.ssvc_act_count !== undefined && (
+          <li className="tile-act">
+            <Link href={listHref({ ssvc: 'act' })}>
+              <Figure testId="stat-act">{NUMBER.format(summary.ssvc_act_count)}</Figure>
+              <span>à traiter maintenant (SSVC Act)</span>
+            </Link>
+          </li>
+        )}
         <li>
           <Link href={listHref({ is_resolved: 'false' })}>
             <Figure testId="stat-total">{NUMBER.format(total)}</Figure>

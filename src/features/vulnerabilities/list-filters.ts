@@ -1,4 +1,5 @@
 import { SEVERITIES } from '../../../contract/severity.ts';
+import { SSVC_DECISIONS, type SsvcDecision } from '../../../contract/ssvc.ts';
 import type { ListQuery } from './api/vulnerabilities.ts';
 import { isSeverity } from './format.ts';
 
@@ -12,6 +13,8 @@ export interface ListFilters {
   /** A scan's findings (its page links here). */
   scan: string;
   text: string;
+  /** SSVC decisions (issue 21): only open findings have one. */
+  ssvc: SsvcDecision[];
   ordering: string;
 }
 
@@ -26,6 +29,8 @@ export const ORDERINGS: { value: string; label: string }[] = [
   { value: '-cve_id', label: 'CVE (Z → A)' },
   { value: 'title', label: 'Titre (A → Z)' },
   { value: '-title', label: 'Titre (Z → A)' },
+  { value: '-ssvc_decision', label: 'Priorité SSVC (Act d’abord)' },
+  { value: 'ssvc_decision', label: 'Priorité SSVC (Track d’abord)' },
   { value: '-last_seen', label: 'Vues récemment' },
   { value: '-updated_at', label: 'Modifiées récemment' },
 ];
@@ -43,6 +48,7 @@ export function parseFilters(search: string): ListFilters {
     .map((s) => s.trim().toLowerCase())
     .filter(isSeverity);
   const ordering = p.get('ordering') ?? '';
+  const ssvc = (p.get('ssvc') ?? '').split(',').map((s) => s.trim().toLowerCase());
   return {
     // Canonical order and no duplicates, so equal filters give equal URLs.
     severity: SEVERITIES.filter((s) => severity.includes(s)),
@@ -52,6 +58,7 @@ export function parseFilters(search: string): ListFilters {
     cve: p.get('cve') ?? '',
     scan: /^\d+$/.test(p.get('scan') ?? '') ? p.get('scan')! : '',
     text: p.get('text') ?? '',
+    ssvc: SSVC_DECISIONS.filter((d) => ssvc.includes(d)),
     ordering: ORDERING_VALUES.has(ordering) ? ordering : DEFAULT_ORDERING,
   };
 }
@@ -66,6 +73,7 @@ export function filtersToSearch(f: ListFilters): string {
   if (f.cve) p.set('cve', f.cve);
   if (f.scan) p.set('scan', f.scan);
   if (f.text.trim()) p.set('text', f.text.trim());
+  if (f.ssvc.length) p.set('ssvc', f.ssvc.join(','));
   if (f.ordering !== DEFAULT_ORDERING) p.set('ordering', f.ordering);
   return p.toString();
 }
@@ -80,9 +88,19 @@ export function filtersToApi(f: ListFilters): ListQuery {
   if (f.cve) q.cve = f.cve;
   if (f.scan) q.scan = f.scan;
   if (f.text.trim()) q.text = f.text.trim();
+  if (f.ssvc.length) q.ssvc = f.ssvc.join(',');
   return q;
 }
 
 export function hasFilters(f: ListFilters): boolean {
-  return !!(f.severity.length || f.is_resolved || f.kev || f.asset || f.cve || f.scan || f.text.trim());
+  return !!(
+    f.severity.length ||
+    f.is_resolved ||
+    f.kev ||
+    f.asset ||
+    f.cve ||
+    f.scan ||
+    f.text.trim() ||
+    f.ssvc.length
+  );
 }

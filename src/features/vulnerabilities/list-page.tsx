@@ -4,6 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { SSVC_DECISIONS, SSVC_LABELS, type SsvcDecision } from '../../../contract/ssvc.ts';
 import { fetchAssetOptions, fetchVulnerabilityPage } from './api/vulnerabilities.ts';
 import type { AssetOption, Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
@@ -25,6 +26,7 @@ import { CVE_SEARCH_LINK, DASHBOARD_LINK, ScreenHead } from './screen-head.tsx';
 import './vulnerabilities.css';
 import { may } from '../../lib/auth/can-write.ts';
 import { BulkBar, noSelection, type Selection } from './bulk-bar.tsx';
+import { SsvcBadge } from './ssvc-badge.tsx';
 
 export const ROW_HEIGHT = 44;
 /** Rows read at a time as the visible range needs them. */
@@ -39,6 +41,7 @@ const SORTABLE: Record<string, string> = {
   cve: 'cve_id',
   title: 'title',
   severity: 'severity',
+  ssvc: 'ssvc_decision',
   cvss: 'cvss_score',
   date: 'created_at',
 };
@@ -159,6 +162,12 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
 
   const toggleSeverity = (s: string, on: boolean) =>
     onChange({ ...filters, severity: on ? [...filters.severity, s] : filters.severity.filter((x) => x !== s) });
+  const toggleSsvc = (d: SsvcDecision, on: boolean) =>
+    onChange({
+      ...filters,
+      // In the table's order, so equal filters give equal URLs.
+      ssvc: SSVC_DECISIONS.filter((x) => (x === d ? on : filters.ssvc.includes(x))),
+    });
   const assetKnown = !filters.asset || assets?.some((a) => String(a.id) === filters.asset);
 
   return (
@@ -191,6 +200,23 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
                 onChange={(e) => toggleSeverity(s, e.target.checked)}
               />
               {SEVERITY_LABELS[s]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Décision SSVC</legend>
+        <div className="checks">
+          {[...SSVC_DECISIONS].reverse().map((d) => (
+            <label key={d}>
+              <input
+                type="checkbox"
+                name="ssvc"
+                value={d}
+                checked={filters.ssvc.includes(d)}
+                onChange={(e) => toggleSsvc(d, e.target.checked)}
+              />
+              {SSVC_LABELS[d]}
             </label>
           ))}
         </div>
@@ -313,7 +339,7 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, sel
     else ids.delete(String(v.id));
     onSelect({ kind: 'ids', ids });
   };
-  const columns = selection ? 10 : 9;
+  const columns = selection ? 11 : 10;
   const scroller = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read during render by design
   const virtualizer = useVirtualizer({
@@ -338,7 +364,13 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, sel
   const header = (col: keyof typeof SORTABLE, label: string, className: string) => {
     const f = SORTABLE[col]!;
     const active = field === f;
-    const next = active ? (desc ? f : `-${f}`) : col === 'cvss' || col === 'severity' || col === 'date' ? `-${f}` : f;
+    const next = active
+      ? desc
+        ? f
+        : `-${f}`
+      : col === 'cvss' || col === 'severity' || col === 'ssvc' || col === 'date'
+        ? `-${f}`
+        : f;
     return (
       <th scope="col" className={className} aria-sort={active ? (desc ? 'descending' : 'ascending') : undefined}>
         <button type="button" onClick={() => onSort(next)}>
@@ -368,14 +400,15 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, sel
             {header('cve', 'CVE', 'col-cve')}
             {header('title', 'Titre', 'col-title')}
             {header('severity', 'Gravité', 'col-sev')}
+            {header('ssvc', 'SSVC', 'col-ssvc')}
             {header('cvss', 'CVSS', 'col-num opt-sm')}
-            <th scope="col" className="col-asset opt-md">
+            <th scope="col" className="col-asset opt-md opt-lg">
               Actif
             </th>
             <th scope="col" className="col-kev opt-md">
               KEV
             </th>
-            <th scope="col" className="col-epss opt-md">
+            <th scope="col" className="col-epss opt-md opt-lg">
               EPSS
             </th>
             {header('date', 'Détectée le', 'col-date opt-sm')}
@@ -428,12 +461,15 @@ function VirtualTable({ total, rowAt, ensureRange, ordering, onSort, onOpen, sel
                 <td>
                   <SeverityBadge severity={v.severity} />
                 </td>
+                <td>
+                  <SsvcBadge decision={v.ssvc_decision} />
+                </td>
                 <td className="num opt-sm">{formatScore(v.cvss_score)}</td>
-                <td className="opt-md" title={v.asset?.name}>
+                <td className="opt-md opt-lg" title={v.asset?.name}>
                   {v.asset?.name ?? '—'}
                 </td>
                 <td className="opt-md">{v.kev ? <KevBadge kev /> : <span className="muted">—</span>}</td>
-                <td className="num opt-md">{formatPercent(v.epss_score)}</td>
+                <td className="num opt-md opt-lg">{formatPercent(v.epss_score)}</td>
                 <td className="opt-sm">{formatDate(v.first_seen ?? v.created_at)}</td>
                 <td>{stateText(v)}</td>
               </tr>

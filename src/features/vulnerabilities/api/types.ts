@@ -85,6 +85,8 @@ export interface Vulnerability {
   accepted_until?: string | null;
   assignee_id?: number | null;
   due_date?: string | null;
+  /** The SSVC decision kept on the finding (issue 21); null once resolved, absent from an older answer or sample. */
+  ssvc_decision?: SsvcDecision | null;
   first_seen?: string | null;
   last_seen?: string | null;
   created_at: string;
@@ -152,6 +154,8 @@ export interface VulnerabilitySummary {
   top_cwe_categories: { cwe_id: string; name?: string; count: number }[];
   vulnerability_trends: { date: string; count: number }[];
   kev_count?: number;
+  /** Open findings whose SSVC decision is Act (« À traiter maintenant »). */
+  ssvc_act_count?: number;
   open_count?: number;
   resolved_count?: number;
   generated_at?: string;
