@@ -5,6 +5,7 @@ import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.
 import {
   fr,
   mockApi,
+  pageOf,
   setup,
   signInAs,
   text,
@@ -48,10 +49,7 @@ function serve(total: number, other: (call: Call) => Answer | Promise<Answer> | 
     if (call.path === '/api/vulnerabilities/assignees/') return { body: [] };
     if (call.path === '/api/projects/') return { body: { count: 3, next: null, previous: null, results: PROJECTS } };
     if (call.path === '/api/projects/risks/') return { body: { count: 2, next: null, previous: null, results: RISKS } };
-    const size = Number(call.query.page_size);
-    const start = (Number(call.query.page) - 1) * size;
-    const results = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, k) => row(start + k));
-    return { body: { count: total, next: null, previous: null, results } };
+    return pageOf(call, total, row);
   });
 }
 

@@ -2,7 +2,16 @@ import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { session } from '../../src/lib/auth/session.ts';
 import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.tsx';
-import { mockApi, setup, signInAs, text, until, withScrollerHeight, type Call } from './vulnerabilities-helpers.tsx';
+import {
+  mockApi,
+  pageOf,
+  setup,
+  signInAs,
+  text,
+  until,
+  withScrollerHeight,
+  type Call,
+} from './vulnerabilities-helpers.tsx';
 import { setValue } from './screen-helpers.tsx';
 
 const TOTAL = 300;
@@ -26,10 +35,7 @@ function serve(answer: (body: Record<string, unknown>) => Record<string, number>
     if (call.path === '/api/vulnerabilities/assignees/')
       return { body: [{ id: 3, username: 'analyste', name: 'Marc Lefèvre' }] };
     if (call.path === '/api/vulnerabilities/bulk/') return { body: answer(call.body as Record<string, unknown>) };
-    const size = Number(call.query.page_size);
-    const start = (Number(call.query.page) - 1) * size;
-    const results = Array.from({ length: Math.max(0, Math.min(size, TOTAL - start)) }, (_, k) => row(start + k));
-    return { body: { count: TOTAL, next: null, previous: null, results } };
+    return pageOf(call, TOTAL, row);
   });
 }
 

@@ -21,6 +21,14 @@ export interface Answer {
 /** The answer to a call; a promise keeps the request pending until it settles. */
 export type Handler = (call: Call) => Answer | Promise<Answer>;
 
+/** The page the call asks for (`page`, `page_size`) of a list of `total` rows made by `row(index)`. */
+export function pageOf<T>(call: Call, total: number, row: (index: number) => T): Answer {
+  const size = Number(call.query.page_size);
+  const start = (Number(call.query.page) - 1) * size;
+  const results = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, k) => row(start + k));
+  return { body: { count: total, next: null, previous: null, results } };
+}
+
 /** Answers every API call with `handler`, recording the calls. */
 export function mockApi(handler: Handler): Call[] {
   const calls: Call[] = [];
