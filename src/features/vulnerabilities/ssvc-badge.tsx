@@ -14,7 +14,7 @@ export function SsvcBadge({ decision }: { decision: SsvcDecision | null | undefi
   return (
     <span className={`ssvc-badge ssvc-badge-${decision}`} title={SSVC_LABELS[decision]}>
       <span aria-hidden="true">{SSVC_SHORT[decision]}</span>
-      <span className="ssvc-badge-label">{SSVC_LABELS[decision]}</span>
+      <span className="sr-only">{SSVC_LABELS[decision]}</span>
     </span>
   );
 }
