@@ -23,6 +23,16 @@ export function originLabel(origin: DataOrigin | undefined, online: boolean): st
   return online ? `Données en cache${when}` : `Hors ligne — données${when}`;
 }
 
+/**
+ * Why a write form stays off for data that is not live, in the words shown beside it: a sample is nobody's data,
+ * a kept copy (offline, or a server that did not answer) may be out of date. Null for live data.
+ */
+export function readOnlyNote(origin: DataOrigin | undefined): string | null {
+  if (!origin || origin.source === 'network') return null;
+  if (origin.source === 'sample') return 'Données d’exemple : modification impossible.';
+  return 'Hors ligne ou serveur injoignable : ces données sont une copie conservée, modification impossible pour le moment.';
+}
+
 /** Shown where the data appears, so nobody takes sample or stale data for live data. */
 export function DataOriginNote({ origin }: { origin: DataOrigin | undefined }) {
   useSamplePresence(origin?.source === 'sample');

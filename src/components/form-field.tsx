@@ -149,6 +149,7 @@ export function FormCard({
   busyLabel = 'Enregistrement…',
   closeLabel = 'Annuler',
   onClose,
+  disabled = false,
   children,
 }: {
   form: { id: string; notice: string | null; error: string | null; submitting: boolean };
@@ -162,6 +163,8 @@ export function FormCard({
   busyLabel?: string;
   closeLabel?: string;
   onClose: () => void;
+  /** Nothing may be sent (data that is not live): the submit button is off; the fields say so themselves. */
+  disabled?: boolean;
   children: ReactNode;
 }) {
   return (
@@ -178,7 +181,7 @@ export function FormCard({
         <FormError error={form.error} />
         <FormActions
           submitLabel={form.submitting ? busyLabel : submitLabel}
-          disabled={form.submitting}
+          disabled={form.submitting || disabled}
           closeLabel={closeLabel}
           onClose={onClose}
         />

@@ -1,12 +1,17 @@
-import { isSeverity, SEVERITY_LABELS } from '../../contract/severity.ts';
+import { FINDING_SEVERITY_LABELS, isFindingSeverity } from '../../contract/severity.ts';
 import './charts/charts.css';
 
-/** A severity's French name on its colour; an unknown value is shown as it is. */
+/**
+ * A finding's or a CVE's severity: its French name on its colour, « Non évaluée » in its own dashed grey (never
+ * Info's colour); an unknown value is shown as it is.
+ */
 export function SeverityBadge({ severity }: { severity: string | null | undefined }) {
   const v = severity?.toLowerCase();
-  const known = v !== undefined && isSeverity(v);
+  const known = v !== undefined && isFindingSeverity(v);
   return (
-    <span className={`sev-badge ${known ? `sev-${v}` : ''}`}>{known ? SEVERITY_LABELS[v] : (severity ?? '—')}</span>
+    <span className={`sev-badge ${known ? `sev-${v}` : ''}`}>
+      {known ? FINDING_SEVERITY_LABELS[v] : (severity ?? '—')}
+    </span>
   );
 }
 

@@ -132,6 +132,54 @@ describe('an asset’s page', () => {
     );
   });
 
+  it('counts its open « Non évaluée » findings after Info (0 from an older answer) and tells a severity change', async () => {
+    const severityLine = {
+      ...overview.history[0]!,
+      id: 10,
+      kind: 'severity',
+      from_value: 'critical',
+      to_value: 'unrated',
+      comment: 'Aucune source ne la note.',
+    };
+    let withUnrated = true;
+    const serve = (call: Call) => ({
+      body: call.path.endsWith('/overview/')
+        ? {
+            ...overview,
+            open_by_severity: withUnrated ? { ...overview.open_by_severity, unrated: 4 } : overview.open_by_severity,
+            history: [severityLine],
+          }
+        : asset,
+    });
+    mockApi(serve);
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.textContent).toContain('Trivy hebdomadaire'));
+    const bySeverity = () =>
+      tableRows(
+        [...page.container.querySelectorAll('table.compact')].find(
+          (t) => t.querySelector('caption')?.textContent === 'Ouvertes, par gravité',
+        ),
+      );
+    expect(bySeverity()).toEqual([
+      'Critique | 1',
+      'Élevée | 2',
+      'Moyenne | 0',
+      'Faible | 0',
+      'Info | 0',
+      'Non évaluée | 4',
+    ]);
+    expect(text(page.container.querySelector('[aria-labelledby="asset-history"]'))).toContain(
+      'OpenSSL (gravité : Critique → Non évaluée)',
+    );
+    page.cleanup();
+    page = setup();
+    withUnrated = false;
+    mockApi(serve);
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.textContent).toContain('Trivy hebdomadaire'));
+    expect(bySeverity().at(-1)).toBe('Non évaluée | 0');
+  });
+
   it('says whether it is exposed to the Internet, and lets a writer change it here', async () => {
     let current: Record<string, unknown> = { ...asset, internet_exposed: false };
     const calls = mockApi((call: Call) => {
@@ -190,6 +238,15 @@ describe('a scan’s page', () => {
       'Format du rapportTrivy JSON',
     );
     const counts = text(page.container.querySelector('[aria-labelledby="scan-counts"]'));
+    // An import's summary without `unrated` counts none.
+    expect(tableRows(page.container.querySelector('[aria-labelledby="scan-counts"] table'))).toEqual([
+      'Critique | 1',
+      'Élevée | 3',
+      'Moyenne | 0',
+      'Faible | 0',
+      'Info | 0',
+      'Non évaluée | 0',
+    ]);
     expect(counts).toContain('Toujours présentes2');
     expect(counts).toContain('Rouvertes1');
     expect(counts).toContain('Corrigées (absentes du rapport)1');

@@ -30,6 +30,28 @@ describe('charts without canvas (happy-dom)', () => {
     expect(view.container.querySelector('.chart-fallback')).not.toBeNull();
   });
 
+  it('SeverityDonut gives findings’ « Non évaluée » its own row after Info, and threats none', () => {
+    view.render(
+      <SeverityDonut distribution={{ critical: 1, high: 2, medium: 3, low: 4, info: 5, unrated: 6 }} title="Gravité" />,
+    );
+    expect(rows().slice(1)).toEqual([
+      ['Critique', '1'],
+      ['Élevée', '2'],
+      ['Moyenne', '3'],
+      ['Faible', '4'],
+      ['Info', '5'],
+      ['Non évaluée', '6'],
+      ['Total', '21'],
+    ]);
+    expect(view.container.querySelector('[data-severity="unrated"] .sev-dot.sev-unrated')).not.toBeNull();
+    // Zero is still a count: the row stays.
+    view.render(<SeverityDonut distribution={{ critical: 1, high: 0, medium: 0, low: 0, info: 0, unrated: 0 }} />);
+    expect(rows().at(-2)).toEqual(['Non évaluée', '0']);
+    // A threat's distribution knows no « Non évaluée ».
+    view.render(<SeverityDonut distribution={{ critical: 1, high: 0, medium: 0, low: 0, info: 0 }} />);
+    expect(view.container.querySelector('[data-severity="unrated"]')).toBeNull();
+  });
+
   it('TrendLine lists each day with its count and updates when the points change', () => {
     const label = 'Nouvelles vulnérabilités par jour';
     view.render(

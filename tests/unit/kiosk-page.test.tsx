@@ -10,6 +10,9 @@ import { mountEachTest } from './support/mount.tsx';
 
 let calls: { url: URL }[];
 let down: boolean;
+const sampleSummary = () => json(vulnerabilitySample, 200, { 'x-vigie-source': 'sample' });
+/** The answer of GET /api/vulnerabilities/summary/: the sample unless a test says otherwise. */
+let vulnerabilitySummary = sampleSummary;
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
@@ -55,7 +58,7 @@ function answer(url: URL): Response {
     case '/api/celery/tasks/recent/':
       return json(TASKS);
     case '/api/vulnerabilities/summary/':
-      return json(vulnerabilitySample, 200, { 'x-vigie-source': 'sample' });
+      return vulnerabilitySummary();
     case '/api/threats/summary/':
       return json({
         threats_count: 2,
@@ -112,6 +115,7 @@ beforeEach(() => {
   vi.setSystemTime(new Date('2025-06-02T08:05:00Z'));
   calls = [];
   down = false;
+  vulnerabilitySummary = sampleSummary;
   online.value = true;
   setClientEnvironment({
     fetch: async (input: RequestInfo | URL) => {
@@ -222,6 +226,57 @@ describe('KioskPage', () => {
     down = true;
     await advance(3 * 60_000);
     expect(age()).toMatch(/^Données de \d\d:\d\d, il y a 3 min$/);
+  });
+
+  it('shows the open SSVC Act findings and the unrated ones beside the severities, marked as sample', async () => {
+    await render('/kiosk?panels=vulnerabilities');
+    const vulns = view.container.querySelector('[data-panel="vulnerabilities"]')!;
+    expect(calls.find((c) => c.url.pathname === '/api/vulnerabilities/summary/')!.url.searchParams.get('days')).toBe(
+      '30',
+    );
+    const figure = (label: string) =>
+      [...vulns.querySelectorAll('.kiosk-figure')].find(
+        (f) => f.querySelector('.kiosk-figure-label')?.textContent === label,
+      );
+    expect([...vulns.querySelectorAll('.kiosk-figure-label')].map((l) => l.textContent)).toEqual([
+      'Vulnérabilités ouvertes',
+      'À traiter maintenant (Act)',
+      'Critiques',
+      'Élevées',
+      'Non évaluées',
+      'Exploitées (KEV)',
+    ]);
+    const act = figure('À traiter maintenant (Act)')!;
+    expect(act.querySelector('[data-figure]')!.textContent).toBe(String(vulnerabilitySample.ssvc_act_count));
+    expect(act.querySelector('[data-sample-mark]')!.textContent).toBe('exemple');
+    const unrated = figure('Non évaluées')!;
+    expect(unrated.querySelector('[data-figure]')!.textContent).toBe(
+      String(vulnerabilitySample.severity_distribution.unrated),
+    );
+    expect(unrated.querySelector('[data-sample-mark]')!.textContent).toBe('exemple');
+    // The donut's « Non évaluée » slice comes after Info.
+    const rows = [...vulns.querySelectorAll('.chart-donut tbody tr')].map((tr) => tr.getAttribute('data-severity'));
+    expect(rows).toEqual(['critical', 'high', 'medium', 'low', 'info', 'unrated']);
+    expect(vulns.querySelector('[data-severity="unrated"]')!.textContent).toBe(
+      `Non évaluée${vulnerabilitySample.severity_distribution.unrated}`,
+    );
+  });
+
+  it('reads a live summary without `unrated` as 0 and without an Act count as unknown, unmarked', async () => {
+    const { unrated: _unrated, ...older } = vulnerabilitySample.severity_distribution;
+    const { ssvc_act_count: _act, ...rest } = vulnerabilitySample;
+    vulnerabilitySummary = () => json({ ...rest, severity_distribution: older });
+    await render('/kiosk?panels=vulnerabilities');
+    const vulns = view.container.querySelector('[data-panel="vulnerabilities"]')!;
+    const value = (label: string) =>
+      [...vulns.querySelectorAll('.kiosk-figure')]
+        .find((f) => f.querySelector('.kiosk-figure-label')?.textContent === label)!
+        .querySelector('[data-figure]')!.textContent;
+    expect(value('Non évaluées')).toBe('0');
+    expect(value('À traiter maintenant (Act)')).toBe('—');
+    expect(value('Critiques')).toBe(String(vulnerabilitySample.severity_distribution.critical));
+    expect(vulns.querySelector('[data-severity="unrated"] td')!.textContent).toBe('0');
+    expect(vulns.querySelector('[data-sample-mark]')).toBeNull();
   });
 
   it('names a recent threat’s severity in French, never the API’s word', async () => {

@@ -219,9 +219,9 @@ describe('vulnerability dashboard summary sample (spec §3, §8)', () => {
     const summary = serve('GET', '/api/vulnerabilities/summary/') as typeof vulnerabilitySummary;
     expectKeys(summary, VULNERABILITY_SUMMARY_SPEC_FIELDS);
     const d = summary.severity_distribution;
-    expectKeys(d, ['critical', 'high', 'medium', 'low', 'info']);
-    expect(Object.keys(d).sort()).toEqual(['critical', 'high', 'info', 'low', 'medium']);
-    expect(d.critical + d.high + d.medium + d.low + d.info).toBe(summary.total_vulnerabilities);
+    expectKeys(d, ['critical', 'high', 'medium', 'low', 'info', 'unrated']);
+    expect(Object.keys(d).sort()).toEqual(['critical', 'high', 'info', 'low', 'medium', 'unrated']);
+    expect(d.critical + d.high + d.medium + d.low + d.info + d.unrated).toBe(summary.total_vulnerabilities);
     expect(summary.total_vulnerabilities).toBeGreaterThan(0);
     expect(summary.recently_added.length).toBeGreaterThan(0);
     for (const v of summary.recently_added) {

@@ -1,22 +1,15 @@
 import { apiRequestWithOrigin, ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { fetchThreatSummary, type ThreatSummary } from '../../features/threats/threats-api.ts';
 import { fetchRecentTasks, type BackgroundTask } from '../../features/tasks/tasks-api.ts';
+import { fetchSummary } from '../../features/vulnerabilities/api/vulnerabilities.ts';
+import type { VulnerabilitySummary } from '../../features/vulnerabilities/api/types.ts';
 import type { Severity } from '../../../contract/severity.ts';
 import type { PanelId } from './kiosk-config.ts';
 
-export type SeverityCounts = Record<Severity, number>;
+export type { VulnerabilitySummary };
 
-/** GET /api/vulnerabilities/summary/ (the spec §8 sample lacks the counts added by the API contract). */
-export interface VulnerabilitySummary {
-  total_vulnerabilities: number;
-  severity_distribution: SeverityCounts;
-  vulnerability_trends: { date: string; count: number }[];
-  kev_count?: number;
-  open_count?: number;
-  resolved_count?: number;
-  top_affected_assets?: { id: number | string; name: string; count: number; critical?: number }[];
-  generated_at?: string;
-}
+/** Threats per severity: the five scored ones (a threat is never « Non évaluée »). */
+export type SeverityCounts = Record<Severity, number>;
 
 /** GET /api/dashboard/summary/ */
 export interface DashboardSummary {
@@ -48,24 +41,8 @@ export interface Loaded<T> {
   origin: DataOrigin;
 }
 
-const EMPTY_SEVERITIES: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
-
-async function loadVulnerabilities(): Promise<Loaded<VulnerabilitySummary>> {
-  const { data, origin } = await apiRequestWithOrigin<Partial<VulnerabilitySummary> | null>(
-    '/vulnerabilities/summary/',
-    { query: { days: 30 }, allowForbidden: true },
-  );
-  if (!data || typeof data !== 'object') throw new ApiError(0, 'Réponse inattendue du serveur.');
-  return {
-    data: {
-      ...data,
-      total_vulnerabilities: data.total_vulnerabilities ?? 0,
-      severity_distribution: { ...EMPTY_SEVERITIES, ...data.severity_distribution },
-      vulnerability_trends: data.vulnerability_trends ?? [],
-    },
-    origin,
-  };
-}
+/** The vulnerability dashboard's own summary (its figures, SSVC Act count and six severity counts), 30 days. */
+const loadVulnerabilities = (): Promise<Loaded<VulnerabilitySummary>> => fetchSummary(30, { allowForbidden: true });
 
 async function loadOverview(): Promise<Loaded<DashboardSummary>> {
   const { data, origin } = await apiRequestWithOrigin<DashboardSummary | null>('/dashboard/summary/', {

@@ -3,6 +3,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
 import { SEVERITY_FULL_LABELS, isSeverity } from '../../../contract/severity.ts';
+import { SSVC_LABELS } from '../../../contract/ssvc.ts';
 import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
 import { isRunning, taskStatusLabel } from '../../features/tasks/task-rules.ts';
 import type { ThreatSummary } from '../../features/threats/threats-api.ts';
@@ -69,8 +70,10 @@ function VulnerabilitiesPanel({ data }: { data: VulnerabilitySummary }) {
     <div className="kiosk-grid">
       <div className="kiosk-figures">
         <Figure label="Vulnérabilités ouvertes" value={data.open_count ?? data.total_vulnerabilities} />
+        <Figure label={SSVC_LABELS.act} value={data.ssvc_act_count} tone="act" />
         <Figure label="Critiques" value={d.critical} tone="critical" />
         <Figure label="Élevées" value={d.high} tone="high" />
+        <Figure label="Non évaluées" value={d.unrated} tone="unrated" />
         <Figure label="Exploitées (KEV)" value={data.kev_count} tone="kev" />
       </div>
       <div className="kiosk-chart">

@@ -5,7 +5,7 @@
  * - Every chart renders a <canvas> (hidden from assistive technologies) and a table with the same numbers: visually
  *   hidden when the canvas is drawn, shown instead of it where canvas is unavailable (e.g. happy-dom in tests).
  * - Colours come from CSS variables read on the chart's <figure>: `--sev-critical`, `--sev-high`, `--sev-medium`,
- *   `--sev-low`, `--sev-info`, `--chart-accent`, `--chart-ink`, `--chart-grid`, `--chart-surface`. charts.css
+ *   `--sev-low`, `--sev-info`, `--sev-unrated`, `--chart-accent`, `--chart-ink`, `--chart-grid`, `--chart-surface`. charts.css
  *   defines them for the light theme on :root and for a dark theme on `[data-theme='dark']` and `.theme-dark`
  *   (put either on a container, e.g. the kiosk root, or pass `theme="dark"` to a chart). Values are read when the
  *   chart is drawn and whenever its props change.
@@ -14,7 +14,13 @@
  */
 import type { ReactNode } from 'react';
 import type { ChartConfiguration } from 'chart.js';
-import { SEVERITIES, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
+import {
+  FINDING_SEVERITIES,
+  FINDING_SEVERITY_LABELS,
+  SEVERITIES,
+  type FindingSeverity,
+  type Severity,
+} from '../../../contract/severity.ts';
 import { NUMBER, type ChartPalette, type ChartTheme } from './palette.ts';
 import { useChart, type BuildConfig } from './use-chart.ts';
 import './charts.css';
@@ -23,7 +29,16 @@ import { dateFormat } from '../../lib/format.ts';
 export { PALETTES, type ChartTheme } from './palette.ts';
 
 export type ChartSize = 'normal' | 'large';
-export type SeverityDistribution = Record<Severity, number>;
+/**
+ * Counts per severity. Findings' counts carry `unrated` (« Non évaluée », its own slice after Info, even at 0);
+ * threats', which have no such value, leave it out and keep the five scored severities.
+ */
+export type SeverityDistribution = Record<Severity, number> & { unrated?: number };
+
+/** The severities a distribution is drawn with: the five scored ones, and « Non évaluée » when it counts it. */
+export function severitiesOf(distribution: SeverityDistribution): readonly FindingSeverity[] {
+  return distribution.unrated === undefined ? SEVERITIES : FINDING_SEVERITIES;
+}
 
 interface Metrics {
   font: number;
@@ -159,18 +174,19 @@ export interface SeverityDonutProps {
 
 /** Findings by severity, with the total in the middle. */
 export function SeverityDonut({ distribution, size = 'normal', title, theme }: SeverityDonutProps) {
-  const values = SEVERITIES.map((s) => distribution[s] ?? 0);
+  const severities = severitiesOf(distribution);
+  const values = severities.map((s) => distribution[s] ?? 0);
   const total = values.reduce((a, b) => a + b, 0);
   const build = (palette: ChartPalette, reducedMotion: boolean): ChartConfiguration => {
     const m = metricsOf(size);
     const config: ChartConfiguration<'doughnut'> = {
       type: 'doughnut',
       data: {
-        labels: SEVERITIES.map((s) => SEVERITY_LABELS[s]),
+        labels: severities.map((s) => FINDING_SEVERITY_LABELS[s]),
         datasets: [
           {
             data: values,
-            backgroundColor: SEVERITIES.map((s) => palette.severity[s]),
+            backgroundColor: severities.map((s) => palette.severity[s]),
             borderColor: palette.surface,
             borderWidth: m.line,
           },
@@ -187,7 +203,7 @@ export function SeverityDonut({ distribution, size = 'normal', title, theme }: S
       theme={theme}
       title={title}
       build={build}
-      chartKey={`${size}|${values.join(',')}`}
+      chartKey={`${size}|${severities.length}|${values.join(',')}`}
       overlay={
         <p className="chart-center" aria-hidden="true">
           <strong>{NUMBER.format(total)}</strong>
@@ -196,11 +212,11 @@ export function SeverityDonut({ distribution, size = 'normal', title, theme }: S
       }
       caption={title ?? 'Répartition par gravité'}
       column="Gravité"
-      rows={SEVERITIES.map((s, i) => (
+      rows={severities.map((s, i) => (
         <tr key={s} data-severity={s}>
           <th scope="row">
             <span className={`sev-dot sev-${s}`} aria-hidden="true" />
-            {SEVERITY_LABELS[s]}
+            {FINDING_SEVERITY_LABELS[s]}
           </th>
           <td>{NUMBER.format(values[i] ?? 0)}</td>
         </tr>

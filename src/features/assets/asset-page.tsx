@@ -4,7 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { FINDING_STATE_LABELS, FINDING_STATES, findingStateLabel } from '../../../contract/finding-states.ts';
 import { PROJECT_STATUS_LABELS } from '../../../contract/projects.ts';
 import { SCANNER_LABELS } from '../../../contract/scan-formats.ts';
-import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, isFindingSeverity } from '../../../contract/severity.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
@@ -17,6 +17,24 @@ import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, exposureText } from './asset-rul
 import './assets.css';
 
 const label = (labels: Record<string, string>, value: string) => labels[value] ?? value;
+const severityWord = (value: string | null) =>
+  value && isFindingSeverity(value) ? FINDING_SEVERITY_LABELS[value] : (value ?? '—');
+
+/** What a line of the asset's recent history changed, in brackets after the finding's title. */
+function historyWord(e: AssetOverview['history'][number]): string {
+  switch (e.kind) {
+    case 'state':
+      return `(${findingStateLabel(e.from_value)} → ${findingStateLabel(e.to_value)})`;
+    case 'severity':
+      return `(gravité : ${severityWord(e.from_value)} → ${severityWord(e.to_value)})`;
+    case 'comment':
+      return '(commentaire)';
+    case 'assignee':
+      return '(assignation)';
+    default:
+      return '(échéance)';
+  }
+}
 
 /**
  * One asset (issue 21): its facts, its findings by state and severity, its scans, projects and recent history; a
@@ -173,9 +191,9 @@ function Overview({ asset, o }: { asset: Asset; o: AssetOverview }) {
           <table className="compact">
             <caption>Ouvertes, par gravité</caption>
             <tbody>
-              {SEVERITIES.map((s) => (
+              {FINDING_SEVERITIES.map((s) => (
                 <tr key={s}>
-                  <th scope="row">{SEVERITY_LABELS[s]}</th>
+                  <th scope="row">{FINDING_SEVERITY_LABELS[s]}</th>
                   <td className="num">{NUMBER.format(o.open_by_severity[s] ?? 0)}</td>
                 </tr>
               ))}
@@ -227,14 +245,7 @@ function Overview({ asset, o }: { asset: Asset; o: AssetOverview }) {
                 <span className="muted">
                   {formatDateTime(e.created_at)} — {e.username ?? 'Vigie'} :
                 </span>{' '}
-                <Link href={`/vulnerabilities/${e.vulnerability_id}`}>{e.title}</Link>{' '}
-                {e.kind === 'state'
-                  ? `(${findingStateLabel(e.from_value)} → ${findingStateLabel(e.to_value)})`
-                  : e.kind === 'comment'
-                    ? '(commentaire)'
-                    : e.kind === 'assignee'
-                      ? '(assignation)'
-                      : '(échéance)'}
+                <Link href={`/vulnerabilities/${e.vulnerability_id}`}>{e.title}</Link> {historyWord(e)}
               </li>
             ))}
           </ol>

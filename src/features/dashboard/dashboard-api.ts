@@ -1,6 +1,6 @@
 import { apiRequestWithOrigin, ApiError } from '../../lib/api-client.ts';
 import type { Sourced } from '../../lib/use-resource.ts';
-import type { Severity } from '../../../contract/severity.ts';
+import type { FindingSeverity } from '../../../contract/severity.ts';
 
 /** GET /api/dashboard/summary/: the tenant's figures (docs/api-vulnerabilities.md, Home dashboard). */
 export interface HomeSummary {
@@ -43,7 +43,7 @@ export interface PriorityFinding {
   id: number;
   title: string;
   cve_id: string | null;
-  severity: Severity;
+  severity: FindingSeverity;
   cvss_score: number | null;
   kev: boolean;
   asset: { id: number; name: string } | string | null;

@@ -26,6 +26,7 @@ import {
 import { ASSET_TYPE_LABELS } from '../../../contract/assets.ts';
 import {
   CRITICALITY_LABELS as CRITICALITY_LABELS_OF_CONTRACT,
+  FINDING_SEVERITY_LABELS,
   SEVERITIES,
   SEVERITY_FULL_LABELS,
 } from '../../../contract/severity.ts';
@@ -376,6 +377,11 @@ export function ownerName(owner: Project['owner']): string {
 
 export const SEVERITY_VALUES = SEVERITIES;
 export const SEVERITY_LABELS: Record<string, string> = SEVERITY_FULL_LABELS;
+/** A linked finding's severity: the threats' words, and « Non évaluée » where nothing rated it. */
+export const FINDING_SEVERITY_WORDS: Record<string, string> = {
+  ...SEVERITY_FULL_LABELS,
+  unrated: FINDING_SEVERITY_LABELS.unrated,
+};
 export { ASSET_TYPE_LABELS, THREAT_STATUS_LABELS };
 export const CRITICALITY_LABELS: Record<string, string> = CRITICALITY_LABELS_OF_CONTRACT;
 

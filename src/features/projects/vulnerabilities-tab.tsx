@@ -11,7 +11,7 @@ import {
   unlinkVulnerability,
 } from './projects-api.ts';
 import type { ProjectVulnerability } from './project-types.ts';
-import { formatDay, label, SEVERITY_LABELS, SEVERITY_VALUES } from './project-rules.ts';
+import { FINDING_SEVERITY_WORDS, formatDay, label, SEVERITY_LABELS, SEVERITY_VALUES } from './project-rules.ts';
 import { LinkById } from './link-by-id.tsx';
 import { RemovableRow, TabBody, TabMessages, useTabList, type Removal, type TabProps } from './project-tab.tsx';
 
@@ -110,7 +110,7 @@ export function VulnerabilitiesTab(props: TabProps) {
                 </th>
                 <td>{v.cve_id ? <Link href={`/cve/${encodeURIComponent(v.cve_id)}`}>{v.cve_id}</Link> : '—'}</td>
                 <td>
-                  <span className={`vm-badge ${v.severity}`}>{label(SEVERITY_LABELS, v.severity)}</span>
+                  <span className={`vm-badge ${v.severity}`}>{label(FINDING_SEVERITY_WORDS, v.severity)}</span>
                 </td>
                 <td>{typeof v.cvss_score === 'number' ? SCORE.format(v.cvss_score) : '—'}</td>
                 <td>{v.asset?.name ?? '—'}</td>

@@ -2,7 +2,7 @@ import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { findingStateLabel } from '../../../contract/finding-states.ts';
 import { REPORT_FORMAT_LABELS, type ReportFormat } from '../../../contract/scan-formats.ts';
-import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
@@ -126,9 +126,9 @@ function ScanDetail({ scan }: { scan: Scan }) {
               <table className="compact">
                 <caption>Par gravité</caption>
                 <tbody>
-                  {SEVERITIES.map((sev) => (
+                  {FINDING_SEVERITIES.map((sev) => (
                     <tr key={sev}>
-                      <th scope="row">{SEVERITY_LABELS[sev]}</th>
+                      <th scope="row">{FINDING_SEVERITY_LABELS[sev]}</th>
                       <td className="num">{NUMBER.format(s.by_severity?.[sev] ?? 0)}</td>
                     </tr>
                   ))}

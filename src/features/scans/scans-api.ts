@@ -1,7 +1,7 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
 import type { Paged } from '../../../contract/paged.ts';
 import type { ReportFormat as ContractReportFormat } from '../../../contract/scan-formats.ts';
-import type { Severity } from '../../../contract/severity.ts';
+import type { FindingSeverity } from '../../../contract/severity.ts';
 import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
 import { currentTenantId, refreshTokens, session } from '../../lib/auth/session.ts';
 
@@ -17,7 +17,8 @@ export interface ScanSummary {
   created?: number;
   updated?: number;
   assets_created?: number;
-  by_severity?: Partial<Record<Severity, number>>;
+  /** Findings per severity, « Non évaluée » included (an older import's summary lacks it: 0). */
+  by_severity?: Partial<Record<FindingSeverity, number>>;
   /** The re-scan reconciliation (issue 21). */
   still_present?: number;
   reopened?: number;

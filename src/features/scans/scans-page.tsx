@@ -39,6 +39,7 @@ const SEVERITY_SHORT: [keyof NonNullable<NonNullable<Scan['summary']>['by_severi
   ['medium', 'moyennes'],
   ['low', 'faibles'],
   ['info', 'info'],
+  ['unrated', 'non évaluées'],
 ];
 
 function formatDate(iso: string | null | undefined): string {

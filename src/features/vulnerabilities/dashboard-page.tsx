@@ -2,8 +2,8 @@ import { Link, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
-import { HorizontalBars, SeverityDonut, TrendLine, type SeverityDistribution } from '../../components/charts/index.tsx';
-import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { HorizontalBars, SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS } from '../../../contract/severity.ts';
 import { fetchSummary } from './api/vulnerabilities.ts';
 import type { VulnerabilitySummary } from './api/types.ts';
 import { SeverityBadge } from '../../components/severity-badges.tsx';
@@ -77,26 +77,20 @@ export default function VulnerabilityDashboardPage() {
 function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: number }) {
   // Sample findings are not the organisation's: no link may lead into one (it would not exist).
   const sample = useIsSample();
-  const dist: SeverityDistribution = {
-    critical: summary.severity_distribution?.critical ?? 0,
-    high: summary.severity_distribution?.high ?? 0,
-    medium: summary.severity_distribution?.medium ?? 0,
-    low: summary.severity_distribution?.low ?? 0,
-    info: summary.severity_distribution?.info ?? 0,
-  };
-  const total = summary.total_vulnerabilities ?? SEVERITIES.reduce((a, s) => a + dist[s], 0);
-  const recent = summary.recently_added ?? [];
-  const assets = (summary.top_affected_assets ?? []).map((a) => ({
+  const dist = summary.severity_distribution;
+  const total = summary.total_vulnerabilities ?? FINDING_SEVERITIES.reduce((a, s) => a + dist[s], 0);
+  const recent = summary.recently_added;
+  const assets = summary.top_affected_assets.map((a) => ({
     label: a.name ?? a.asset ?? '—',
     value: a.count,
   }));
-  const cwes = (summary.top_cwe_categories ?? []).map((c) => ({
+  const cwes = summary.top_cwe_categories.map((c) => ({
     label: c.name ? `${c.cwe_id} — ${c.name}` : c.cwe_id,
     value: c.count,
     // MITRE's names are English.
     ...(c.name ? { lang: 'en' } : {}),
   }));
-  const trends = summary.vulnerability_trends ?? [];
+  const trends = summary.vulnerability_trends;
 
   if (total === 0 && recent.length === 0 && (summary.resolved_count ?? 0) === 0) {
     return (
@@ -161,11 +155,11 @@ function SummaryView({ summary, days }: { summary: VulnerabilitySummary; days: n
           <h2 id="sev-title">Par gravité</h2>
           <SeverityDonut distribution={dist} />
           <ul className="sev-links">
-            {SEVERITIES.map((s) => (
+            {FINDING_SEVERITIES.map((s) => (
               <li key={s}>
                 <Link href={listHref({ severity: s, is_resolved: 'false' })}>
                   <span className={`sev-dot sev-${s}`} aria-hidden="true" />
-                  {SEVERITY_LABELS[s]}
+                  {FINDING_SEVERITY_LABELS[s]}
                   <strong>{NUMBER.format(dist[s])}</strong>
                 </Link>
               </li>

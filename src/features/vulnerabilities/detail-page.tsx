@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
-import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataOriginNote, readOnlyNote } from '../../components/data-origin-note.tsx';
 import { fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
 import type { Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
 import { StateBadge, TriagePanel } from './triage-panel.tsx';
 import { SSVC_LABELS } from '../../../contract/ssvc.ts';
-import { formatDateTime, formatPercent, formatScore } from './format.ts';
+import { formatDateTime, formatPercent, formatScore, severitySourceText } from './format.ts';
 import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
 import { messageOf } from '../../lib/error-message.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -43,7 +43,12 @@ export default function VulnerabilityDetailPage() {
       {state.status === 'ready' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <Detail v={state.data} canWrite={canWrite} onChange={(next) => resource.update((v) => ({ ...v, ...next }))} />
+          <Detail
+            v={state.data}
+            canWrite={canWrite}
+            readOnly={readOnlyNote(state.origin)}
+            onChange={(next) => resource.update((v) => ({ ...v, ...next }))}
+          />
         </>
       )}
     </section>
@@ -65,13 +70,27 @@ function SsvcCard({ ssvc }: { ssvc: NonNullable<Vulnerability['ssvc']> }) {
   );
 }
 
+/** The severity and who gave it: « Critique — source : NVD », an analyst's reason and the source's own rating. */
+function SeverityLine({ v }: { v: Vulnerability }) {
+  const source = severitySourceText(v);
+  return (
+    <span className="severity-source">
+      <SeverityBadge severity={v.severity} />
+      {source && <span className="muted"> — {source}</span>}
+    </span>
+  );
+}
+
 function Detail({
   v,
   canWrite,
+  readOnly,
   onChange,
 }: {
   v: Vulnerability;
   canWrite: boolean;
+  /** Why this copy of the finding cannot be written (a sample, a kept copy); null when live. */
+  readOnly: string | null;
   onChange: (v: Vulnerability) => void;
 }) {
   const [pending, setPending] = useState(false);
@@ -112,7 +131,7 @@ function Detail({
         </h1>
       </div>
       <p className="detail-head">
-        <SeverityBadge severity={v.severity} />
+        <SeverityLine v={v} />
         <KevBadge kev={v.kev} />
         <span>
           CVSS <strong>{formatScore(v.cvss_score)}</strong>
@@ -213,7 +232,7 @@ function Detail({
           )}
         </section>
         {v.ssvc && <SsvcCard ssvc={v.ssvc} />}
-        {v.state && <TriagePanel v={v} onChange={onChange} />}
+        {v.state && <TriagePanel v={v} onChange={onChange} readOnly={readOnly} />}
       </div>
 
       {v.cve ? (

@@ -1,4 +1,10 @@
-import { isSeverity as isKnownSeverity, SEVERITY_LABELS, type Severity } from '../../../contract/severity.ts';
+import {
+  FINDING_SEVERITY_LABELS,
+  isFindingSeverity,
+  isSeveritySource,
+  SEVERITY_SOURCE_LABELS,
+  type FindingSeverity,
+} from '../../../contract/severity.ts';
 
 import { formatDate, formatDateTime, NUMBER, plural } from '../../lib/format.ts';
 import { FINDING_STATE_LABELS } from '../../../contract/finding-states.ts';
@@ -21,14 +27,39 @@ export function formatPercent(value: number | null | undefined): string {
   return typeof value === 'number' && Number.isFinite(value) ? PERCENT.format(value) : '—';
 }
 
-export function isSeverity(value: unknown): value is Severity {
-  return typeof value === 'string' && isKnownSeverity(value);
+/** A finding's severity as the API spells it: the five scored ones or 'unrated'. */
+export function isSeverity(value: unknown): value is FindingSeverity {
+  return typeof value === 'string' && isFindingSeverity(value);
 }
 
+/** 'Critique', 'Non évaluée'; an unknown value as it is. */
 export function severityLabel(value: string | null | undefined): string {
   const v = value?.toLowerCase();
-  return isSeverity(v) ? SEVERITY_LABELS[v] : (value ?? '—');
+  return isSeverity(v) ? FINDING_SEVERITY_LABELS[v] : (value ?? '—');
 }
+
+/**
+ * Who gave a finding its severity, in the words that follow it: 'source : NVD', 'source : scanner', or for an
+ * analyst 'source : analyste, motif : « … » (la source, CISA ADP, indique : Critique)' while their override
+ * stands. Null when the answer does not say (an older backend or a sample).
+ */
+export function severitySourceText(
+  v: Pick<Vulnerability, 'severity_source' | 'severity_reason' | 'rated_severity' | 'rated_source'>,
+): string | null {
+  if (!v.severity_source || !isSeveritySource(v.severity_source)) return null;
+  let text = `source : ${SEVERITY_SOURCE_LABELS[v.severity_source]}`;
+  if (v.severity_source === 'analyst' && v.severity_reason?.trim()) text += `, motif : « ${v.severity_reason.trim()} »`;
+  if (v.rated_severity) {
+    const source =
+      v.rated_source && isSeveritySource(v.rated_source) ? `, ${SEVERITY_SOURCE_LABELS[v.rated_source]},` : '';
+    text += ` (la source${source} indique : ${severityLabel(v.rated_severity)})`;
+  }
+  return text;
+}
+
+/** An analyst's override stands: the source's own rating is kept beside it. */
+export const hasSeverityOverride = (v: Pick<Vulnerability, 'rated_severity'>): boolean =>
+  v.rated_severity !== null && v.rated_severity !== undefined;
 
 /** A CVE record's state as NVD (vulnStatus) or the CVE programme (state) spells it, in French. */
 const CVE_STATUS_LABELS: Record<string, string> = {

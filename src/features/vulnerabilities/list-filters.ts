@@ -1,11 +1,11 @@
-import { SEVERITIES } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES, type FindingSeverity } from '../../../contract/severity.ts';
 import { SSVC_DECISIONS, type SsvcDecision } from '../../../contract/ssvc.ts';
 import type { ListQuery } from './api/vulnerabilities.ts';
-import { isSeverity } from './format.ts';
 
 /** The list's filters and ordering, as kept in the URL query (same names as the API's). */
 export interface ListFilters {
-  severity: string[];
+  /** The five scored severities and 'unrated' (« Non évaluée »). */
+  severity: FindingSeverity[];
   is_resolved: '' | 'true' | 'false';
   kev: '' | 'true' | 'false';
   asset: string;
@@ -41,24 +41,24 @@ function triState(v: string | null): '' | 'true' | 'false' {
   return v === 'true' || v === 'false' ? v : '';
 }
 
+/** `chosen` in the order of `all`, without duplicates: equal filters give equal URLs, whatever the clicks' order. */
+const inOrder = <T extends string>(all: readonly T[], chosen: readonly string[]): T[] =>
+  all.filter((x) => chosen.includes(x));
+
 export function parseFilters(search: string): ListFilters {
   const p = new URLSearchParams(search);
-  const severity = (p.get('severity') ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(isSeverity);
+  const severity = (p.get('severity') ?? '').split(',').map((s) => s.trim().toLowerCase());
   const ordering = p.get('ordering') ?? '';
   const ssvc = (p.get('ssvc') ?? '').split(',').map((s) => s.trim().toLowerCase());
   return {
-    // Canonical order and no duplicates, so equal filters give equal URLs.
-    severity: SEVERITIES.filter((s) => severity.includes(s)),
+    severity: inOrder(FINDING_SEVERITIES, severity),
     is_resolved: triState(p.get('is_resolved')),
     kev: triState(p.get('kev')),
     asset: p.get('asset') ?? '',
     cve: p.get('cve') ?? '',
     scan: /^\d+$/.test(p.get('scan') ?? '') ? p.get('scan')! : '',
     text: p.get('text') ?? '',
-    ssvc: SSVC_DECISIONS.filter((d) => ssvc.includes(d)),
+    ssvc: inOrder(SSVC_DECISIONS, ssvc),
     ordering: ORDERING_VALUES.has(ordering) ? ordering : DEFAULT_ORDERING,
   };
 }
@@ -66,14 +66,14 @@ export function parseFilters(search: string): ListFilters {
 /** The URL query (without '?'): defaults left out. */
 export function filtersToSearch(f: ListFilters): string {
   const p = new URLSearchParams();
-  if (f.severity.length) p.set('severity', f.severity.join(','));
+  if (f.severity.length) p.set('severity', inOrder(FINDING_SEVERITIES, f.severity).join(','));
   if (f.is_resolved) p.set('is_resolved', f.is_resolved);
   if (f.kev) p.set('kev', f.kev);
   if (f.asset) p.set('asset', f.asset);
   if (f.cve) p.set('cve', f.cve);
   if (f.scan) p.set('scan', f.scan);
   if (f.text.trim()) p.set('text', f.text.trim());
-  if (f.ssvc.length) p.set('ssvc', f.ssvc.join(','));
+  if (f.ssvc.length) p.set('ssvc', inOrder(SSVC_DECISIONS, f.ssvc).join(','));
   if (f.ordering !== DEFAULT_ORDERING) p.set('ordering', f.ordering);
   return p.toString();
 }
@@ -81,14 +81,14 @@ export function filtersToSearch(f: ListFilters): string {
 /** The API query for the list and the export. */
 export function filtersToApi(f: ListFilters): ListQuery {
   const q: ListQuery = { ordering: f.ordering };
-  if (f.severity.length) q.severity = f.severity.join(',');
+  if (f.severity.length) q.severity = inOrder(FINDING_SEVERITIES, f.severity).join(',');
   if (f.is_resolved) q.is_resolved = f.is_resolved;
   if (f.kev) q.kev = f.kev;
   if (f.asset) q.asset = f.asset;
   if (f.cve) q.cve = f.cve;
   if (f.scan) q.scan = f.scan;
   if (f.text.trim()) q.text = f.text.trim();
-  if (f.ssvc.length) q.ssvc = f.ssvc.join(',');
+  if (f.ssvc.length) q.ssvc = inOrder(SSVC_DECISIONS, f.ssvc).join(',');
   return q;
 }
 

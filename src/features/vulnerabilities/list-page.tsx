@@ -3,8 +3,9 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { SEVERITIES, SEVERITY_LABELS } from '../../../contract/severity.ts';
-import { SSVC_DECISIONS, SSVC_LABELS, type SsvcDecision } from '../../../contract/ssvc.ts';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS } from '../../../contract/severity.ts';
+import { SSVC_DECISIONS, SSVC_LABELS } from '../../../contract/ssvc.ts';
+import { CheckGroup } from '../../components/check-group.tsx';
 import { fetchAssetOptions, fetchVulnerabilityPage } from './api/vulnerabilities.ts';
 import type { AssetOption, Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
@@ -45,6 +46,11 @@ const SORTABLE: Record<string, string> = {
   cvss: 'cvss_score',
   date: 'created_at',
 };
+
+/** The severity filter: the five scored severities, then « Non évaluée » (after Info). */
+const SEVERITY_OPTIONS = FINDING_SEVERITIES.map((s) => [s, FINDING_SEVERITY_LABELS[s]] as const);
+/** The SSVC filter, the most urgent decision first (the URL keeps CISA's table order, list-filters.ts). */
+const SSVC_OPTIONS = [...SSVC_DECISIONS].reverse().map((d) => [d, SSVC_LABELS[d]] as const);
 
 /** The filtered vulnerability list: filters and ordering in the URL, rows virtualised and fetched by page. */
 export default function VulnerabilityListPage() {
@@ -160,14 +166,6 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
     return () => clearTimeout(t);
   }, [draft]);
 
-  const toggleSeverity = (s: string, on: boolean) =>
-    onChange({ ...filters, severity: on ? [...filters.severity, s] : filters.severity.filter((x) => x !== s) });
-  const toggleSsvc = (d: SsvcDecision, on: boolean) =>
-    onChange({
-      ...filters,
-      // In the table's order, so equal filters give equal URLs.
-      ssvc: SSVC_DECISIONS.filter((x) => (x === d ? on : filters.ssvc.includes(x))),
-    });
   const assetKnown = !filters.asset || assets?.some((a) => String(a.id) === filters.asset);
 
   return (
@@ -187,40 +185,20 @@ function FilterForm({ filters, onChange }: { filters: ListFilters; onChange: (f:
           onChange={(e) => setDraft(e.target.value)}
         />
       </div>
-      <fieldset>
-        <legend>Gravité</legend>
-        <div className="checks">
-          {SEVERITIES.map((s) => (
-            <label key={s}>
-              <input
-                type="checkbox"
-                name="severity"
-                value={s}
-                checked={filters.severity.includes(s)}
-                onChange={(e) => toggleSeverity(s, e.target.checked)}
-              />
-              {SEVERITY_LABELS[s]}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Décision SSVC</legend>
-        <div className="checks">
-          {[...SSVC_DECISIONS].reverse().map((d) => (
-            <label key={d}>
-              <input
-                type="checkbox"
-                name="ssvc"
-                value={d}
-                checked={filters.ssvc.includes(d)}
-                onChange={(e) => toggleSsvc(d, e.target.checked)}
-              />
-              {SSVC_LABELS[d]}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckGroup
+        legend="Gravité"
+        name="severity"
+        options={SEVERITY_OPTIONS}
+        checked={filters.severity}
+        onChange={(severity) => onChange({ ...filters, severity })}
+      />
+      <CheckGroup
+        legend="Décision SSVC"
+        name="ssvc"
+        options={SSVC_OPTIONS}
+        checked={filters.ssvc}
+        onChange={(ssvc) => onChange({ ...filters, ssvc })}
+      />
       <div>
         <label htmlFor="vf-status">Statut</label>
         <select

@@ -6,13 +6,24 @@ import {
   JUSTIFIED_STATES,
   type FindingState,
 } from '../../../contract/finding-states.ts';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, type FindingSeverity } from '../../../contract/severity.ts';
 import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
 import { may } from '../../lib/auth/can-write.ts';
+import { messageOf } from '../../lib/error-message.ts';
 import { useForm } from '../../lib/use-form.ts';
-import { addComment, assignFinding, fetchAssignees, fetchHistory, moveFinding } from './api/vulnerabilities.ts';
+import {
+  addComment,
+  assignFinding,
+  fetchAssignees,
+  fetchHistory,
+  moveFinding,
+  overrideSeverity,
+  revertSeverity,
+} from './api/vulnerabilities.ts';
 import type { Assignee, FindingEvent, Vulnerability } from './api/types.ts';
-import { formatDate, formatDateTime, stateText } from './format.ts';
+import { formatDate, formatDateTime, hasSeverityOverride, isSeverity, severityLabel, stateText } from './format.ts';
+import { canWriteVulnerabilities } from './permissions.ts';
 import { todayIso } from '../../lib/format.ts';
 
 /** The state badge: the lifecycle's word, with the resolved/open tone the list uses. */
@@ -32,13 +43,22 @@ export const isOverdue = (v: Pick<Vulnerability, 'due_date' | 'is_resolved'>, to
 
 /**
  * A finding's triage (issue 21): its state, assignee, due date and history for everyone; the state move, the
- * assignment and the comment forms for those who may change content. Shown when the server speaks the lifecycle.
+ * assignment, the severity and the comment forms for those who may change content. Shown when the server speaks
+ * the lifecycle. `readOnly`: why the finding shown cannot be written (a sample or a kept copy), null when live.
  */
-export function TriagePanel({ v, onChange }: { v: Vulnerability; onChange: (v: Vulnerability) => void }) {
+export function TriagePanel({
+  v,
+  onChange,
+  readOnly = null,
+}: {
+  v: Vulnerability;
+  onChange: (v: Vulnerability) => void;
+  readOnly?: string | null;
+}) {
   const [people, setPeople] = useState<Assignee[]>([]);
   const [history, setHistory] = useState<FindingEvent[] | null>(null);
   const [historyError, setHistoryError] = useState(false);
-  const canWrite = may('change_content');
+  const canWrite = canWriteVulnerabilities();
 
   const reloadHistory = () =>
     fetchHistory(v.id).then(
@@ -53,9 +73,9 @@ export function TriagePanel({ v, onChange }: { v: Vulnerability; onChange: (v: V
   }, []);
   useEffect(() => {
     void reloadHistory();
-    // The history follows every change of the finding (a move, an assignment).
+    // The history follows every change of the finding (a move, an assignment, its severity).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [v.id, v.state, v.assignee_id, v.due_date]);
+  }, [v.id, v.state, v.assignee_id, v.due_date, v.severity, v.severity_source, v.severity_reason]);
 
   const changed = (next: Vulnerability) => onChange({ ...v, ...next, cve: v.cve });
   const assignee = nameOf(people, v.assignee_id);
@@ -93,6 +113,7 @@ export function TriagePanel({ v, onChange }: { v: Vulnerability; onChange: (v: V
       </dl>
       {canWrite && v.state && <MoveForm v={v} state={v.state} onDone={changed} />}
       {canWrite && <AssignForm v={v} people={people} onDone={changed} />}
+      {canWrite && <SeverityForm v={v} readOnly={readOnly} onDone={changed} />}
       <h3>Historique</h3>
       {historyError && <p className="error">Historique indisponible pour le moment.</p>}
       {history && history.length === 0 && <p className="muted">Aucun changement ni commentaire pour l’instant.</p>}
@@ -128,7 +149,96 @@ function describe(e: FindingEvent, people: Assignee[]): string {
       return e.to_value ? `Échéance fixée au ${formatDate(e.to_value)}.` : 'Échéance retirée.';
     case 'comment':
       return 'Commentaire :';
+    case 'severity':
+      return `Gravité : ${severityLabel(e.from_value)} → ${severityLabel(e.to_value)}.`;
   }
+}
+
+const SEVERITY_OPTIONS = optionsOf(FINDING_SEVERITY_LABELS, FINDING_SEVERITIES);
+
+/**
+ * An analyst's severity, with its required reason; while one stands, « Rétablir la gravité de la source » goes
+ * back to the scanner's or the CVE store's rating. Off, and saying why, for data that is not live.
+ */
+function SeverityForm({
+  v,
+  readOnly,
+  onDone,
+}: {
+  v: Vulnerability;
+  readOnly: string | null;
+  onDone: (v: Vulnerability) => void;
+}) {
+  const current: FindingSeverity = isSeverity(v.severity) ? v.severity : 'unrated';
+  const form = useForm({ severity: current, reason: '' });
+  const [reverting, setReverting] = useState(false);
+  useEffect(() => form.set('severity', current), [current]); // eslint-disable-line react-hooks/exhaustive-deps
+  const off = readOnly !== null;
+
+  const revert = () => {
+    setReverting(true);
+    form.setError(null);
+    form.setNotice(null);
+    revertSeverity(v.id).then(
+      (back) => {
+        setReverting(false);
+        onDone(back);
+        form.setNotice(`Gravité de la source rétablie : ${severityLabel(back.severity)}.`);
+      },
+      (err: unknown) => {
+        setReverting(false);
+        form.setError(`Impossible de rétablir la gravité de la source : ${messageOf(err)}`);
+      },
+    );
+  };
+
+  return (
+    <FormCard
+      form={form}
+      title="Gravité"
+      heading="h3"
+      className="triage-form"
+      intro={
+        <>
+          {readOnly && (
+            <p className="muted" role="note">
+              {readOnly}
+            </p>
+          )}
+          {hasSeverityOverride(v) && (
+            <p>
+              <button
+                type="button"
+                className="btn secondary"
+                disabled={off || reverting || form.submitting}
+                aria-busy={reverting}
+                onClick={revert}
+              >
+                {reverting ? 'Enregistrement…' : 'Rétablir la gravité de la source'}
+              </button>
+            </p>
+          )}
+        </>
+      }
+      onSubmit={form.onSubmit(
+        async ({ severity, reason }) => {
+          if (off) return;
+          const saved = await overrideSeverity(v.id, { severity, reason: reason.trim() });
+          form.set('reason', '');
+          onDone(saved);
+          form.setNotice(`Gravité : ${severityLabel(saved.severity)} (source : analyste).`);
+        },
+        { validate: (x) => (x.reason.trim() ? {} : { reason: 'Motif obligatoire pour modifier la gravité.' }) },
+      )}
+      submitLabel="Modifier la gravité"
+      closeLabel="Effacer"
+      onClose={() => form.set('reason', '')}
+      disabled={off || reverting}
+    >
+      <SelectField form={form} name="severity" label="Nouvelle gravité" options={SEVERITY_OPTIONS} disabled={off} />
+      <TextField form={form} name="reason" label="Motif *" multiline wide rows={2} maxLength={10_000} disabled={off} />
+    </FormCard>
+  );
 }
 
 function MoveForm({ v, state, onDone }: { v: Vulnerability; state: FindingState; onDone: (v: Vulnerability) => void }) {

@@ -1,5 +1,6 @@
 import type { SsvcDecision } from '../../../../contract/ssvc.ts';
 import type { FindingState } from '../../../../contract/finding-states.ts';
+import type { CvssSource, FindingSeverity, SeveritySource } from '../../../../contract/severity.ts';
 export interface CvssMetric {
   key: string;
   name: string;
@@ -21,7 +22,10 @@ export interface Cve {
   status?: string;
   published_at: string | null;
   modified_at: string | null;
+  /** A severity, 'unrated' without any CVSS (FindingSeverity); kept a string for an older backend's words. */
   severity: string | null;
+  /** Whose CVSS the severity comes from; absent from an older backend. */
+  cvss_source?: CvssSource | null;
   cvss_v31: CvssBlock | null;
   cvss_v4: CvssBlock | null;
   cvss_v2: Omit<CvssBlock, 'metrics'> | null;
@@ -57,7 +61,15 @@ export interface Vulnerability {
   title: string;
   description?: string | null;
   cve_id: string | null;
+  /** One of FINDING_SEVERITIES ('unrated': nothing rated it); kept a string for an older backend's words. */
   severity: string;
+  /** Who gave the severity shown (absent from an older backend or sample). */
+  severity_source?: SeveritySource;
+  /** The analyst's reason, when an analyst overrode the severity. */
+  severity_reason?: string | null;
+  /** What the scanner or the CVE store says, kept while an analyst's override stands (null: no override). */
+  rated_severity?: FindingSeverity | null;
+  rated_source?: SeveritySource | null;
   cvss_score: number | null;
   cvss_vector?: string | null;
   kev: boolean;
@@ -105,10 +117,11 @@ export interface Vulnerability {
 
 export type { Paged } from '../../../../contract/paged.ts';
 
-/** One line of a finding's history: a state move, an assignment, a due date or a comment. */
+/** One line of a finding's history: a state move, an assignment, a due date, a comment or a severity change. */
 export interface FindingEvent {
   id: number;
-  kind: 'state' | 'assignee' | 'due_date' | 'comment';
+  /** 'severity': an analyst's override or its removal (from/to are severities, the comment the reason). */
+  kind: 'state' | 'assignee' | 'due_date' | 'comment' | 'severity';
   user_id: number | null;
   username: string | null;
   from_value: string | null;
@@ -138,10 +151,17 @@ export interface RiskOption {
   vulnerability: number | null;
 }
 
-/** spec §3 summary. The sample (spec §8) lacks kev/open/resolved counts and names assets differently: all optional here. */
+/** Open findings per severity, « Non évaluée » included. */
+export type SeverityCounts = Record<FindingSeverity, number>;
+
+/**
+ * spec §3 summary, as `fetchSummary` gives it. The sample (spec §8) lacks kev/open/resolved counts and names assets
+ * differently: all optional here. `severity_distribution` always has its six keys (an older answer, cached or
+ * sample, may lack `unrated`: 0).
+ */
 export interface VulnerabilitySummary {
-  total_vulnerabilities: number;
-  severity_distribution: Partial<Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>>;
+  total_vulnerabilities?: number;
+  severity_distribution: SeverityCounts;
   recently_added: {
     id: number | string;
     cve_id: string | null;

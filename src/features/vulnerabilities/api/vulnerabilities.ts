@@ -1,4 +1,4 @@
-import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../../lib/api-client.ts';
+import { ApiError, apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../../lib/api-client.ts';
 import type {
   Assignee,
   AssetOption,
@@ -8,10 +8,12 @@ import type {
   Paged,
   ProjectOption,
   RiskOption,
+  SeverityCounts,
   Vulnerability,
   VulnerabilitySummary,
 } from './types.ts';
 import type { FindingState } from '../../../../contract/finding-states.ts';
+import { FINDING_SEVERITIES, type FindingSeverity } from '../../../../contract/severity.ts';
 import { MAX_PAGE_SIZE } from '../../../../contract/paged.ts';
 
 export interface WithOrigin<T> {
@@ -21,8 +23,46 @@ export interface WithOrigin<T> {
 
 const BASE = '/vulnerabilities';
 
-export function fetchSummary(days: number): Promise<WithOrigin<VulnerabilitySummary>> {
-  return apiRequestWithOrigin<VulnerabilitySummary>(`${BASE}/summary/`, { query: { days } });
+/** Every severity's count, 0 where the answer has none (an older backend, cache or sample knows no `unrated`). */
+export function severityCountsOf(distribution: unknown): SeverityCounts {
+  const given =
+    typeof distribution === 'object' && distribution !== null ? (distribution as Record<string, unknown>) : {};
+  const count = (s: FindingSeverity) => {
+    const n = given[s];
+    return typeof n === 'number' && Number.isFinite(n) ? n : 0;
+  };
+  return Object.fromEntries(FINDING_SEVERITIES.map((s) => [s, count(s)])) as SeverityCounts;
+}
+
+type SummaryAnswer = Partial<Omit<VulnerabilitySummary, 'severity_distribution'>> & { severity_distribution?: unknown };
+
+const listOf = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
+
+/**
+ * The dashboard summary for the last `days` days: the vulnerability dashboard and the kiosk read it here (its
+ * figures, the SSVC Act count), its lists and its six severity counts always there. `allowForbidden` keeps a
+ * refusal on the screen (the kiosk) instead of leading to the sign-in page.
+ */
+export async function fetchSummary(
+  days: number,
+  { allowForbidden = false }: { allowForbidden?: boolean } = {},
+): Promise<WithOrigin<VulnerabilitySummary>> {
+  const { data, origin } = await apiRequestWithOrigin<SummaryAnswer | null>(`${BASE}/summary/`, {
+    query: { days },
+    ...(allowForbidden ? { allowForbidden } : {}),
+  });
+  if (!data || typeof data !== 'object') throw new ApiError(0, 'Réponse inattendue du serveur.');
+  return {
+    data: {
+      ...data,
+      severity_distribution: severityCountsOf(data.severity_distribution),
+      recently_added: listOf(data.recently_added),
+      top_affected_assets: listOf(data.top_affected_assets),
+      top_cwe_categories: listOf(data.top_cwe_categories),
+      vulnerability_trends: listOf(data.vulnerability_trends),
+    },
+    origin,
+  };
 }
 
 export type ListQuery = Record<string, string | number | boolean | undefined>;
@@ -65,6 +105,19 @@ export function assignFinding(
   change: { assignee_id?: number | null; due_date?: string | null },
 ): Promise<Vulnerability> {
   return apiRequest<Vulnerability>(itemPath(id), { method: 'PATCH', body: change, allowForbidden: true });
+}
+
+/** An analyst's severity, with its reason (the finding keeps its source's rating beside it). */
+export function overrideSeverity(
+  id: string | number,
+  change: { severity: FindingSeverity; reason: string },
+): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(`${itemPath(id)}severity/`, { method: 'POST', body: change, allowForbidden: true });
+}
+
+/** Drops the analyst's severity: the finding is back on its source's rating. */
+export function revertSeverity(id: string | number): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(`${itemPath(id)}severity/`, { method: 'DELETE', allowForbidden: true });
 }
 
 export function fetchHistory(id: string | number): Promise<FindingEvent[]> {
