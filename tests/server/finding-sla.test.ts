@@ -44,11 +44,14 @@ describe(`finding SLA (${backend})`, () => {
       medium: 90,
       low: 180,
       info: null,
+      unrated: null,
       epss_threshold: 0.1,
     });
     expect((await create({ title: 'SLA critique', severity: 'critical' })).due_date).toBe(day(7));
     expect((await create({ title: 'SLA faible', severity: 'low' })).due_date).toBe(day(180));
     expect((await create({ title: 'SLA info', severity: 'info' })).due_date).toBeNull();
+    // « Non évaluée »: no deadline by default, not Info's borrowed either way.
+    expect((await create({ title: 'SLA non évaluée' })).due_date).toBeNull();
     // Given by the analyst, it stays; a finding recorded as resolved has none.
     expect((await create({ title: 'SLA donnée', severity: 'critical', due_date: day(40) })).due_date).toBe(day(40));
     const resolved = await addFinding(t.database.db, {
@@ -80,15 +83,31 @@ describe(`finding SLA (${backend})`, () => {
       await call('admin-sla', 'PUT', SLA, { payload: { critical: 2, high: 10, medium: 30, low: 60, info: 365 } }),
       200,
     );
-    expect(saved).toEqual({ critical: 2, high: 10, medium: 30, low: 60, info: 365, epss_threshold: 0.1 });
+    expect(saved).toEqual({
+      critical: 2,
+      high: 10,
+      medium: 30,
+      low: 60,
+      info: 365,
+      unrated: null,
+      epss_threshold: 0.1,
+    });
     expect((await create({ title: 'SLA réglée', severity: 'critical' })).due_date).toBe(day(2));
     expect((await create({ title: 'SLA info réglée', severity: 'info' })).due_date).toBe(day(365));
+    expect((await create({ title: 'SLA non évaluée, sans délai' })).due_date).toBeNull();
+    // Its own days when set; left out of a later PUT (an older client), they stay.
+    const withUnrated = { critical: 2, high: 10, medium: 30, low: 60, info: 365, unrated: 14 };
+    expect(jsonOf(await call('admin-sla', 'PUT', SLA, { payload: withUnrated }), 200)).toMatchObject({ unrated: 14 });
+    expect((await create({ title: 'SLA non évaluée réglée' })).due_date).toBe(day(14));
+    expect(
+      jsonOf(await call('admin-sla', 'PUT', SLA, { payload: { ...withUnrated, unrated: undefined } }), 200),
+    ).toMatchObject({ unrated: 14, info: 365 });
     expect(
       await auditEventsOf(t.database.db, {
         eventType: 'configuration_change',
         description: 'Délais de traitement des vulnérabilités modifiés',
       }),
-    ).toHaveLength(1);
+    ).toHaveLength(3);
     // Another tenant keeps the defaults.
     const other = await addFinding(t.database.db, { tenantId: horizon, title: 'Horizon', severity: 'critical' });
     expect(other.dueDate).toBe(day(7));

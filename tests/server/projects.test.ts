@@ -797,7 +797,7 @@ describe(`projects API (${backend})`, () => {
         documents: 1,
         team_members: 2,
       });
-      expect(d.vulnerabilities_by_severity).toEqual({ critical: 1, high: 2, medium: 0, low: 0, info: 1 });
+      expect(d.vulnerabilities_by_severity).toEqual({ critical: 1, high: 2, medium: 0, low: 0, info: 1, unrated: 0 });
       expect(d.tasks_by_status).toEqual({ TODO: 1, IN_PROGRESS: 1, BLOCKED: 1, DONE: 1 });
       expect(d.risks_by_level).toEqual({ low: 1, medium: 1, high: 0, critical: 1 });
       expect(d.risk_matrix).toEqual([

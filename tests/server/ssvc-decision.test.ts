@@ -260,14 +260,18 @@ describe(`the SSVC decision kept on findings (${backend})`, () => {
     expect(await decisionOf(f.id)).toBe('track');
 
     const saved = jsonOf(await call('admin', 'PUT', SLA, { payload: { ...sla, epss_threshold: 0.05 } }), 200);
-    expect(saved).toEqual({ ...sla, epss_threshold: 0.05 });
+    expect(saved).toEqual({ ...sla, unrated: null, epss_threshold: 0.05 });
     expect(await decisionOf(f.id)).toBe('track_star');
     expect((await detailOf(f.id)).exploitation).toBe('poc');
     // Another tenant keeps its own threshold, and its findings their decisions.
     expect(await decisionOf(other.id)).toBe('track');
     expect(jsonOf(await call('lecteur', 'GET', SLA), 200)).toMatchObject({ epss_threshold: DEFAULT_EPSS_THRESHOLD });
     // Saving the SLA alone keeps the threshold.
-    expect(jsonOf(await call('admin', 'PUT', SLA, { payload: sla }), 200)).toEqual({ ...sla, epss_threshold: 0.05 });
+    expect(jsonOf(await call('admin', 'PUT', SLA, { payload: sla }), 200)).toEqual({
+      ...sla,
+      unrated: null,
+      epss_threshold: 0.05,
+    });
     expect(await decisionOf(f.id)).toBe('track_star');
     // Back to the default: back to Track; 1 (only a certain exploit) is allowed.
     jsonOf(await call('admin', 'PUT', SLA, { payload: { ...sla, epss_threshold: 1 } }), 200);
@@ -347,6 +351,7 @@ describe(`the SSVC decision kept on findings (${backend})`, () => {
         cvss2_score: null,
         cvss2_vector: null,
         severity: 'critical',
+        cvss_source: 'nvd',
         cwe_ids: [],
         references: [{ url: 'https://exploit.example/4005', source: 'nvd', tags: ['Exploit'] }],
         source: 'nvd',

@@ -15,6 +15,10 @@ const FIELDS = [
   'description',
   'cve_id',
   'severity',
+  'severity_source',
+  'severity_reason',
+  'rated_severity',
+  'rated_source',
   'cvss_score',
   'cvss_vector',
   'kev',
@@ -47,7 +51,8 @@ const FIELDS = [
   'created_at',
   'updated_at',
 ].sort();
-const RANK: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
+// « Non évaluée » sorts apart, after Info (docs/severity.md).
+const RANK: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1, unrated: 0 };
 
 type Finding = Record<string, unknown> & { id: number };
 
@@ -364,9 +369,11 @@ describe(`vulnerabilities API (${backend})`, () => {
       payload: { title: '  Service Telnet exposé  ', port: 23, protocol: 'tcp', service: 'telnet', cvss_score: 7.5 },
     });
     expect(res.statusCode, res.body).toBe(201);
+    // No severity given: the score typed in rates it (7.5 is high on CVSS's scale), by the analyst.
     expect(res.json()).toMatchObject({
       title: 'Service Telnet exposé',
-      severity: 'medium',
+      severity: 'high',
+      severity_source: 'analyst',
       cve_id: null,
       asset: null,
       kev: false,
@@ -383,7 +390,8 @@ describe(`vulnerabilities API (${backend})`, () => {
     expect((await call('analyste', 'POST', LIST, { payload: { cve_id: 'CVE-2099-9999' } })).statusCode).toBe(400);
     const unknown = await call('analyste', 'POST', LIST, { payload: { cve_id: 'CVE-2099-9999', title: 'Inconnu' } });
     expect(unknown.statusCode).toBe(201);
-    expect(unknown.json()).toMatchObject({ severity: 'medium', kev: false });
+    // Nothing rates it: « Non évaluée », not a made-up Medium.
+    expect(unknown.json()).toMatchObject({ severity: 'unrated', kev: false });
 
     const horizonAsset = (
       await t.database.db.select({ id: assets.id }).from(assets).where(eq(assets.tenantId, horizon)).limit(1)
@@ -532,7 +540,15 @@ describe(`vulnerabilities API (${backend})`, () => {
     expect(csv.headers['content-disposition']).toBe(`attachment; filename="vulnerabilites-${day}.csv"`);
     const rows = parseCsv(csv.body.replace(/^\uFEFF/, ''));
     // Spreadsheet users read French column names; every column has one.
-    expect(rows[0]!.slice(0, 5)).toEqual(['Identifiant', 'CVE', 'Titre', 'Sévérité', 'Score CVSS']);
+    expect(rows[0]!.slice(0, 7)).toEqual([
+      'Identifiant',
+      'CVE',
+      'Titre',
+      'Sévérité',
+      'Source de la sévérité',
+      'Motif de la sévérité',
+      'Score CVSS',
+    ]);
     expect(rows[0]!.every((h) => /^[A-ZÉ]/.test(h) && !h.includes('_'))).toBe(true);
     expect(rows.length - 1).toBe(expected);
     expect(rows.every((r) => r.length === rows[0]!.length)).toBe(true);

@@ -129,7 +129,7 @@ describe('vulnerability dashboard', () => {
   });
 
   it('lets a tenant administrator set the SLA and the EPSS threshold, and nobody else', async () => {
-    const settings = { critical: 7, high: 30, medium: 90, low: 180, info: null, epss_threshold: 0.1 };
+    const settings = { critical: 7, high: 30, medium: 90, low: 180, info: null, unrated: null, epss_threshold: 0.1 };
     signInAs('admin');
     const calls = mockApi((call) =>
       call.path === '/api/vulnerabilities/sla/'
@@ -166,9 +166,15 @@ describe('vulnerability dashboard', () => {
     expect(calls.some((c) => c.method === 'PUT')).toBe(false);
     type(field('Seuil EPSS (%)'), '2,5');
     type(field('Critique (jours)'), '3');
+    type(field('Non évaluée (jours)'), '21');
     submit();
     await until(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
-    expect(calls.find((c) => c.method === 'PUT')!.body).toEqual({ ...settings, critical: 3, epss_threshold: 0.025 });
+    expect(calls.find((c) => c.method === 'PUT')!.body).toEqual({
+      ...settings,
+      critical: 3,
+      unrated: 21,
+      epss_threshold: 0.025,
+    });
     await until(() => expect(text(card.querySelector('[role="status"]'))).toMatch(/seuil EPSS de 2,5\s%/));
 
     page.cleanup();

@@ -1,5 +1,14 @@
 import { ASSET_TYPES, type AssetType } from '../../../contract/assets.ts';
-import { CRITICALITIES, SEVERITIES, type Criticality, type Severity } from '../../../contract/severity.ts';
+import {
+  CRITICALITIES,
+  FINDING_SEVERITIES,
+  SEVERITIES,
+  SEVERITY_SOURCES,
+  type Criticality,
+  type FindingSeverity,
+  type Severity,
+  type SeveritySource,
+} from '../../../contract/severity.ts';
 import { tenants, users } from './schema/identity.ts';
 import {
   emailChanges,
@@ -43,7 +52,18 @@ import { blogImages, blogPosts } from './schema/blog.ts';
 // (server/drizzle.config.ts) and what the server imports, so every table and word is exported from here.
 
 // The vocabulary shared with the client lives in contract/; re-exported for the server's existing imports.
-export { ASSET_TYPES, CRITICALITIES, SEVERITIES, type AssetType, type Criticality, type Severity };
+export {
+  ASSET_TYPES,
+  CRITICALITIES,
+  FINDING_SEVERITIES,
+  SEVERITIES,
+  SEVERITY_SOURCES,
+  type AssetType,
+  type Criticality,
+  type FindingSeverity,
+  type Severity,
+  type SeveritySource,
+};
 
 export * from './schema/identity.ts';
 export * from './schema/access.ts';

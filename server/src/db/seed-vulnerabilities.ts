@@ -3,10 +3,12 @@ import type { Db } from './client.ts';
 import {
   assets,
   cves,
+  FINDING_SEVERITIES,
   scans,
   threats,
   vulnerabilities,
   type AssetType,
+  type FindingSeverity,
   type Scanner,
   type Severity,
 } from './schema.ts';
@@ -25,12 +27,13 @@ function prng(seed: number): () => number {
   };
 }
 
-const CVSS_BY_SEVERITY: Record<Severity, number | null> = {
+const CVSS_BY_SEVERITY: Record<FindingSeverity, number | null> = {
   critical: 9.8,
   high: 7.8,
   medium: 5.4,
   low: 3.1,
   info: null,
+  unrated: null,
 };
 const SEVERITY_CYCLE: Severity[] = ['high', 'medium', 'critical', 'medium', 'low', 'high', 'info', 'medium'];
 const SERVICES: Partial<Record<AssetType, { port: number; protocol: string; service: string }>> = {
@@ -278,6 +281,8 @@ async function seedTenant(
       title: c?.title || fallback?.title || `Vulnérabilité ${p.cveId}`,
       description: c?.description ?? '',
       severity,
+      // The CVE store's score names its scorer; a store without one (or without the CVE) leaves the scanner's.
+      severitySource: c?.cvssSource ?? (scan ? 'scanner' : 'analyst'),
       cvssScore: c ? (c.cvss4Score ?? c.cvss3Score ?? c.cvss2Score) : CVSS_BY_SEVERITY[severity],
       cvssVector: c ? (c.cvss4Vector ?? c.cvss3Vector ?? c.cvss2Vector) : null,
       kev: c?.kev ?? fallback !== undefined,
@@ -308,6 +313,7 @@ async function seedTenant(
       title: m.title,
       description: m.description,
       severity: m.severity,
+      severitySource: 'analyst',
       cvssScore: CVSS_BY_SEVERITY[m.severity],
       solution: m.solution,
       source: 'manual',
@@ -323,10 +329,7 @@ async function seedTenant(
   for (const s of scanRows) {
     const mine = findings.filter((f) => f.scanId === s.id);
     const bySeverity = Object.fromEntries(
-      (['critical', 'high', 'medium', 'low', 'info'] as const).map((sev) => [
-        sev,
-        mine.filter((f) => f.severity === sev).length,
-      ]),
+      FINDING_SEVERITIES.map((sev) => [sev, mine.filter((f) => f.severity === sev).length]),
     );
     await db
       .update(scans)

@@ -7,6 +7,7 @@ import {
   obj,
   references,
   scored,
+  sourced,
   str,
   timestamp,
   RecordError,
@@ -66,11 +67,12 @@ export function cve5Record(value: unknown): CveRecord {
   const adps = arr(containers?.adp)
     .map(obj)
     .filter((a): a is Json => a !== undefined);
+  // Every ADP that scores is CISA's today (Vulnrichment); the CVE Program's container carries references only.
   const pick = (keys: readonly string[]) => {
-    const fromCna = metricOf(cna, keys);
+    const fromCna = sourced(metricOf(cna, keys), 'cna');
     if (fromCna) return fromCna;
     for (const adp of adps) {
-      const s = metricOf(adp, keys);
+      const s = sourced(metricOf(adp, keys), 'adp');
       if (s) return s;
     }
     return null;

@@ -1,14 +1,33 @@
-import type { CvssScore } from '../lib/cvss.ts';
-import { arr, buildRecord, cveId, cweIds, obj, references, scored, str, timestamp, RecordError } from './record.ts';
+import {
+  arr,
+  buildRecord,
+  cveId,
+  cweIds,
+  obj,
+  references,
+  scored,
+  sourced,
+  str,
+  timestamp,
+  RecordError,
+  type SourcedScore,
+} from './record.ts';
 import type { CveRecord } from './types.ts';
 
-/** The metric NVD itself scored (type Primary), else the first one listed. */
-function pickMetric(list: unknown): CvssScore | null {
+/** CISA's ADP (Vulnrichment) as NVD names a Secondary metric's source. */
+const CISA_ADP_SOURCE = '134c704f-9b21-4f2e-91b3-4a467353bcc0';
+
+/**
+ * The metric NVD itself scored (type Primary), else the first one listed, with who scored it: NVD for a Primary
+ * metric; a Secondary one is the CNA's, or CISA ADP's when NVD names it so.
+ */
+function pickMetric(list: unknown): SourcedScore | null {
   const metrics = arr(list).map(obj);
   const ordered = [...metrics.filter((m) => m?.type === 'Primary'), ...metrics.filter((m) => m?.type !== 'Primary')];
   for (const m of ordered) {
     const data = obj(m?.cvssData);
-    const s = scored(data?.vectorString, data?.baseScore);
+    const source = m?.type === 'Primary' ? 'nvd' : str(m?.source) === CISA_ADP_SOURCE ? 'adp' : 'cna';
+    const s = sourced(scored(data?.vectorString, data?.baseScore), source);
     if (s) return s;
   }
   return null;

@@ -1,4 +1,5 @@
-import type { CveReference, Severity } from '../db/schema.ts';
+import type { CveReference } from '../db/schema.ts';
+import type { CvssSource, FindingSeverity } from '../../../contract/severity.ts';
 import { resolveCvss, type CvssScore } from '../lib/cvss.ts';
 import type { CveRecord } from './types.ts';
 
@@ -93,16 +94,23 @@ export function references(list: unknown[], defaultSource?: string): CveReferenc
   return out;
 }
 
+/** A score as an importer found it, and who gave it (NVD itself, the CNA, CISA's ADP). */
+export type SourcedScore = CvssScore & { source: CvssSource };
+
 export interface ScoredMetrics {
-  v4: CvssScore | null;
-  v3: CvssScore | null;
-  v2: CvssScore | null;
+  v4: SourcedScore | null;
+  v3: SourcedScore | null;
+  v2: SourcedScore | null;
 }
 
-/** v4, else v3.x, else v2; 'info' when unscored. */
-export function bestSeverity(m: ScoredMetrics): Severity {
-  return (m.v4 ?? m.v3 ?? m.v2)?.severity ?? 'info';
+/** v4, else v3.x, else v2: the store's severity and its source; 'unrated' (no source) when unscored. */
+export function bestSeverity(m: ScoredMetrics): { severity: FindingSeverity; source: CvssSource | null } {
+  const best = m.v4 ?? m.v3 ?? m.v2;
+  return best ? { severity: best.severity, source: best.source } : { severity: 'unrated', source: null };
 }
+
+/** The metric with its provider, or null. */
+export const sourced = (s: CvssScore | null, source: CvssSource): SourcedScore | null => (s ? { ...s, source } : null);
 
 export function scored(vector: unknown, feedScore: unknown): CvssScore | null {
   const v = str(vector);
@@ -118,6 +126,7 @@ export function buildRecord(
   metrics: ScoredMetrics,
 ): CveRecord {
   const description = base.description.trim();
+  const best = bestSeverity(metrics);
   return {
     cve_id: base.cve_id,
     title: (base.title?.trim() || firstSentence(description)).slice(0, 500),
@@ -133,7 +142,8 @@ export function buildRecord(
     cvss4_severity: metrics.v4?.severity ?? null,
     cvss2_score: metrics.v2?.score ?? null,
     cvss2_vector: metrics.v2?.vector ?? null,
-    severity: bestSeverity(metrics),
+    severity: best.severity,
+    cvss_source: best.source,
     cwe_ids: base.cweIds,
     references: base.references,
     source: base.source,

@@ -1,4 +1,4 @@
-import { FINDING_STATES, SEVERITIES } from '../db/schema.ts';
+import { FINDING_SEVERITIES, FINDING_STATES } from '../db/schema.ts';
 import type { AssetOverview } from '../repositories/asset-overview.ts';
 import type { FindingEventRow } from '../repositories/finding-events.ts';
 import { Nullable, Type } from '../schemas/common.ts';
@@ -11,7 +11,7 @@ const DateTime = Type.String({ format: 'date-time' });
 export const AssetOverviewSchema = Type.Object(
   {
     findings_by_state: counts(FINDING_STATES),
-    open_by_severity: counts(SEVERITIES),
+    open_by_severity: counts(FINDING_SEVERITIES),
     scans: Type.Array(
       Type.Object({
         id: Type.Integer(),

@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES, SEVERITIES } from '../../../contract/severity.ts';
 import { charCount, clipText } from '../../../contract/text.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import type { CveHitRow, CveRow } from '../repositories/cves.ts';
@@ -14,7 +14,7 @@ export const CveHitSchema = Type.Object(
     cve_id: Type.String(),
     title: Type.String(),
     description: Type.String({ description: `Tronquée à ${HIT_DESCRIPTION_MAX} caractères` }),
-    severity: Choice(SEVERITIES),
+    severity: Choice(FINDING_SEVERITIES),
     cvss_score: Nullable(Type.Number()),
     published_at: Nullable(DateTime),
     kev: Type.Boolean(),
@@ -43,7 +43,10 @@ export const CveSchema = Type.Object(
     status: Nullable(Type.String()),
     published_at: Nullable(DateTime),
     modified_at: Nullable(DateTime),
-    severity: Choice(SEVERITIES),
+    /** The best score's severity; 'unrated' (« Non évaluée ») when no CVSS at all. */
+    severity: Choice(FINDING_SEVERITIES),
+    /** Who scored it: NVD itself, the CNA, or CISA's ADP (Vulnrichment); null when unscored or not known. */
+    cvss_source: Nullable(Choice(['nvd', 'cna', 'adp'] as const)),
     cvss_v31: Nullable(CvssBlockSchema),
     cvss_v4: Nullable(CvssBlockSchema),
     cvss_v2: Nullable(Type.Object({ score: Type.Number(), vector: Type.String(), severity: Choice(SEVERITIES) })),
@@ -106,6 +109,7 @@ export function presentCve(row: CveRow, cwes: readonly CweRow[], affectedAssets:
     published_at: row.publishedAt?.toISOString() ?? null,
     modified_at: row.modifiedAt?.toISOString() ?? null,
     severity: row.severity,
+    cvss_source: row.cvssSource,
     // The v3 block carries a v3.0 vector when NVD or the CNA only scored 3.0 (its prefix says so).
     cvss_v31: cvssBlock(row.cvss3Score, row.cvss3Vector, row.cvss3Severity),
     cvss_v4: cvssBlock(row.cvss4Score, row.cvss4Vector, row.cvss4Severity),

@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES } from '../../../contract/severity.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import { isOverdue } from '../domain/risk-scoring.ts';
 import type { WorkOverviewRepository } from '../repositories/project-work.ts';
@@ -19,7 +19,7 @@ export const VulnerabilitySummarySchema = Type.Object(
         id: Type.Integer(),
         cve_id: Nullable(Type.String()),
         title: Type.String(),
-        severity: Choice(SEVERITIES),
+        severity: Choice(FINDING_SEVERITIES),
         asset: Nullable(AssetRefSchema),
         created_at: DateTime,
       }),

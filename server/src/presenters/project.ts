@@ -1,4 +1,11 @@
-import { PROJECT_PRIORITIES, PROJECT_STATUSES, PROJECT_TASK_STATUSES, SEVERITIES, TEAM_ROLES } from '../db/schema.ts';
+import {
+  FINDING_SEVERITIES,
+  PROJECT_PRIORITIES,
+  PROJECT_STATUSES,
+  PROJECT_TASK_STATUSES,
+  TEAM_ROLES,
+} from '../db/schema.ts';
+import { severityCounts } from '../../../contract/severity.ts';
 import type { ProjectAccess } from '../policies/index.ts';
 import {
   displayName,
@@ -121,7 +128,7 @@ export const ProjectDashboardSchema = Type.Object(
       'documents',
       'team_members',
     ]),
-    vulnerabilities_by_severity: CountsOf(SEVERITIES),
+    vulnerabilities_by_severity: CountsOf(FINDING_SEVERITIES),
     tasks_by_status: CountsOf(PROJECT_TASK_STATUSES),
     risks_by_level: CountsOf(RISK_LEVELS),
     risk_matrix: Type.Array(Type.Array(Type.Integer({ minimum: 0 })), {
@@ -166,9 +173,7 @@ export function presentProjectDashboard(p: ProjectRow, d: ProjectDashboardData):
       deadline: p.deadline,
     },
     counts: d.counts,
-    vulnerabilities_by_severity: Object.fromEntries(
-      SEVERITIES.map((s) => [s, d.vulnerabilitiesBySeverity.get(s) ?? 0]),
-    ) as Record<(typeof SEVERITIES)[number], number>,
+    vulnerabilities_by_severity: severityCounts(d.vulnerabilitiesBySeverity),
     tasks_by_status: Object.fromEntries(PROJECT_TASK_STATUSES.map((s) => [s, d.tasksByStatus.get(s) ?? 0])) as Record<
       (typeof PROJECT_TASK_STATUSES)[number],
       number

@@ -1,6 +1,7 @@
 import { SCAN_STATUSES, SCANNERS } from '../db/schema.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import type { ScanRow } from '../repositories/scans.ts';
+import { severityCounts } from '../../../contract/severity.ts';
 import { SeverityCountsSchema } from './vulnerability.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -63,7 +64,7 @@ export function presentScan(scan: ScanRow): Scan {
             created: summary.created!,
             updated: summary.updated!,
             assets_created: summary.assets_created!,
-            by_severity: summary.by_severity!,
+            by_severity: severityCounts(summary.by_severity),
           }
         : null,
     error: scan.error,

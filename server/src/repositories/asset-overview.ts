@@ -5,15 +5,15 @@ import {
   projectAssets,
   projects,
   scans,
-  SEVERITIES,
   vulnerabilities,
   type FindingState,
-  type Severity,
+  type FindingSeverity,
 } from '../db/schema.ts';
+import { severityCounts } from '../../../contract/severity.ts';
 
 export interface AssetOverview {
   byState: Record<FindingState, number>;
-  openBySeverity: Record<Severity, number>;
+  openBySeverity: Record<FindingSeverity, number>;
   scans: { id: number; name: string; status: string; scanner: string; createdAt: Date; completedAt: Date | null }[];
   projects: { id: number; name: string; status: string }[];
 }
@@ -35,7 +35,7 @@ export class AssetOverviewRepository {
       .groupBy(v.state)) {
       byState[r.state] = Number(r.n);
     }
-    const openBySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+    const openBySeverity = severityCounts();
     for (const r of await tx
       .select({ severity: v.severity, n: sql<string>`count(*)` })
       .from(v)

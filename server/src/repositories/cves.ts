@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';
-import { cves, cwes, vulnerabilities, type Severity } from '../db/schema.ts';
+import { cves, cwes, vulnerabilities, type FindingSeverity } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import type { BatchCounts, CveRecord, CweRow, EpssRow, KevEntry } from '../domain/cve-records.ts';
 import { DEFAULT_EPSS_THRESHOLD } from '../domain/ssvc.ts';
@@ -40,6 +40,7 @@ const BODY_COLUMNS = [
   'cvss2_score',
   'cvss2_vector',
   'severity',
+  'cvss_source',
   'cwe_ids',
   '"references"',
   'source',
@@ -48,8 +49,8 @@ const BODY_COLUMNS = [
 const RECORD_TYPES =
   'cve_id text, title text, description text, status text, published_at timestamptz, modified_at timestamptz,' +
   ' cvss3_score float8, cvss3_vector text, cvss3_severity text, cvss4_score float8, cvss4_vector text,' +
-  ' cvss4_severity text, cvss2_score float8, cvss2_vector text, severity text, cwe_ids text[], "references" jsonb,' +
-  ' source text';
+  ' cvss4_severity text, cvss2_score float8, cvss2_vector text, severity text, cvss_source text, cwe_ids text[],' +
+  ' "references" jsonb, source text';
 
 /** Whether record `r` replaces stored row `c`: newer, or the first dated record over a KEV stub. */
 function newer(c: string, r: string): SQL {
@@ -91,6 +92,47 @@ export async function refreshFindingDecisions(db: Db, cveIds: readonly string[])
   return rowsOf<unknown>(result).length;
 }
 
+/**
+ * Rates every tenant's findings on these CVEs from the store's new score (docs/severity.md): the store's severity,
+ * its scorer, score and vector — over a scanner's rating too, as an import does — and under an analyst's override
+ * (rated_*), never over it. An unscored record rates nothing. The vector moves the SSVC decision (its row trigger).
+ * Writes only the findings that change; returns how many.
+ */
+export async function refreshFindingRatings(db: Db, cveIds: readonly string[]): Promise<number> {
+  if (cveIds.length === 0) return 0;
+  const result = await db.execute(sql`
+    with best as (
+      select c.cve_id, c.severity, coalesce(c.cvss_source, 'cna') as source,
+             coalesce(c.cvss4_score, c.cvss3_score, c.cvss2_score) as score,
+             case when c.cvss4_score is not null then c.cvss4_vector
+                  when c.cvss3_score is not null then c.cvss3_vector else c.cvss2_vector end as vector
+        from cves c
+       where c.cve_id = any(${pgArray(cveIds)}::text[]) and c.severity <> 'unrated'
+    ), rated as (
+      select v.id,
+             case when v.rated_source is not null then v.severity else b.severity end as severity,
+             case when v.rated_source is not null then 'analyst' else b.source end as severity_source,
+             case when v.rated_source is not null then b.severity end as rated_severity,
+             case when v.rated_source is not null then b.source end as rated_source,
+             b.score, b.vector
+        from tenants t
+        join vulnerabilities v on v.tenant_id = t.id
+        join best b on b.cve_id = v.cve_id
+       -- A finding an analyst rated by hand (no source's rating under it) has nothing to follow; one typed in
+       -- unrated was rated by nobody, and follows.
+       where not (v.severity_source = 'analyst' and v.rated_source is null and v.severity <> 'unrated')
+    )
+    update vulnerabilities v
+       set severity = r.severity, severity_source = r.severity_source, rated_severity = r.rated_severity,
+           rated_source = r.rated_source, cvss_score = r.score, cvss_vector = r.vector, updated_at = now()
+      from rated r
+     where v.id = r.id
+       and (v.severity, v.severity_source, v.rated_severity, v.rated_source, v.cvss_score, v.cvss_vector)
+           is distinct from (r.severity, r.severity_source, r.rated_severity, r.rated_source, r.score, r.vector)
+    returning v.id`);
+  return rowsOf<unknown>(result).length;
+}
+
 /** One row per key: ON CONFLICT cannot touch the same row twice in one statement. The last one wins. */
 function uniqueBy<T>(rows: readonly T[], key: (row: T) => string): T[] {
   const map = new Map<string, T>();
@@ -107,7 +149,8 @@ function countReturned(rows: { inserted: boolean }[]): BatchCounts {
 /**
  * Inserts new CVEs and updates those whose stored record is older. A record whose modified date is older than or
  * equal to the stored one changes nothing; a KEV stub (no record body yet) is always replaced. The findings on a
- * CVE whose references gained or lost a public exploit get their SSVC decision again.
+ * written CVE follow its score (refreshFindingRatings), and those on a CVE whose references gained or lost a public
+ * exploit get their SSVC decision again.
  */
 export async function upsertCveRecords(db: Db, records: readonly CveRecord[]): Promise<BatchCounts> {
   if (records.length === 0) return { inserted: 0, updated: 0 };
@@ -138,6 +181,10 @@ export async function upsertCveRecords(db: Db, records: readonly CveRecord[]): P
       select w.cve_id, w.inserted, (w.exploit is distinct from coalesce(b.exploit, false)) as moved
         from written w left join before b on b.cve_id = w.cve_id`);
     const rows = rowsOf<{ cve_id: string; inserted: boolean; moved: boolean }>(result);
+    await refreshFindingRatings(
+      tx,
+      rows.map((r) => r.cve_id),
+    );
     await refreshFindingDecisions(
       tx,
       rows.filter((r) => r.moved).map((r) => r.cve_id),
@@ -285,7 +332,7 @@ export interface CveHitRow {
   cveId: string;
   title: string;
   description: string;
-  severity: Severity;
+  severity: FindingSeverity;
   cvssScore: number | null;
   publishedAt: Date | null;
   kev: boolean;

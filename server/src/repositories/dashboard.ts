@@ -4,7 +4,6 @@ import {
   assets,
   cwes,
   scans,
-  SEVERITIES,
   taskRuns,
   threats,
   vulnerabilities,
@@ -12,8 +11,9 @@ import {
   vulnerabilityCweCounts,
   vulnerabilityDailyCounts,
   vulnerabilityTotals,
-  type Severity,
+  type FindingSeverity,
 } from '../db/schema.ts';
+import { severityCounts } from '../../../contract/severity.ts';
 import { VulnerabilitiesRepository } from './vulnerabilities.ts';
 import { ssvcRank } from '../domain/ssvc.ts';
 
@@ -23,7 +23,7 @@ export interface SummaryFilters {
   /** Length of the trend window, in UTC days ending today. */
   days: number;
   assetId?: number | undefined;
-  severities?: Severity[] | undefined;
+  severities?: FindingSeverity[] | undefined;
   /** Undefined: open findings only (open_count and resolved_count still cover both). */
   isResolved?: boolean | undefined;
   kev?: boolean | undefined;
@@ -79,7 +79,7 @@ export class DashboardRepository {
       .where(and(...(f.assetId === undefined ? dims(vulnerabilityTotals) : countWhere)))
       .groupBy(totalsTable.severity, totalsTable.isResolved, totalsTable.kev);
 
-    const distribution = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+    const distribution = severityCounts();
     let total = 0;
     let kevCount = 0;
     let open = 0;

@@ -10,7 +10,7 @@ import {
   projectVulnerabilities,
   threats,
   vulnerabilities,
-  type Severity,
+  type FindingSeverity,
 } from '../db/schema.ts';
 import type { Actor } from '../policies/index.ts';
 import { withFindingCounts, type AssetRow } from './assets.ts';
@@ -52,7 +52,7 @@ interface Paging {
 }
 
 export interface VulnerabilityLinkFilters extends Paging {
-  severities?: Severity[] | undefined;
+  severities?: FindingSeverity[] | undefined;
   isResolved?: boolean | undefined;
 }
 

@@ -1,14 +1,14 @@
 import { and, count, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
-import { triageSettings, vulnerabilities, type Severity } from '../db/schema.ts';
+import { triageSettings, vulnerabilities, type FindingSeverity } from '../db/schema.ts';
 import { rowsOf } from '../db/client.ts';
 import { DEFAULT_EPSS_THRESHOLD } from '../domain/ssvc.ts';
 
-/** Days to fix a finding by severity; null: no deadline. */
-export type SlaDays = Record<Severity, number | null>;
+/** Days to fix a finding by severity (« Non évaluée » included: days to rate and fix it); null: no deadline. */
+export type SlaDays = Record<FindingSeverity, number | null>;
 
 /** The SLA while a tenant has set none (migration 0027's trigger holds the same numbers). */
-export const DEFAULT_SLA: SlaDays = { critical: 7, high: 30, medium: 90, low: 180, info: null };
+export const DEFAULT_SLA: SlaDays = { critical: 7, high: 30, medium: 90, low: 180, info: null, unrated: null };
 
 export interface SlaReport {
   /** Open findings with a due date, and those of them past it. */
@@ -35,6 +35,7 @@ export class TriageSettingsRepository {
       medium: row.slaMediumDays,
       low: row.slaLowDays,
       info: row.slaInfoDays,
+      unrated: row.slaUnratedDays,
     };
   }
 
@@ -51,13 +52,20 @@ export class TriageSettingsRepository {
    * Sets the SLA, and the EPSS threshold when given (kept as it is otherwise). A new threshold moves the decisions
    * of the findings it concerns in the same statement (migration 0029's trigger).
    */
-  async saveSla(tx: TenantDb, sla: SlaDays, userId: number, epssThreshold?: number): Promise<void> {
+  async saveSla(
+    tx: TenantDb,
+    sla: Omit<SlaDays, 'unrated'> & { unrated?: number | null | undefined },
+    userId: number,
+    epssThreshold?: number,
+  ): Promise<void> {
     const values = {
       slaCriticalDays: sla.critical,
       slaHighDays: sla.high,
       slaMediumDays: sla.medium,
       slaLowDays: sla.low,
       slaInfoDays: sla.info,
+      // Left out (a client that predates « Non évaluée »), it stays as it is.
+      ...(sla.unrated === undefined ? {} : { slaUnratedDays: sla.unrated }),
       ...(epssThreshold === undefined ? {} : { epssThreshold }),
       updatedAt: new Date(),
       updatedBy: userId,

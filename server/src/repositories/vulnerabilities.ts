@@ -3,21 +3,23 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { getTableColumns } from 'drizzle-orm';
 import type { TenantDb } from '../db/tenant-scope.ts';
 import { rowsOf } from '../db/client.ts';
+import { pgArray } from '../db/arrays.ts';
 import {
   assets,
   cves,
   cwes,
-  SEVERITIES,
+  FINDING_SEVERITIES,
   severityRank,
   vulnerabilities,
   vulnerabilityCounts,
   vulnerabilityTotals,
   type FindingState,
-  type Severity,
+  type FindingSeverity,
 } from '../db/schema.ts';
 import { containsPattern } from './tenant-users.ts';
 import { SSVC_DECISIONS, SSVC_TABLE, type SsvcDecision } from '../../../contract/ssvc.ts';
 import { ssvcRank } from '../domain/ssvc.ts';
+import type { CvssSource, SeveritySource } from '../../../contract/severity.ts';
 
 export type VulnerabilityRecord = Omit<typeof vulnerabilities.$inferSelect, 'textHash'>;
 
@@ -33,7 +35,11 @@ export interface ExportRow {
   title: string;
   description: string;
   cve_id: string | null;
-  severity: Severity;
+  severity: FindingSeverity;
+  severity_source: SeveritySource;
+  severity_reason: string | null;
+  rated_severity: FindingSeverity | null;
+  rated_source: SeveritySource | null;
   cvss_score: number | null;
   cvss_vector: string | null;
   kev: boolean;
@@ -68,7 +74,7 @@ export interface ExportRow {
 }
 
 export interface VulnerabilityFilters {
-  severities?: Severity[] | undefined;
+  severities?: FindingSeverity[] | undefined;
   isResolved?: boolean | undefined;
   assetId?: number | undefined;
   cveId?: string | undefined;
@@ -104,6 +110,10 @@ export type VulnerabilityValues = Partial<
     | 'findingKey'
     | 'assetId'
     | 'severity'
+    | 'severitySource'
+    | 'severityReason'
+    | 'ratedSeverity'
+    | 'ratedSource'
     | 'cvssScore'
     | 'cvssVector'
     | 'kev'
@@ -132,7 +142,9 @@ export interface CveFacts {
   cveId: string;
   title: string;
   description: string;
-  severity: Severity;
+  severity: FindingSeverity;
+  /** Who scored the CVE (null when unscored, or a CVE 5 record imported before migration 0030). */
+  cvssSource: CvssSource | null;
   cvssScore: number | null;
   cvssVector: string | null;
   kev: boolean;
@@ -220,7 +232,7 @@ const SSVC_BY_KEV = (() => {
  * never has it), among those a decision filter asks for.
  */
 function cellsOf(f: VulnerabilityFilters): string[] {
-  const severities = SEVERITIES.filter((s) => !f.severities?.length || f.severities.includes(s));
+  const severities = FINDING_SEVERITIES.filter((s) => !f.severities?.length || f.severities.includes(s));
   const flags = (v: boolean | undefined) => (v === undefined ? [false, true] : [v]);
   const asked = f.ssvc?.length ? f.ssvc : undefined;
   return severities.flatMap((severity) =>
@@ -311,7 +323,7 @@ export class VulnerabilitiesRepository {
     if (f.text) {
       if (!textHashes) throw new Error('text filter not prepared');
       // One array parameter: the planner sees how many texts matched and picks the index walk accordingly.
-      where.push(sql`${vulnerabilities.textHash} = any(${`{${textHashes.join(',')}}`}::bigint[])`);
+      where.push(sql`${vulnerabilities.textHash} = any(${pgArray(textHashes)}::bigint[])`);
     }
     return where;
   }
@@ -409,10 +421,12 @@ export class VulnerabilitiesRepository {
   ): Promise<ExportRow[]> {
     const iso = (c: AnyPgColumn) => sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
     const v = vulnerabilities;
-    const only = ids && sql`${v.id} = any(${`{${ids.join(',')}}`}::bigint[])`;
+    const only = ids && sql`${v.id} = any(${pgArray(ids)}::bigint[])`;
     const result = await tx.execute(sql`
       select ${v.id}::float8 as id, ${v.title} as title, ${v.description} as description, ${v.cveId} as cve_id,
-             ${v.severity} as severity, ${v.cvssScore} as cvss_score, ${v.cvssVector} as cvss_vector, ${v.kev} as kev,
+             ${v.severity} as severity, ${v.severitySource} as severity_source,
+             ${v.severityReason} as severity_reason, ${v.ratedSeverity} as rated_severity,
+             ${v.ratedSource} as rated_source, ${v.cvssScore} as cvss_score, ${v.cvssVector} as cvss_vector, ${v.kev} as kev,
              ${cves.epssScore} as epss_score, ${v.cweIds} as cwe_ids, ${v.assetId}::float8 as asset_id,
              ${assets.name} as asset_name, ${v.scanId}::float8 as scan_id, ${v.port} as port,
              ${v.protocol} as protocol, ${v.service} as service, ${v.packageName} as package_name,
@@ -464,6 +478,7 @@ export class VulnerabilitiesRepository {
       title: row.title,
       description: row.description,
       severity: row.severity,
+      cvssSource: row.cvssSource,
       cvssScore,
       cvssVector,
       kev: row.kev,

@@ -88,7 +88,10 @@ function ratings(v: Json) {
     }),
   );
   // A rating's own severity (the scanner's verdict) before the score's.
-  const named = all.map((r) => severityFromName(str(r.severity))).find((s) => s !== undefined && s !== 'info');
+  // A rating that says something: « info » and « unknown » do not outrank a score.
+  const named = all
+    .map((r) => severityFromName(str(r.severity)))
+    .find((s) => s !== undefined && s !== 'info' && s !== 'unrated');
   return { cvss, severity: named ?? severityFromScore(cvss?.score) };
 }
 

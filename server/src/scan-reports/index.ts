@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { SEVERITIES } from '../db/schema.ts';
+import { FINDING_SEVERITIES } from '../db/schema.ts';
 import { isCycloneDx, parseCycloneDx } from './cyclonedx.ts';
 import { parseDependencyCheck } from './dependency-check.ts';
 import { isGrypeReport, parseGrype } from './grype.ts';
@@ -78,7 +78,7 @@ export function detectFormat(head: string): ReportFormat | 'json' | undefined {
   return root !== undefined && Object.hasOwn(XML_ROOTS, root) ? XML_ROOTS[root] : undefined;
 }
 
-const SEVERITY_RANK = new Map(SEVERITIES.map((s, i) => [s, i]));
+const SEVERITY_RANK = new Map(FINDING_SEVERITIES.map((s, i) => [s, i]));
 
 // eslint-disable-next-line no-control-regex -- the NUL character is what is removed
 const NUL = /\u0000/g;

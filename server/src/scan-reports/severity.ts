@@ -1,15 +1,16 @@
-import type { Severity } from '../db/schema.ts';
+import type { FindingSeverity } from '../db/schema.ts';
 
-/** CVSS score → severity (CVSS v3 ratings; 0 or less is informational). */
-export function severityFromScore(score: number | undefined): Severity {
-  if (score === undefined || !Number.isFinite(score) || score <= 0) return 'info';
+/** CVSS score → severity (CVSS v3 ratings; 0 is informational; no score at all is « Non évaluée », not Info). */
+export function severityFromScore(score: number | undefined): FindingSeverity {
+  if (score === undefined || !Number.isFinite(score)) return 'unrated';
+  if (score <= 0) return 'info';
   if (score >= 9) return 'critical';
   if (score >= 7) return 'high';
   if (score >= 4) return 'medium';
   return 'low';
 }
 
-const NAMED: Record<string, Severity> = {
+const NAMED: Record<string, FindingSeverity> = {
   critical: 'critical',
   high: 'high',
   medium: 'medium',
@@ -18,12 +19,14 @@ const NAMED: Record<string, Severity> = {
   info: 'info',
   informational: 'info',
   negligible: 'info',
-  unknown: 'info',
+  unknown: 'unrated',
+  unrated: 'unrated',
+  unassigned: 'unrated',
   log: 'info',
   none: 'info',
 };
 
-export function severityFromName(name: string | undefined): Severity | undefined {
+export function severityFromName(name: string | undefined): FindingSeverity | undefined {
   const key = name?.trim().toLowerCase();
   // Own keys only: a report's `constructor` must not find Object's.
   return key !== undefined && Object.hasOwn(NAMED, key) ? NAMED[key] : undefined;

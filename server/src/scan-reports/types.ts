@@ -1,5 +1,5 @@
 import { REPORT_FORMAT_LABELS, REPORT_FORMATS, type ReportFormat } from '../../../contract/scan-formats.ts';
-import type { AssetType, Severity } from '../db/schema.ts';
+import type { AssetType, FindingSeverity } from '../db/schema.ts';
 
 // The formats and their labels are the contract's: the client's format picker shows the same words.
 export { REPORT_FORMATS, type ReportFormat };
@@ -22,7 +22,7 @@ export interface Finding {
   cve_id?: string | undefined;
   title: string;
   description: string;
-  severity: Severity;
+  severity: FindingSeverity;
   cvss_score?: number | undefined;
   cvss_vector?: string | undefined;
   cwe_ids?: string[] | undefined;

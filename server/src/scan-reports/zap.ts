@@ -1,4 +1,4 @@
-import type { Severity } from '../db/schema.ts';
+import type { FindingSeverity, Severity } from '../db/schema.ts';
 import { cweIds, findingKey, isIpAddress, isObject, list, paragraphs, plainText, str, type Json } from './fields.ts';
 import { child, children, childText, streamXml, type XmlElement } from './safe-xml.ts';
 import { severityFromName } from './severity.ts';
@@ -39,7 +39,7 @@ interface ZapInstance {
 // ZAP's risk codes: 0 informational, 1 low, 2 medium, 3 high (ZAP has no critical).
 const RISKS: Severity[] = ['info', 'low', 'medium', 'high'];
 
-function severityOf(alert: ZapAlert): Severity {
+function severityOf(alert: ZapAlert): FindingSeverity {
   const code = Number(alert.riskcode);
   if (Number.isInteger(code) && code >= 0 && code < RISKS.length) return RISKS[code]!;
   // 'Low (Medium)': the risk, then the confidence.

@@ -2,10 +2,10 @@
  * Findings (/api/vulnerabilities/): the list, export and summary querystrings, the write bodies, and their checks
  * with the French messages.
  */
-import { SEVERITIES, type Severity } from '../db/schema.ts';
+import { FINDING_SEVERITIES, type FindingSeverity } from '../db/schema.ts';
 import { FINDING_STATES, type FindingState } from '../../../contract/finding-states.ts';
 import { SSVC_DECISIONS, type SsvcDecision } from '../../../contract/ssvc.ts';
-import { FieldErrors } from '../domain/errors.ts';
+import { ApiError, FieldErrors } from '../domain/errors.ts';
 import { charCount, clipText } from '../../../contract/text.ts';
 import type { SummaryFilters } from '../repositories/dashboard.ts';
 import {
@@ -21,8 +21,13 @@ import { parseBoolean, parseId, parseOrdering, parsePaging, parseQueryId, parseT
 export const MAX_BULK_IDS = 1000;
 export const BULK_ACTIONS = ['assign', 'due_date', 'transition', 'link_project', 'unlink_project'] as const;
 
+/** An analyst's reason for a rating: long enough for a paragraph and its references. */
+export const SEVERITY_REASON_MAX = 2000;
+
 export const MESSAGES = {
-  severity: `Sévérité invalide. Valeurs possibles : ${SEVERITIES.join(', ')}.`,
+  severity: `Sévérité invalide. Valeurs possibles : ${FINDING_SEVERITIES.join(', ')}.`,
+  severityReason: `Motif obligatoire pour modifier la gravité (${SEVERITY_REASON_MAX.toLocaleString('fr-FR')} caractères au plus).`,
+  noOverride: 'Aucune gravité d’analyste à retirer.',
   ssvc: `Décision SSVC invalide. Valeurs possibles : ${SSVC_DECISIONS.join(', ')}.`,
   titleRequired: 'Le titre est requis (ou un identifiant CVE connu).',
   titleTooLong: 'Le titre ne doit pas dépasser 500 caractères.',
@@ -60,13 +65,16 @@ function parseSsvc(errors: FieldErrors, raw: string | undefined): SsvcDecision[]
 }
 
 /** `high,critical`: known severities, lower-cased and without repeats; undefined when absent. */
-export function parseSeverities(errors: FieldErrors, raw: string | undefined): Severity[] | undefined {
+export function parseSeverities(errors: FieldErrors, raw: string | undefined): FindingSeverity[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const list = raw
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '');
-  if (list.length === 0 || !list.every((s): s is Severity => (SEVERITIES as readonly string[]).includes(s))) {
+  if (
+    list.length === 0 ||
+    !list.every((s): s is FindingSeverity => (FINDING_SEVERITIES as readonly string[]).includes(s))
+  ) {
     errors.add('severity', MESSAGES.severity);
     return undefined;
   }
@@ -74,7 +82,7 @@ export function parseSeverities(errors: FieldErrors, raw: string | undefined): S
 }
 
 const FILTERS = {
-  severity: `Sévérités séparées par des virgules : ${SEVERITIES.join(', ')}`,
+  severity: `Sévérités séparées par des virgules : ${FINDING_SEVERITIES.join(', ')} (unrated : non évaluée)`,
   is_resolved: 'true ou false',
   asset: 'Identifiant d’actif',
   cve: 'Identifiant CVE',
@@ -192,6 +200,10 @@ export const writeFields = {
   cve_id: orNull('string', { maxLength: 64, errorMessage: CVE_INVALID }),
   asset_id: orNull('integer', { minimum: 1, errorMessage: { minimum: ASSET_UNKNOWN } }),
   severity: Type.Optional(Type.String({ maxLength: 32, errorMessage: MESSAGES.severity })),
+  /** Why an analyst sets a severity other than the source's (docs/severity.md); kept with the finding. */
+  severity_reason: Type.Optional(
+    Type.String({ maxLength: SEVERITY_REASON_MAX, errorMessage: MESSAGES.severityReason }),
+  ),
   cvss_score: orNull('number', {
     minimum: 0,
     maximum: 10,
@@ -301,6 +313,22 @@ export function readBulk(body: BulkBody): { selection: BulkSelection; action: Bu
   return { selection: body.ids ? { ids: [...new Set(body.ids)] } : { filters: filters! }, action: action! };
 }
 
+/** An analyst's rating: one of the severities (« unrated » included) and why (checked by the service). */
+export const SeverityBody = Type.Object(
+  {
+    severity: Type.String({ maxLength: 32, errorMessage: MESSAGES.severity }),
+    reason: Type.Optional(Type.String({ maxLength: 8000 })),
+  },
+  { additionalProperties: false, title: 'SeverityOverride' },
+);
+
+/** The checked severity of an analyst's rating. */
+export function readSeverity(raw: string): FindingSeverity {
+  const s = raw.trim().toLowerCase();
+  if ((FINDING_SEVERITIES as readonly string[]).includes(s)) return s as FindingSeverity;
+  throw new ApiError(400, 'invalid', MESSAGES.severity, { fields: { severity: [MESSAGES.severity] } });
+}
+
 export const ResolveBody = Nullable(
   Type.Object({ is_resolved: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
 );
@@ -309,6 +337,8 @@ export const ResolveBody = Nullable(
 export interface FindingWrite {
   values: VulnerabilityValues;
   resolved?: boolean | undefined;
+  /** The analyst's reason, when the body sets a severity. */
+  severityReason?: string | null | undefined;
 }
 
 /** Checks a write body: every field's message at once. */
@@ -329,9 +359,10 @@ export function validateWrite(body: FindingBody): FindingWrite {
   if (body.asset_id !== undefined) out.assetId = body.asset_id;
   if (body.severity !== undefined) {
     const s = body.severity.trim().toLowerCase();
-    if ((SEVERITIES as readonly string[]).includes(s)) out.severity = s as Severity;
+    if ((FINDING_SEVERITIES as readonly string[]).includes(s)) out.severity = s as FindingSeverity;
     else errors.add('severity', MESSAGES.severity);
   }
+  const reason = body.severity_reason?.trim();
   if (body.cvss_score !== undefined) out.cvssScore = body.cvss_score;
   if (body.port !== undefined) out.port = body.port;
   if (body.description !== undefined) out.description = body.description;
@@ -341,5 +372,5 @@ export function validateWrite(body: FindingBody): FindingWrite {
   if (body.assignee_id !== undefined) out.assigneeId = body.assignee_id;
   if (body.due_date !== undefined) out.dueDate = body.due_date;
   errors.throwIfAny();
-  return { values: out, resolved: body.is_resolved };
+  return { values: out, resolved: body.is_resolved, severityReason: reason || null };
 }

@@ -17,6 +17,8 @@ import {
   risks,
   scans,
   SEVERITIES,
+  SEVERITY_SOURCES,
+  FINDING_SEVERITIES,
   taskRuns,
   tenants,
   threats,
@@ -241,8 +243,12 @@ export const ADMIN_MODEL_SPECS: readonly ModelSpec[] = [
     fields: [
       ...plain('id', 'tenantId', 'assetId', 'scanId', 'cveId', 'findingKey', 'title'),
       { key: 'description', long: true },
-      { key: 'severity', choices: SEVERITIES },
+      { key: 'severity', choices: FINDING_SEVERITIES },
+      { key: 'severitySource', choices: SEVERITY_SOURCES },
       ...plain(
+        'severityReason',
+        'ratedSeverity',
+        'ratedSource',
         'cvssScore',
         'cvssVector',
         'kev',
@@ -284,7 +290,8 @@ export const ADMIN_MODEL_SPECS: readonly ModelSpec[] = [
         'cvss2Score',
         'cvss2Vector',
       ),
-      { key: 'severity', choices: SEVERITIES },
+      { key: 'severity', choices: FINDING_SEVERITIES },
+      ...plain('cvssSource'),
       ...plain(
         'cweIds',
         'references',

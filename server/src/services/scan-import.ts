@@ -1,8 +1,17 @@
 import { pgArray } from '../db/arrays.ts';
 import path from 'node:path';
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { assets, cves, scans, SEVERITIES, vulnerabilities, type FindingState, type Severity } from '../db/schema.ts';
+import {
+  assets,
+  cves,
+  scans,
+  vulnerabilities,
+  type FindingSeverity,
+  type FindingState,
+  type SeveritySource,
+} from '../db/schema.ts';
+import { severityCounts, type CvssSource } from '../../../contract/severity.ts';
 import { FindingEventsRepository } from '../repositories/finding-events.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
 import {
@@ -33,7 +42,7 @@ export interface ScanSummary {
   created: number;
   updated: number;
   assets_created: number;
-  by_severity: Record<Severity, number>;
+  by_severity: Record<FindingSeverity, number>;
   /** Re-scan reconciliation (issue 21): findings seen again, reopened, and no longer reported (now « corrigée »). */
   still_present: number;
   reopened: number;
@@ -71,12 +80,9 @@ export function findingsBatchOf(database: Pick<Database, 'kind'>): number {
 }
 const FAILED_MESSAGE = 'Le traitement du rapport a échoué.';
 
-function emptyBySeverity(): Record<Severity, number> {
-  return Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
-}
-
 interface CveFacts {
-  severity: Severity;
+  severity: FindingSeverity;
+  source: CvssSource | null;
   score: number | null;
   vector: string | null;
   kev: boolean;
@@ -90,6 +96,7 @@ async function knownCves(tx: TenantDb, ids: string[]): Promise<Map<string, CveFa
       .select({
         cveId: cves.cveId,
         severity: cves.severity,
+        cvssSource: cves.cvssSource,
         cvss4Score: cves.cvss4Score,
         cvss4Vector: cves.cvss4Vector,
         cvss3Score: cves.cvss3Score,
@@ -109,7 +116,14 @@ async function knownCves(tx: TenantDb, ids: string[]): Promise<Map<string, CveFa
           : r.cvss3Score !== null
             ? [r.cvss3Score, r.cvss3Vector]
             : [r.cvss2Score, r.cvss2Vector];
-      facts.set(r.cveId, { severity: r.severity, score, vector, kev: r.kev, cweIds: r.cweIds });
+      facts.set(r.cveId, {
+        severity: r.severity,
+        source: r.cvssSource,
+        score,
+        vector,
+        kev: r.kev,
+        cweIds: r.cweIds,
+      });
     }
   }
   return facts;
@@ -134,6 +148,9 @@ const OVERWRITTEN = [
   'title',
   'description',
   'severity',
+  'severitySource',
+  'ratedSeverity',
+  'ratedSource',
   'cvssScore',
   'cvssVector',
   'kev',
@@ -273,6 +290,10 @@ export async function applyFindings(
     const key = `${assetId}\u0000${f.finding_key}`;
     if (rows.has(key)) continue;
     const vex = vexState(f.vex_state);
+    // A scored CVE record rates the finding (and says who scored it); an unscored one says nothing: the scanner's own
+    // rating stays, « Non évaluée » when it gave none either.
+    const rated = known && known.severity !== 'unrated';
+    const severitySource: SeveritySource = rated ? (known.source ?? 'cna') : 'scanner';
     rows.set(key, {
       ...(vex
         ? {
@@ -290,8 +311,8 @@ export async function applyFindings(
       findingKey: f.finding_key,
       title: f.title.slice(0, 1000),
       description: f.description,
-      // An unscored CVE record ('info') says nothing: the scanner's own rating stays.
-      severity: known && known.severity !== 'info' ? known.severity : f.severity,
+      severity: rated ? known.severity : f.severity,
+      severitySource,
       cvssScore: known?.score ?? f.cvss_score ?? null,
       cvssVector: known && known.score !== null ? known.vector : (f.cvss_vector ?? null),
       kev: known?.kev ?? false,
@@ -314,7 +335,7 @@ export async function applyFindings(
     created: 0,
     updated: 0,
     assets_created: assetsCreated,
-    by_severity: emptyBySeverity(),
+    by_severity: severityCounts(),
     still_present: 0,
     reopened: 0,
     fixed: 0,
@@ -325,6 +346,12 @@ export async function applyFindings(
   const values = [...rows.values()];
   for (const v of values) summary.by_severity[v.severity!] += 1;
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  // An analyst's rating holds (one typed in unrated was rated by nobody: the report rates it).
+  const analyst = sql.raw(
+    `(vulnerabilities.rated_source is not null or (vulnerabilities.severity_source = 'analyst' and vulnerabilities.severity <> 'unrated'))`,
+  );
+  const byAnalyst = (column: string, otherwise: SQL) =>
+    sql`case when ${analyst} then ${sql.raw(`vulnerabilities.${column}`)} else ${otherwise} end`;
   for (let i = 0; i < values.length; i += batchSize) {
     const chunk = values.slice(i, i + batchSize);
     await batch(async (tx) => {
@@ -348,7 +375,11 @@ export async function applyFindings(
             cveId: sql`${excluded('cve_id')}`,
             title: sql`${excluded('title')}`,
             description: sql`${excluded('description')}`,
-            severity: sql`${excluded('severity')}`,
+            // An analyst's override stands: the report's rating goes under it (rated_*), restored when withdrawn.
+            severity: byAnalyst('severity', excluded('severity')),
+            severitySource: byAnalyst('severity_source', excluded('severity_source')),
+            ratedSeverity: sql`case when ${analyst} then ${excluded('severity')} end`,
+            ratedSource: sql`case when ${analyst} then ${excluded('severity_source')} end`,
             cvssScore: sql`${excluded('cvss_score')}`,
             cvssVector: sql`${excluded('cvss_vector')}`,
             kev: sql`${excluded('kev')}`,

@@ -8,12 +8,15 @@ import { TenantUsersRepository } from '../repositories/tenant-users.ts';
 import { TriageSettingsRepository } from '../repositories/triage-settings.ts';
 import {
   VulnerabilitiesRepository,
+  type CveFacts,
   type VulnerabilityRow,
   type VulnerabilityValues,
 } from '../repositories/vulnerabilities.ts';
 import { ASSET_UNKNOWN, invalid } from '../schemas/fields.ts';
 import { MESSAGES, type FindingWrite } from '../schemas/vulnerabilities.ts';
 import { setResolved } from './finding-lifecycle.ts';
+import { analystRating } from './finding-severity.ts';
+import { severityFromScore } from '../scan-reports/severity.ts';
 
 const repo = new VulnerabilitiesRepository();
 const assets = new AssetsRepository();
@@ -50,8 +53,8 @@ export async function saveFinding(
   const cveId = input.values.cveId;
   const cveChanged = cveId !== undefined && cveId !== (existing?.cveId ?? null);
   const facts = cveId ? await repo.cveFacts(tx, cveId) : undefined;
+  Object.assign(values, ratingOf(input, existing, cveChanged ? facts : undefined));
   if (cveChanged && facts) {
-    values.severity ??= facts.severity;
     if (input.values.cvssScore === undefined) {
       values.cvssScore = facts.cvssScore;
       values.cvssVector = facts.cvssVector;
@@ -90,7 +93,39 @@ export async function saveFinding(
   return reread(tx, existing.id);
 }
 
-/** The history lines of a write's assignment and due date changes. */
+/**
+ * Who rates the finding after this write: a person who sets a severity (an analyst's rating, over the source's on an
+ * existing finding when it changes it); else a newly linked, scored CVE (its score, and who scored it); else, for a
+ * new finding, the score typed in, and without one « Non évaluée », neither Info nor a made-up Medium.
+ */
+function ratingOf(
+  input: FindingWrite,
+  existing: VulnerabilityRow | undefined,
+  linked: CveFacts | undefined,
+): VulnerabilityValues {
+  const rating = input.values.severity;
+  if (rating !== undefined) {
+    if (!existing) return { severitySource: 'analyst', severityReason: input.severityReason ?? null };
+    if (rating === existing.severity && !input.severityReason) return {};
+    return analystRating(existing, rating, input.severityReason ?? existing.severityReason);
+  }
+  if (linked && linked.severity !== 'unrated') {
+    return {
+      severity: linked.severity,
+      // A CVE 5 record imported before migration 0030 names no scorer: the CNA's container is read first.
+      severitySource: linked.cvssSource ?? 'cna',
+      severityReason: null,
+      ratedSeverity: null,
+      ratedSource: null,
+    };
+  }
+  if (existing) return {};
+  // A score typed in rates it (CVSS's qualitative scale); without one nobody did.
+  const score = input.values.cvssScore;
+  return { severity: typeof score === 'number' ? severityFromScore(score) : 'unrated', severitySource: 'analyst' };
+}
+
+/** The history lines of a write's severity, assignment and due date changes. */
 function followedChanges(existing: VulnerabilityRow, values: VulnerabilityValues, userId: number): FindingEventInput[] {
   const changes: FindingEventInput[] = [];
   const text = (v: number | string | null | undefined) => (v === null || v === undefined ? null : String(v));
@@ -101,6 +136,16 @@ function followedChanges(existing: VulnerabilityRow, values: VulnerabilityValues
       kind: 'assignee',
       fromValue: text(existing.assigneeId),
       toValue: text(values.assigneeId),
+    });
+  }
+  if (values.severity !== undefined && values.severity !== existing.severity) {
+    changes.push({
+      vulnerabilityId: existing.id,
+      userId,
+      kind: 'severity',
+      fromValue: existing.severity,
+      toValue: values.severity,
+      comment: values.severitySource === 'analyst' ? (values.severityReason ?? '') : '',
     });
   }
   if (values.dueDate !== undefined && values.dueDate !== existing.dueDate) {

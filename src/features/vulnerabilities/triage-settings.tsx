@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { SEVERITIES, SEVERITY_FULL_LABELS } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES } from '../../../contract/severity.ts';
 import { FormCard, TextField } from '../../components/form-field.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { useForm } from '../../lib/use-form.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { fetchTriageSettings, saveTriageSettings, type TriageSettings } from './api/vulnerabilities.ts';
-import { draftOf, settingsOf, validateTriage, type TriageDraft } from './triage-settings-rules.ts';
+import { draftOf, settingsOf, SLA_LABELS, validateTriage, type TriageDraft } from './triage-settings-rules.ts';
 
 const PERCENT = new Intl.NumberFormat('fr-FR', { style: 'percent', maximumFractionDigits: 2 });
 
@@ -96,8 +96,8 @@ function SettingsForm({
       submitLabel="Enregistrer les réglages"
       onClose={onClose}
     >
-      {SEVERITIES.map((s) => (
-        <TextField key={s} form={form} name={s} label={`${SEVERITY_FULL_LABELS[s]} (jours)`} inputMode="numeric" />
+      {FINDING_SEVERITIES.map((s) => (
+        <TextField key={s} form={form} name={s} label={`${SLA_LABELS[s]} (jours)`} inputMode="numeric" />
       ))}
       <TextField form={form} name="epss_percent" label="Seuil EPSS (%)" inputMode="decimal" />
     </FormCard>

@@ -10,7 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import type { Severity } from '../../../../contract/severity.ts';
+import type { CvssSource, FindingSeverity } from '../../../../contract/severity.ts';
 import type { CveReference } from '../../domain/cve-records.ts';
 
 // Vulnerability management (issue 6). The CVE store and the CWE list are public reference data shared by every
@@ -45,8 +45,10 @@ export const cves = pgTable(
     cvss4Severity: text('cvss4_severity'),
     cvss2Score: doublePrecision('cvss2_score'),
     cvss2Vector: text('cvss2_vector'),
-    /** Best available severity (v4, else v3.x, else v2), lower case; 'info' when unscored. */
-    severity: text('severity').$type<Severity>().notNull().default('info'),
+    /** Best available severity (v4, else v3.x, else v2), lower case; 'unrated' when unscored (migration 0030). */
+    severity: text('severity').$type<FindingSeverity>().notNull().default('unrated'),
+    /** Who scored that best metric: NVD itself, the CNA, or CISA's ADP (Vulnrichment); null when unscored. */
+    cvssSource: text('cvss_source').$type<CvssSource>(),
     cweIds: text('cwe_ids')
       .array()
       .notNull()

@@ -17,7 +17,12 @@ import {
   uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
-import type { Severity } from '../../../../contract/severity.ts';
+import {
+  FINDING_SEVERITIES,
+  SEVERITY_SOURCES,
+  type FindingSeverity,
+  type SeveritySource,
+} from '../../../../contract/severity.ts';
 import { FINDING_STATES, RESOLVED_STATES, type FindingState } from '../../../../contract/finding-states.ts';
 import { assets, scans } from './assets.ts';
 import { bigId, cascadeTo, createdAt, tenantRef, timestamps, titled, userRef } from './columns.ts';
@@ -32,9 +37,11 @@ export { FINDING_STATES, type FindingState };
  * scanner's own stable key (an OpenVAS NVT OID, an Nmap port), so a re-imported report updates instead of
  * duplicating.
  */
-/** A severity as a number to sort by (critical 5 … info 1): the ordering `severity`. */
+/** A severity as a number to sort by (critical 5 … info 1, unrated 0: apart, after Info): the ordering `severity`. */
 export const severityRank = (severity: AnyPgColumn | SQL) =>
-  sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end)`;
+  sql`(case ${severity} when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 when 'info' then 1 else 0 end)`;
+
+const inList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /**
  * The leading columns of the findings list's cell indexes (migration 0021, the SSVC decision since 0029): a tenant's
@@ -58,7 +65,20 @@ export const vulnerabilities = pgTable(
     cveId: text('cve_id'),
     findingKey: text('finding_key').notNull(),
     ...titled(),
-    severity: text('severity').$type<Severity>().notNull().default('medium'),
+    severity: text('severity').$type<FindingSeverity>().notNull().default('medium'),
+    /**
+     * Who gave the severity above (migration 0030, docs/severity.md): the scanner, the CVE store's CVSS (NVD, CNA,
+     * CISA ADP) or an analyst (typed in by hand, or an override with its reason).
+     */
+    severitySource: text('severity_source').$type<SeveritySource>().notNull().default('scanner'),
+    /** The analyst's reason for an override (null otherwise). */
+    severityReason: text('severity_reason'),
+    /**
+     * While an analyst's override stands: what the scanner or the CVE store says (a re-scan updates it), restored when
+     * the override is withdrawn. Null otherwise.
+     */
+    ratedSeverity: text('rated_severity').$type<FindingSeverity>(),
+    ratedSource: text('rated_source').$type<SeveritySource>(),
     cvssScore: doublePrecision('cvss_score'),
     cvssVector: text('cvss_vector'),
     /** Copied from the CVE store at write time so list filters and the summary need no join. */
@@ -146,6 +166,12 @@ export const vulnerabilities = pgTable(
       'vulnerabilities_state_resolved',
       sql.raw(`is_resolved = (state in (${RESOLVED_STATES.map((s) => `'${s}'`).join(', ')}))`),
     ),
+    check('vulnerabilities_severity_known', sql.raw(`severity in (${inList(FINDING_SEVERITIES)})`)),
+    check('vulnerabilities_severity_source_known', sql.raw(`severity_source in (${inList(SEVERITY_SOURCES)})`)),
+    check(
+      'vulnerabilities_rated_override',
+      sql`(${t.ratedSeverity} is null) = (${t.ratedSource} is null) and (${t.ratedSource} is null or ${t.severitySource} = 'analyst')`,
+    ),
     check('vulnerabilities_state_known', sql.raw(`state in (${FINDING_STATES.map((s) => `'${s}'`).join(', ')})`)),
     check('vulnerabilities_acceptance', sql`(${t.state} = 'accepted') = (${t.acceptedUntil} is not null)`),
     check(
@@ -202,6 +228,8 @@ export const triageSettings = pgTable(
     slaMediumDays: integer('sla_medium_days').default(90),
     slaLowDays: integer('sla_low_days').default(180),
     slaInfoDays: integer('sla_info_days'),
+    /** An unrated finding's deadline to be rated and treated (migration 0030); none by default, KEV's date applies. */
+    slaUnratedDays: integer('sla_unrated_days'),
     epssThreshold: doublePrecision('epss_threshold').notNull().default(0.1),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     updatedBy: userRef('updated_by'),
@@ -209,7 +237,7 @@ export const triageSettings = pgTable(
   (t) => [check('triage_settings_epss_threshold', sql`${t.epssThreshold} > 0 and ${t.epssThreshold} <= 1`)],
 );
 
-export const FINDING_EVENT_KINDS = ['state', 'assignee', 'due_date', 'comment'] as const;
+export const FINDING_EVENT_KINDS = ['state', 'assignee', 'due_date', 'comment', 'severity'] as const;
 export type FindingEventKind = (typeof FINDING_EVENT_KINDS)[number];
 
 /**
@@ -240,7 +268,7 @@ export const vulnerabilityCounts = pgTable(
   {
     tenantId: uuid('tenant_id').notNull(),
     assetId: bigint('asset_id', { mode: 'number' }).notNull().default(0),
-    severity: text('severity').$type<Severity>().notNull(),
+    severity: text('severity').$type<FindingSeverity>().notNull(),
     isResolved: boolean('is_resolved').notNull(),
     kev: boolean('kev').notNull(),
     n: bigint('n', { mode: 'number' }).notNull().default(0),
@@ -258,7 +286,7 @@ export const vulnerabilityTotals = pgTable(
   'vulnerability_totals',
   {
     tenantId: uuid('tenant_id').notNull(),
-    severity: text('severity').$type<Severity>().notNull(),
+    severity: text('severity').$type<FindingSeverity>().notNull(),
     isResolved: boolean('is_resolved').notNull(),
     kev: boolean('kev').notNull(),
     ssvcDecision: smallint('ssvc_decision').notNull().default(0),
@@ -273,7 +301,7 @@ export const vulnerabilityDailyCounts = pgTable(
   {
     tenantId: uuid('tenant_id').notNull(),
     day: date('day').notNull(),
-    severity: text('severity').$type<Severity>().notNull(),
+    severity: text('severity').$type<FindingSeverity>().notNull(),
     isResolved: boolean('is_resolved').notNull(),
     kev: boolean('kev').notNull(),
     n: bigint('n', { mode: 'number' }).notNull().default(0),
@@ -287,7 +315,7 @@ export const vulnerabilityCweCounts = pgTable(
   {
     tenantId: uuid('tenant_id').notNull(),
     cweId: text('cwe_id').notNull(),
-    severity: text('severity').$type<Severity>().notNull(),
+    severity: text('severity').$type<FindingSeverity>().notNull(),
     isResolved: boolean('is_resolved').notNull(),
     kev: boolean('kev').notNull(),
     n: bigint('n', { mode: 'number' }).notNull().default(0),

@@ -8,12 +8,11 @@ import type {
   Paged,
   ProjectOption,
   RiskOption,
-  SeverityCounts,
   Vulnerability,
   VulnerabilitySummary,
 } from './types.ts';
 import type { FindingState } from '../../../../contract/finding-states.ts';
-import { FINDING_SEVERITIES, type FindingSeverity } from '../../../../contract/severity.ts';
+import { severityCounts, type FindingSeverity } from '../../../../contract/severity.ts';
 import { MAX_PAGE_SIZE } from '../../../../contract/paged.ts';
 
 export interface WithOrigin<T> {
@@ -22,17 +21,6 @@ export interface WithOrigin<T> {
 }
 
 const BASE = '/vulnerabilities';
-
-/** Every severity's count, 0 where the answer has none (an older backend, cache or sample knows no `unrated`). */
-export function severityCountsOf(distribution: unknown): SeverityCounts {
-  const given =
-    typeof distribution === 'object' && distribution !== null ? (distribution as Record<string, unknown>) : {};
-  const count = (s: FindingSeverity) => {
-    const n = given[s];
-    return typeof n === 'number' && Number.isFinite(n) ? n : 0;
-  };
-  return Object.fromEntries(FINDING_SEVERITIES.map((s) => [s, count(s)])) as SeverityCounts;
-}
 
 type SummaryAnswer = Partial<Omit<VulnerabilitySummary, 'severity_distribution'>> & { severity_distribution?: unknown };
 
@@ -55,7 +43,7 @@ export async function fetchSummary(
   return {
     data: {
       ...data,
-      severity_distribution: severityCountsOf(data.severity_distribution),
+      severity_distribution: severityCounts(data.severity_distribution),
       recently_added: listOf(data.recently_added),
       top_affected_assets: listOf(data.top_affected_assets),
       top_cwe_categories: listOf(data.top_cwe_categories),
@@ -153,6 +141,8 @@ export interface TriageSettings {
   medium: number | null;
   low: number | null;
   info: number | null;
+  /** Days to rate and treat a « Non évaluée » finding; absent from an older backend's answer. */
+  unrated?: number | null;
   /** A probability (0.1 for 10 %). */
   epss_threshold: number;
 }

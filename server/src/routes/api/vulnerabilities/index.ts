@@ -36,6 +36,8 @@ import {
   CommentBody,
   readBulk,
   ResolveBody,
+  readSeverity,
+  SeverityBody,
   SummaryQuery,
   TransitionBody,
   UpdateBody,
@@ -51,6 +53,12 @@ import { applyBulk } from '../../../services/finding-bulk.ts';
 import { describeUserAgent } from '../../../plugins/app/audit.ts';
 import { canAcceptRisk } from '../../../policies/index.ts';
 import { FINDING_STATE_LABELS, type FindingState } from '../../../../../contract/finding-states.ts';
+import {
+  FINDING_SEVERITY_LABELS,
+  SEVERITY_SOURCE_LABELS,
+  type FindingSeverity,
+} from '../../../../../contract/severity.ts';
+import { checkedReason, overrideSeverity, withdrawSeverity } from '../../../services/finding-severity.ts';
 import { AssigneeSchema, FindingEventSchema, presentFindingEvent } from '../../../presenters/finding-event.ts';
 import { sendExport } from '../export-stream.ts';
 import { auditProjectRefusals } from '../projects/access.ts';
@@ -210,6 +218,37 @@ const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           moveFinding(tx, Number(request.params.id), { ...move, mayAcceptRisk: canAcceptRisk(actor) }),
         ),
       );
+    },
+  );
+
+  // An analyst's rating over the source's, with its reason (docs/severity.md); withdrawn, the source's is back.
+  const rated = async (request: FastifyRequest, { row, from }: { row: VulnerabilityRow; from: FindingSeverity }) => {
+    await app.audit.record(request, {
+      eventType: 'data_change',
+      description: `Vulnérabilité #${row.id} : gravité « ${FINDING_SEVERITY_LABELS[from]} » → « ${FINDING_SEVERITY_LABELS[row.severity]} » (${SEVERITY_SOURCE_LABELS[row.severitySource]})`,
+      extra: { vulnerability_id: row.id, from, to: row.severity, source: row.severitySource },
+    });
+    return presentVulnerability(row);
+  };
+  app.post(
+    `${ITEM_PATH}severity/`,
+    write({ params: IdParams, body: SeverityBody, response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 404) }),
+    async (request) => {
+      const severity = readSeverity(request.body.severity);
+      const reason = checkedReason(request.body.reason);
+      const userId = signedIn(request).actor.userId;
+      return rated(
+        request,
+        await found(request, (tx) => overrideSeverity(tx, Number(request.params.id), { severity, reason, userId })),
+      );
+    },
+  );
+  app.delete(
+    `${ITEM_PATH}severity/`,
+    write({ params: IdParams, response: replies.signedIn({ 200: VulnerabilitySchema }, 400, 404) }),
+    async (request) => {
+      const userId = signedIn(request).actor.userId;
+      return rated(request, await found(request, (tx) => withdrawSeverity(tx, Number(request.params.id), userId)));
     },
   );
 

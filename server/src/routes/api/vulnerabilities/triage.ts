@@ -26,12 +26,12 @@ const epssThreshold = Type.Number({
 });
 const slaDays = { critical: days, high: days, medium: days, low: days, info: days };
 const SlaSchema = Type.Object(
-  { ...slaDays, epss_threshold: epssThreshold },
+  { ...slaDays, unrated: days, epss_threshold: epssThreshold },
   { additionalProperties: false, title: 'Sla' },
 );
-/** The SLA, and the EPSS threshold when it changes (left out, it stays). */
+/** The SLA, and the « Non évaluée » days and the EPSS threshold when they change (left out, they stay). */
 const SlaBody = Type.Object(
-  { ...slaDays, epss_threshold: Type.Optional(epssThreshold) },
+  { ...slaDays, unrated: Type.Optional(days), epss_threshold: Type.Optional(epssThreshold) },
   { additionalProperties: false, title: 'SlaInput' },
 );
 
