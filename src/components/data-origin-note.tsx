@@ -44,3 +44,12 @@ export function DataOriginNote({ origin }: { origin: DataOrigin | undefined }) {
     </p>
   );
 }
+
+/**
+ * A part of a page loaded on its own (an asset's findings beside the asset): its note, when its origin differs from
+ * the page's. A live asset over a kept copy of its findings, or the other way round, must not read as one.
+ */
+export function PartOriginNote({ origin, page }: { origin: DataOrigin | undefined; page: DataOrigin | undefined }) {
+  const same = (origin?.source ?? 'network') === (page?.source ?? 'network') && origin?.storedAt === page?.storedAt;
+  return same ? null : <DataOriginNote origin={origin ?? { source: 'network' }} />;
+}

@@ -180,6 +180,26 @@ describe('an asset’s page', () => {
     expect(bySeverity().at(-1)).toBe('Non évaluée | 0');
   });
 
+  it('says when its findings are a kept copy beside the live asset, and says nothing when both are live', async () => {
+    const stored = Date.UTC(2026, 10, 24, 13, 5);
+    mockApi((call: Call) =>
+      call.path.endsWith('/overview/')
+        ? { body: overview, headers: { 'X-Vigie-Source': 'cache', 'X-Vigie-Stored-At': String(stored) } }
+        : { body: asset },
+    );
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.textContent).toContain('Trivy hebdomadaire'));
+    const notes = () => [...page.container.querySelectorAll('[role="note"]')].map((n) => text(n));
+    expect(notes()).toEqual([expect.stringMatching(/^Données en cache du \d\d\/11 à \d\d:\d\d$/)]);
+    expect(page.container.querySelector('[aria-labelledby="asset-findings"] [role="note"]')).not.toBeNull();
+    page.cleanup();
+    page = setup();
+    mockApi((call: Call) => ({ body: call.path.endsWith('/overview/') ? overview : asset }));
+    page.render('/assets/7', <Route path="/assets/:id" component={AssetPage} />);
+    await until(() => expect(page.container.textContent).toContain('Trivy hebdomadaire'));
+    expect(notes()).toEqual([]);
+  });
+
   it('says whether it is exposed to the Internet, and lets a writer change it here', async () => {
     let current: Record<string, unknown> = { ...asset, internet_exposed: false };
     const calls = mockApi((call: Call) => {
@@ -228,6 +248,16 @@ describe('an asset’s page', () => {
 });
 
 describe('a scan’s page', () => {
+  it('says when what it changed is a kept copy beside the live scan', async () => {
+    mockApi((call: Call) =>
+      call.path.endsWith('/changes/') ? { body: changes, headers: { 'X-Vigie-Source': 'sample' } } : { body: scan },
+    );
+    page.render('/scans/31', <Route path="/scans/:id" component={ScanPage} />);
+    await until(() => expect(page.container.textContent).toContain('OpenSSL'));
+    const section = page.container.querySelector('[aria-labelledby="scan-changes"]');
+    expect(text(section?.querySelector('[role="note"]'))).toBe('Données d’exemple');
+  });
+
   it('shows its report, the reconciliation’s counts and the findings it moved', async () => {
     mockApi((call: Call) => ({ body: call.path.endsWith('/changes/') ? changes : scan }));
     page.render('/scans/31', <Route path="/scans/:id" component={ScanPage} />);

@@ -1,11 +1,11 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { FINDING_STATE_LABELS, FINDING_STATES, findingStateLabel } from '../../../contract/finding-states.ts';
 import { PROJECT_STATUS_LABELS } from '../../../contract/projects.ts';
 import { SCANNER_LABELS } from '../../../contract/scan-formats.ts';
 import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, isFindingSeverity } from '../../../contract/severity.ts';
-import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataOriginNote, PartOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
 import { formatDateTime, NUMBER } from '../../lib/format.ts';
@@ -106,7 +106,11 @@ export default function AssetPage() {
           <div className="detail-grid asset-grid">
             <Facts asset={state.data} />
             {overview.state.status === 'ready' ? (
-              <Overview asset={state.data} o={overview.state.data} />
+              <Overview
+                asset={state.data}
+                o={overview.state.data}
+                note={<PartOriginNote origin={overview.state.origin} page={state.origin} />}
+              />
             ) : overview.state.status === 'error' ? (
               <p className="muted">Le détail des vulnérabilités et des scans est indisponible pour le moment.</p>
             ) : (
@@ -170,12 +174,14 @@ function Facts({ asset }: { asset: Asset }) {
   );
 }
 
-function Overview({ asset, o }: { asset: Asset; o: AssetOverview }) {
+/** `note`: where these counts come from when it differs from the asset's (a kept copy beside a live asset). */
+function Overview({ asset, o, note }: { asset: Asset; o: AssetOverview; note: ReactNode }) {
   const list = `/vulnerabilities/list?asset=${encodeURIComponent(String(asset.id))}`;
   return (
     <>
       <section className="card" aria-labelledby="asset-findings">
         <h2 id="asset-findings">Vulnérabilités</h2>
+        {note}
         <div className="asset-counts">
           <table className="compact">
             <caption>Par état</caption>

@@ -3,7 +3,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { findingStateLabel } from '../../../contract/finding-states.ts';
 import { REPORT_FORMAT_LABELS, type ReportFormat } from '../../../contract/scan-formats.ts';
 import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS } from '../../../contract/severity.ts';
-import { DataOriginNote } from '../../components/data-origin-note.tsx';
+import { DataOriginNote, PartOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
 import { formatDateTime, NUMBER } from '../../lib/format.ts';
@@ -45,7 +45,10 @@ export default function ScanPage() {
           <section className="card" aria-labelledby="scan-changes">
             <h2 id="scan-changes">Ce que ce scan a changé</h2>
             {changes.state.status === 'ready' ? (
-              <Changes rows={changes.state.data} />
+              <>
+                <PartOriginNote origin={changes.state.origin} page={state.origin} />
+                <Changes rows={changes.state.data} />
+              </>
             ) : changes.state.status === 'error' ? (
               <p className="muted">Changements indisponibles pour le moment.</p>
             ) : (

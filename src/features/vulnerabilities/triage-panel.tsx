@@ -236,7 +236,7 @@ function SeverityForm({
       disabled={off || reverting}
     >
       <SelectField form={form} name="severity" label="Nouvelle gravité" options={SEVERITY_OPTIONS} disabled={off} />
-      <TextField form={form} name="reason" label="Motif *" multiline wide rows={2} maxLength={10_000} disabled={off} />
+      <TextField form={form} name="reason" label="Motif *" multiline wide rows={2} maxLength={2000} disabled={off} />
     </FormCard>
   );
 }
