@@ -43,6 +43,8 @@ const BlogListPage = lazy(() => import('../features/blog/blog-list-page.tsx'));
 const BlogPostPage = lazy(() => import('../features/blog/blog-post-page.tsx'));
 const BlogEditorPage = lazy(() => import('../features/blog/blog-editor-page.tsx'));
 const KioskPage = lazy(() => import('./kiosk/kiosk-page.tsx'));
+// « Écrans »: pairing and managing wall screens (the wall's QR code leads to /displays?code=…).
+const DisplaysPage = lazy(() => import('../features/displays/displays-page.tsx'));
 // Public, rarely visited: a chunk of its own.
 const RegisterPage = lazy(() => import('../features/auth/register-page.tsx'));
 // Opened from a mail, maybe without a session: public, and a chunk of its own.
@@ -85,6 +87,7 @@ const PROTECTED_LAZY: [string, LazyExoticComponent<ComponentType>][] = [
   ['/organizations', OrganizationsPage],
   ['/audit', AuditPage],
   ['/notifications', NotificationsPage],
+  ['/displays', DisplaysPage],
   ['/settings', SettingsPage],
   ['/blog', BlogListPage],
   // Before /blog/:slug, which would take "new" for a slug.

@@ -14,6 +14,7 @@ import { TenantSwitcher } from './tenant-switcher.tsx';
 import { pendingWrites, refusedWrite } from './write-queue-status.ts';
 import { maintenanceNotice } from '../lib/maintenance.ts';
 import { NotificationBell, NotificationToast } from '../features/notifications/notification-bell.tsx';
+import { managesDisplaysIn } from '../features/displays/permissions.ts';
 
 /**
  * docs/api-audit.md: the trail is read by the current tenant's admins and managers, staff and superusers (the
@@ -41,6 +42,9 @@ const NAV: {
   // Notifications: the bell beside the account (one link, its name says the unread count).
   { href: '/blog', label: 'Blog' },
   { href: '/audit', label: 'Journal d’audit', show: mayReadAudit },
+  // The wall screens (« Écrans », issue 22): paired and managed by the tenant's administrators and managers, who
+  // cannot all open the console below; the page leads on to the wall itself (/kiosk).
+  { href: '/displays', label: 'Mode affichage', show: managesDisplaysIn },
   // One entry for the whole console (its own sub-navigation lists the screens).
   { href: '/admin', label: 'Administration', show: isAdministrator },
   { href: '/settings', label: 'Préférences' },

@@ -104,6 +104,7 @@ describe('the administration frame', () => {
       'Vue d’ensemble',
       'Organisations',
       'Utilisateurs',
+      'Écrans',
       'Modèles',
       'Paramètres système',
       'Politiques de sécurité',

@@ -27,6 +27,12 @@ export const ADMIN_SECTIONS: readonly AdminSection[] = [
     description: 'Comptes de l’organisation courante, rôles et suppression.',
   },
   {
+    // Outside the console's frame (/displays): managers pair screens too, and the wall's QR code leads there.
+    href: '/displays',
+    label: 'Écrans',
+    description: 'Écrans de supervision (mode affichage) : appairage, panneaux affichés, révocation.',
+  },
+  {
     href: '/admin/models',
     label: 'Modèles',
     description: 'Administration générique des données : comptes, appartenances, actifs, menaces, projets…',

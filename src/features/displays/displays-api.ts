@@ -1,0 +1,69 @@
+import type { Paged } from '../../../contract/paged.ts';
+import { apiRequest, apiRequestWithOrigin } from '../../lib/api-client.ts';
+import type { Sourced } from '../../lib/use-resource.ts';
+import type { DisplayTheme, TextSize } from './display-rules.ts';
+
+/** A paired wall screen, as docs/displays.md « Managing screens » spells it. */
+export interface Display {
+  id: string | number;
+  name: string;
+  tenants: { id: string; name: string }[];
+  panels: string[];
+  rotation_s: number;
+  theme: DisplayTheme;
+  text_size: TextSize;
+  created_at: string;
+  /** The approver's username. */
+  created_by: string | null;
+  last_seen_at: string | null;
+  last_ip: string | null;
+  version: string | null;
+  revoked_at: string | null;
+}
+
+/** What a screen shows and how: the PATCH body, and the POST body without its code. */
+export interface DisplaySettingsBody {
+  name: string;
+  tenants: string[];
+  panels: string[];
+  rotation_s: number;
+  theme: DisplayTheme;
+  text_size: TextSize;
+}
+
+const BASE = '/displays/';
+
+// A refusal (403: the user manages no screen here, or a tenant chosen is not theirs) is an answer the screen shows
+// in its own words: no redirect to the sign-in page.
+const EXPECTED_REFUSAL = { allowForbidden: true } as const;
+
+/** The screens paired in the current tenant, newest first, and where the list came from (a kept copy offline). */
+export async function fetchDisplays(): Promise<Sourced<Display[]>> {
+  const { data, origin } = await apiRequestWithOrigin<Display[] | Paged<Display>>(BASE, EXPECTED_REFUSAL);
+  return { data: Array.isArray(data) ? data : (data?.results ?? []), origin };
+}
+
+/**
+ * Approves the pairing whose code the screen shows (docs/displays.md « Pairing » step 3). Not queued offline: a
+ * code lives ten minutes, and an unknown or expired one is refused with one message.
+ */
+export function approveDisplay(body: DisplaySettingsBody & { code: string }): Promise<Display> {
+  return apiRequest<Display>(BASE, { method: 'POST', body: { ...body }, ...EXPECTED_REFUSAL });
+}
+
+/** Changes a screen's settings; the screen applies them at its next refresh. */
+export function updateDisplay(id: Display['id'], body: Partial<DisplaySettingsBody>): Promise<Display> {
+  return apiRequest<Display>(`${BASE}${encodeURIComponent(String(id))}/`, {
+    method: 'PATCH',
+    body: { ...body },
+    ...EXPECTED_REFUSAL,
+  });
+}
+
+/** Revokes a screen's credential at once: it blanks and asks for a new pairing within one refresh. */
+export function revokeDisplay(id: Display['id']): Promise<Display> {
+  return apiRequest<Display>(`${BASE}${encodeURIComponent(String(id))}/revoke/`, {
+    method: 'POST',
+    ...EXPECTED_REFUSAL,
+  });
+}
