@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { Fragment, useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote, readOnlyNote } from '../../components/data-origin-note.tsx';
@@ -386,9 +386,11 @@ function DisplaysTable({
       {displays.map((d) => (
         <tr key={d.id} className={d.revoked_at ? 'display-revoked' : undefined}>
           <th scope="row">{d.name}</th>
-          <td>{d.tenants.map((t) => t.name).join(', ') || '—'}</td>
-          <td className="vm-wrap">{d.panels.map((p) => PANEL_LABELS[p as Panel] ?? p).join(', ') || '—'}</td>
-          <td>
+          <td className="display-tenants-cell">{d.tenants.map((t) => t.name).join(', ') || '—'}</td>
+          <td className="display-panels-cell">
+            {d.panels.map((p) => PANEL_LABELS[p as Panel] ?? p).join(', ') || '—'}
+          </td>
+          <td className="display-seen">
             {d.last_seen_at ? (
               <time dateTime={d.last_seen_at} title={formatDateTime(d.last_seen_at)}>
                 {lastSeenText(d.last_seen_at, now, formatDateTime)}
@@ -397,11 +399,14 @@ function DisplaysTable({
               'Jamais'
             )}
           </td>
-          <td className="display-ip">{d.last_ip ?? '—'}</td>
+          <td className="display-ip">{d.last_ip ? <Address ip={d.last_ip} /> : '—'}</td>
           <td>{d.version ?? '—'}</td>
-          <td>
+          <td className="display-state">
             {d.revoked_at ? (
-              <span className="vm-badge cancelled">Révoqué le {formatDate(d.revoked_at)}</span>
+              <>
+                <span className="vm-badge cancelled">Révoqué</span>{' '}
+                <span className="muted">le {formatDate(d.revoked_at)}</span>
+              </>
             ) : (
               <span className="vm-badge ok">Actif</span>
             )}
@@ -417,6 +422,25 @@ function DisplaysTable({
         </tr>
       ))}
     </DataTable>
+  );
+}
+
+/** An IP address that may wrap after its colons (IPv6), never inside a number. */
+function Address({ ip }: { ip: string }) {
+  const parts = ip.split(':');
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && (
+            <>
+              :<wbr />
+            </>
+          )}
+          {part}
+        </Fragment>
+      ))}
+    </>
   );
 }
 
