@@ -221,6 +221,15 @@ describe('approving a screen', () => {
     });
   });
 
+  it('offers a staff member every tenant they belong to, as the server allows', async () => {
+    signInAs('user');
+    withProfile({ is_staff: true });
+    serve([]);
+    await open();
+    const boxes = [...form('Appairer un écran').querySelectorAll('fieldset.display-tenants label')].map((l) => text(l));
+    expect(boxes).toEqual(['Acme', 'Globex', 'Initech']);
+  });
+
   it('says what is wrong in French and sends nothing', async () => {
     signInAs('manager');
     serve([]);
@@ -408,8 +417,13 @@ describe('who sees the screens', () => {
     expect(listReads()).toEqual([]);
   });
 
-  it.each(['admin', 'manager'])('a tenant %s finds « Mode affichage » in the navigation', async (role) => {
+  it.each([
+    ['admin', {}],
+    ['manager', {}],
+    ['user', { is_staff: true }],
+  ])('a tenant %s %j finds « Mode affichage » in the navigation', async (role, flags) => {
     signInAs(role);
+    withProfile(flags);
     await renderLayout(screen);
     const entry = [...screen.container.querySelectorAll('nav.topnav a')].find((a) => text(a) === 'Mode affichage');
     expect(entry?.getAttribute('href')).toBe('/displays');

@@ -1,6 +1,6 @@
 import type { UserProfile } from '../../lib/auth/types.ts';
 import type { FieldErrors } from '../../lib/use-form.ts';
-import { managesDisplaysIn } from './permissions.ts';
+import { mayShowOnDisplays } from './permissions.ts';
 
 /** The wall's panels (docs/displays.md « Managing screens »), in their default order, with their French names. */
 export const PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'] as const;
@@ -47,7 +47,7 @@ export function managedTenants(profile: UserProfile | null | undefined): TenantC
   if (profile.current_tenant && !names.has(profile.current_tenant.id))
     names.set(profile.current_tenant.id, profile.current_tenant.name);
   return [...names]
-    .filter(([id]) => managesDisplaysIn(profile, id))
+    .filter(([id]) => mayShowOnDisplays(profile, id))
     .map(([id, name]) => ({ id, name }))
     .sort((a, b) => a.name.localeCompare(b.name, 'fr'));
 }

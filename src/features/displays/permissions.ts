@@ -5,10 +5,22 @@ import type { UserProfile } from '../../lib/auth/types.ts';
 const MANAGING_ROLES = new Set(['admin', 'manager']);
 
 /**
- * Whether the user pairs and manages the screens of `tenantId`: an administrator or a manager there (a superuser is
- * an administrator everywhere; staff without a membership there counts as manager, spec §6). The server decides;
- * this shows the « Mode affichage » entry and the page's forms. Small on purpose: the layout imports it.
+ * Whether the user pairs and manages the screens of `tenantId`: an administrator or a manager there, staff, or a
+ * superuser (the server's `canManageDisplays`). The server decides; this shows the « Mode affichage » entry and the
+ * page's forms. Small on purpose: the layout imports it.
  */
 export function managesDisplaysIn(profile: UserProfile | null | undefined, tenantId: string | undefined): boolean {
-  return !!profile && MANAGING_ROLES.has(tenantRoleOf(profile, tenantId));
+  if (!profile) return false;
+  if (profile.is_superuser || profile.is_staff) return true;
+  return MANAGING_ROLES.has(tenantRoleOf(profile, tenantId));
+}
+
+/**
+ * Whether a screen this user pairs may show `tenantId` (the server's `canShowOnDisplay`): a superuser anywhere; else
+ * an administrator or a manager there, or staff with a membership there.
+ */
+export function mayShowOnDisplays(profile: UserProfile, tenantId: string): boolean {
+  if (profile.is_superuser) return true;
+  if (profile.is_staff && profile.tenant_memberships?.some((m) => m.tenant_id === tenantId)) return true;
+  return MANAGING_ROLES.has(tenantRoleOf(profile, tenantId));
 }
