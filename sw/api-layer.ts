@@ -1,7 +1,10 @@
 /// <reference lib="webworker" />
 import { kvGet, kvSet } from '../src/lib/storage.ts';
+import { DISPLAY_CREDENTIAL_KEY } from '../src/lib/display-device.ts';
 import { SOURCE_HEADER, STORED_AT_HEADER } from '../contract/sw-messages.ts';
 import {
+  displayPartitionName,
+  foreignDisplayPartitions,
   foreignPartitions,
   freshness,
   isAuthEndpoint,
@@ -30,6 +33,29 @@ interface StoredSession {
 
 const NETWORK_TIMEOUT_MS = 8_000;
 let lastUserId: string | undefined;
+let lastDisplayId: string | undefined;
+
+/** The stored device credential as the SW needs it: which display sends this token (docs/displays.md). */
+interface StoredDisplay {
+  token?: string;
+  display?: { id?: string | number };
+}
+
+/**
+ * The display a wall screen's request (`Authorization: Display <token>`) comes from, when the token is the one this
+ * device keeps; undefined otherwise, and then nothing of it is cached nor served from a cache.
+ */
+async function displayOf(request: Request): Promise<string | number | undefined> {
+  const auth = request.headers.get('Authorization') ?? '';
+  if (!auth.startsWith('Display ')) return undefined;
+  const stored = await kvGet<StoredDisplay>(DISPLAY_CREDENTIAL_KEY).catch(() => undefined);
+  return stored?.token && stored.token === auth.slice('Display '.length) ? stored.display?.id : undefined;
+}
+
+/** Whether a request is a wall screen's (device credential) rather than a person's. */
+function isDeviceRequest(request: Request): boolean {
+  return (request.headers.get('Authorization') ?? '').startsWith('Display ');
+}
 
 async function currentSession(): Promise<SessionView> {
   const s = await kvGet<StoredSession>('session').catch(() => undefined);
@@ -104,6 +130,33 @@ async function store(cacheName: string, request: Request, response: Response): P
 }
 
 /**
+ * Where a read is kept: a person's answers per user and tenant, a wall screen's per display and tenant (never the
+ * other's, whoever is signed in on the device); null: not kept.
+ */
+async function partitionOf(event: FetchEvent): Promise<string | null> {
+  const request = event.request;
+  if (isDeviceRequest(request)) {
+    const displayId = await displayOf(request);
+    if (displayId !== undefined && String(displayId) !== lastDisplayId) {
+      lastDisplayId = String(displayId);
+      event.waitUntil(
+        caches
+          .keys()
+          .then((names) => Promise.all(foreignDisplayPartitions(names, displayId).map((n) => caches.delete(n))))
+          .catch(() => undefined),
+      );
+    }
+    return displayPartitionName(displayId, request.headers.get('X-Tenant-ID') ?? undefined);
+  }
+  const session = await currentSession();
+  if (session.userId !== undefined && String(session.userId) !== lastUserId) {
+    lastUserId = String(session.userId);
+    event.waitUntil(purgeApiCaches(session.userId));
+  }
+  return partitionName(session.userId, request.headers.get('X-Tenant-ID') ?? session.tenantId);
+}
+
+/**
  * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
  * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
  * else sample data; on 404 for the spec §8 areas, sample data. A 502/503/504 (server shedding load, proxy) is never
@@ -120,13 +173,7 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   // The stream's body flows through unbuffered; downloads and identity calls are never cached.
   if (isAuthEndpoint(pathname) || isDownloadPath(pathname) || isStreamPath(pathname)) return fetch(request);
 
-  const session = await currentSession();
-  if (session.userId !== undefined && String(session.userId) !== lastUserId) {
-    lastUserId = String(session.userId);
-    event.waitUntil(purgeApiCaches(session.userId));
-  }
-  const tenant = request.headers.get('X-Tenant-ID') ?? session.tenantId;
-  const cacheName = partitionName(session.userId, tenant);
+  const cacheName = await partitionOf(event);
   const cached = cacheName ? await (await caches.open(cacheName)).match(request.url) : undefined;
   const storedAt = cached ? Number(cached.headers.get(STORED_AT_HEADER)) : undefined;
   const state = freshness(storedAt, Date.now(), ttlSeconds(pathname), cacheName ? await lastWriteAt(cacheName) : 0);

@@ -19,6 +19,8 @@ const AUTH_PATTERNS = [
   /^\/api\/tenants\/user-data(\/|$)/,
   // Client audit events are owned by the audit buffer, never cached or queued here.
   /^\/api\/audit\/events(\/|$)/,
+  // A wall screen's pairing (its poll hands over the device credential) and its own record (a renewed credential).
+  /^\/api\/displays\/(pairings|me)(\/|$)/,
 ];
 
 /** Collapses doubled slashes and a doubled /api prefix, as the client does. */
@@ -89,6 +91,31 @@ export function partitionName(userId: string | number | undefined, tenantId: str
   if (userId === undefined || userId === null || String(userId) === '') return null;
   const clean = (v: string) => v.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
   return `${API_CACHE_PREFIX}:${clean(String(userId))}:${clean(tenantId ?? 'none')}`;
+}
+
+const DISPLAY_MARK = 'display~';
+
+/**
+ * A paired wall screen's answers (docs/displays.md) have partitions of their own, per display and tenant. The `~`
+ * never survives `clean` in a user's partition name, so no person's partition can be named like a display's: a
+ * device's answers are never served to a person, nor a person's to a device. A person's sign-in on the device drops
+ * them (foreignPartitions), and so does a device forgetting its credential.
+ */
+export function displayPartitionName(
+  displayId: string | number | undefined,
+  tenantId: string | undefined,
+): string | null {
+  if (displayId === undefined || displayId === null || String(displayId) === '') return null;
+  const clean = (v: string) => v.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return `${API_CACHE_PREFIX}:${DISPLAY_MARK}${clean(String(displayId))}:${clean(tenantId ?? 'none')}`;
+}
+
+/** The display partitions to drop: every one but `keepDisplayId`'s (all of them without it). */
+export function foreignDisplayPartitions(cacheNames: string[], keepDisplayId?: string | number): string[] {
+  const prefix = `${API_CACHE_PREFIX}:${DISPLAY_MARK}`;
+  // The tenant left empty: the partition's name up to its last colon.
+  const own = keepDisplayId === undefined ? null : displayPartitionName(keepDisplayId, '');
+  return cacheNames.filter((n) => n.startsWith(prefix) && (own === null || !n.startsWith(own)));
 }
 
 /** The partitions to drop when `userId` is the one signed in now (every other user's). */

@@ -117,6 +117,18 @@ export interface RequestOptions {
   responseType?: 'json' | 'blob' | 'text' | 'stream';
   /** Cancels the request (and a streamed body); the caller gets the AbortError back, not a French message. */
   signal?: AbortSignal;
+  /**
+   * A paired wall screen's own credential (docs/displays.md) instead of the session's: `Authorization: Display
+   * <token>` and one of its tenants, no cookies. Its 401 and 403 are the caller's (no refresh, sign-out, redirect or
+   * audit line) and no copy of its answers goes to the person's offline partition.
+   */
+  device?: DeviceCredentials;
+}
+
+/** What a device-mode request sends (RequestOptions.device). */
+export interface DeviceCredentials {
+  token: string;
+  tenantId?: string | undefined;
 }
 
 const PROTECTED_AREAS = /^\/(dashboard|tenants|organizations)(\/|$)/;
@@ -248,12 +260,16 @@ export async function apiRequestWithOrigin<T>(
     Accept: 'application/json',
     ...opts.headers,
   };
-  const csrf = env.csrfToken();
+  const device = opts.device;
+  // The session's path: a device-mode request carries none of the person's token, tenant or CSRF cookie.
+  const signedIn = !opts.anonymous && !device;
+  const csrf = device ? undefined : env.csrfToken();
   if (csrf) headers['X-CSRFToken'] = csrf;
-  const token = opts.token ?? (opts.anonymous ? undefined : hooks.accessToken());
+  const token = device ? undefined : (opts.token ?? (opts.anonymous ? undefined : hooks.accessToken()));
   if (token) headers.Authorization = `${env.authScheme()} ${token}`;
-  const tenant = opts.tenantId ?? hooks.tenantId();
+  const tenant = device ? device.tenantId : (opts.tenantId ?? hooks.tenantId());
   if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
+  if (device) headers.Authorization = `Display ${device.token}`;
   if (opts.queueable && method !== 'GET') {
     headers[QUEUEABLE_HEADER] = '1';
     // One key per logical write, kept across the retry below, so the server applies it once.
@@ -266,7 +282,7 @@ export async function apiRequestWithOrigin<T>(
   const fetchOptions: FetchOptions<'json'> = {
     method,
     headers,
-    credentials: 'include',
+    credentials: device ? 'omit' : 'include',
     // ofetch applies its own timeout only without a signal: combine both when the caller can cancel.
     ...(opts.signal
       ? { signal: AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) }
@@ -295,7 +311,7 @@ export async function apiRequestWithOrigin<T>(
   if (
     env.keepCopy &&
     method === 'GET' &&
-    !opts.anonymous &&
+    signedIn &&
     (opts.responseType ?? 'json') === 'json' &&
     response.headers.get(SOURCE_HEADER) === null
   )
@@ -321,7 +337,13 @@ export async function apiRequestWithOrigin<T>(
   // Mock API mode's refusals and « introuvable » are made on the device: their French detail says it all.
   if (origin.source === 'sample') throw new ApiError(status, detailOf(data) ?? MESSAGES.backendDown, data);
 
-  if (status === 401 && !opts.anonymous) {
+  if (device && (status === 401 || status === 403))
+    throw new ApiError(
+      status,
+      detailOf(data) ?? (status === 401 ? MESSAGES.tokenExpired : MESSAGES.accessDenied),
+      data,
+    );
+  if (status === 401 && signedIn) {
     if (!retried && hooks.hasRefreshToken()) {
       try {
         await sharedRefresh();

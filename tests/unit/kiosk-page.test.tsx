@@ -2,6 +2,8 @@ import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { online } from '../../src/app/connectivity.ts';
+import { session } from '../../src/lib/auth/session.ts';
+import { signIn } from './screen-helpers.tsx';
 import KioskPage from '../../src/app/kiosk/kiosk-page.tsx';
 import { nextRefreshDelay, parseKioskConfig } from '../../src/app/kiosk/kiosk-config.ts';
 import { dataAge } from '../../src/app/kiosk/kiosk-panels.tsx';
@@ -117,6 +119,8 @@ beforeEach(() => {
   down = false;
   vulnerabilitySummary = sampleSummary;
   online.value = true;
+  // A person's kiosk (signed in, set by the URL); the paired screen's is in kiosk-device.test.tsx.
+  signIn('analyst');
   setClientEnvironment({
     fetch: async (input: RequestInfo | URL) => {
       const url = new URL(
@@ -130,6 +134,7 @@ beforeEach(() => {
   });
 });
 afterEach(() => {
+  session.value = null;
   resetApiClient();
   vi.useRealTimers();
   online.value = true;
@@ -147,32 +152,44 @@ async function render(url: string) {
 const title = () => view.container.querySelector('.kiosk-title')!.textContent;
 
 describe('kiosk configuration', () => {
-  it('reads panels and interval from the URL, with defaults', () => {
+  it('reads panels, interval, theme and text size from the URL, with defaults', () => {
     expect(parseKioskConfig('')).toEqual({
       panels: ['vulnerabilities', 'threats', 'tasks', 'overview'],
       intervalS: 30,
+      theme: 'dark',
+      textSize: 'normal',
     });
     expect(parseKioskConfig('?panels=tasks,bogus,overview,tasks&interval=12')).toEqual({
       panels: ['tasks', 'overview'],
       intervalS: 12,
+      theme: 'dark',
+      textSize: 'normal',
     });
     expect(parseKioskConfig('?panels=&interval=1').intervalS).toBe(5);
     expect(parseKioskConfig('?interval=abc').intervalS).toBe(30);
+    expect(parseKioskConfig('?panels=ACT,kev,overdue&theme=light&text=xlarge')).toEqual({
+      panels: ['act', 'kev', 'overdue'],
+      intervalS: 30,
+      theme: 'light',
+      textSize: 'xlarge',
+    });
+    expect(parseKioskConfig('?theme=pink&text=huge')).toMatchObject({ theme: 'dark', textSize: 'normal' });
   });
 
-  it('refreshes every minute when visible, every 5 minutes when hidden, with backoff after failures', () => {
-    expect(nextRefreshDelay(0, false)).toBe(60_000);
-    expect(nextRefreshDelay(0, true)).toBe(300_000);
-    expect([1, 2, 3, 4, 5, 6, 7].map((n) => nextRefreshDelay(n, false))).toEqual([
+  it('refreshes every minute while visible, with backoff after failures', () => {
+    expect(nextRefreshDelay(0)).toBe(60_000);
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => nextRefreshDelay(n))).toEqual([
       5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 120_000,
     ]);
   });
 
-  it('tells the age of the data', () => {
+  it('tells the age of the data, « à l’instant » only for what the server just sent', () => {
     const now = Date.parse('2025-06-02T14:08:00');
-    const age = (at: string) => dataAge(Date.parse(at), now).replace(/\s/g, ' ');
+    const age = (at: string, justReceived = false) => dataAge(Date.parse(at), now, justReceived).replace(/\s/g, ' ');
     expect(age('2025-06-02T14:05:00')).toBe('Données de 14:05, il y a 3 min');
-    expect(age('2025-06-02T14:07:40')).toBe('Données de 14:07, à l’instant');
+    expect(age('2025-06-02T14:07:40', true)).toBe('Données de 14:07, à l’instant');
+    expect(age('2025-06-02T14:07:40')).toBe('Données de 14:07, il y a moins d’une minute');
+    expect(age('2025-06-02T14:05:00', true)).toBe('Données de 14:05, il y a 3 min');
     expect(age('2025-06-02T11:00:00')).toBe('Données de 11:00, il y a 3 h');
   });
 });
@@ -286,12 +303,14 @@ describe('KioskPage', () => {
     expect(item.querySelector('.kiosk-sev.high')).not.toBeNull();
   });
 
-  it('keeps the last data and shows the offline banner when the backend fails, then recovers by itself', async () => {
+  it('keeps the last data when the backend fails, backs off, then recovers by itself', async () => {
     await render('/kiosk?panels=overview');
-    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
+    const alarm = () => view.container.querySelector('.kiosk-alarm');
+    expect(alarm()).toBeNull();
     down = true;
     await advance(60_000);
-    expect(view.container.querySelector('.kiosk-banner')!.textContent).toContain('Serveur injoignable');
+    // A minute old: still fresh, no bar; the panel says its refresh failed.
+    expect(alarm()).toBeNull();
     const panel = view.container.querySelector('[data-panel="overview"]')!;
     expect(panel.textContent).toContain('248');
     expect(panel.querySelector('.kiosk-stale')!.textContent).toContain('dernières données affichées');
@@ -304,45 +323,49 @@ describe('KioskPage', () => {
     down = false;
     await advance(5_000);
     expect(calls.length).toBe(before + 2);
-    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
+    expect(alarm()).toBeNull();
     expect(view.container.querySelector('.kiosk-stale')).toBeNull();
   });
 
-  it('shows the offline banner when the browser is offline, and refreshes when it comes back', async () => {
+  it('refreshes at once when the browser comes back online', async () => {
     await render('/kiosk?panels=overview');
-    act(() => {
-      online.value = false;
-    });
-    expect(view.container.querySelector('.kiosk-banner')!.textContent).toContain('Hors ligne');
     const before = calls.length;
     act(() => {
       online.value = true;
       window.dispatchEvent(new Event('online'));
     });
     await settle();
-    expect(view.container.querySelector('.kiosk-banner')).toBeNull();
     expect(calls.length).toBe(before + 1);
   });
 
-  it('never shows a blank panel when the first load fails', async () => {
+  it('never shows a blank panel when the first load fails, and says so past twice the refresh interval', async () => {
     down = true;
     await render('/kiosk?panels=threats');
     expect(view.container.querySelector('.kiosk-unavailable')!.textContent).toContain('Données indisponibles');
-    expect(view.container.querySelector('.kiosk-banner')).not.toBeNull();
+    expect(view.container.querySelector('.kiosk-alarm')).toBeNull();
+    await advance(2 * 60_000 + 15_000);
+    expect(view.container.querySelector('.kiosk-alarm-amber')!.textContent).toBe(
+      'Aucune donnée reçue — serveur injoignable depuis 2 min',
+    );
   });
 
-  it('slows its refresh while the page is hidden, and refreshes at once when visible again', async () => {
+  it('pauses its refresh while the page is hidden, and refreshes at once when visible again', async () => {
     await render('/kiosk?panels=overview');
     expect(calls).toHaveLength(1);
     await advance(60_000);
     expect(calls).toHaveLength(2);
     setHidden(true);
-    await advance(4 * 60_000);
+    await advance(30 * 60_000);
     expect(calls).toHaveLength(2);
-    await advance(60_000);
-    expect(calls).toHaveLength(3);
+    act(() => {
+      window.dispatchEvent(new Event('online'));
+    });
+    await settle();
+    expect(calls).toHaveLength(2);
     setHidden(false);
     await settle();
+    expect(calls).toHaveLength(3);
+    await advance(60_000);
     expect(calls).toHaveLength(4);
   });
 

@@ -1,94 +1,136 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type DataOrigin } from '../../lib/api-client.ts';
 import { messageOf } from '../../lib/error-message.ts';
-import { nextRefreshDelay, REFRESH_HIDDEN_MS, type PanelId } from './kiosk-config.ts';
-import { LOADERS, type Loaded, type PanelData } from './kiosk-data.ts';
+import { nextRefreshDelay, type PanelId } from './kiosk-config.ts';
+import type { Loaded } from './kiosk-data.ts';
 
-export interface PanelState<K extends PanelId = PanelId> {
+export interface PanelState<T = unknown> {
   /** The last good answer: kept when later refreshes fail, so the wall never goes blank. */
-  data?: PanelData[K];
+  data?: T;
   origin?: DataOrigin;
   /** When the last good answer arrived (ms). */
   fetchedAt?: number;
   /** The last refresh's failure, null once it succeeds again. */
   error?: string | null;
+  /** Its HTTP status (0: no answer). */
+  errorStatus?: number;
 }
 
 export interface FeedState {
-  panels: { [K in PanelId]?: PanelState<K> };
+  /** Per slide (a panel, in a tenant for a paired screen), by its key. */
+  panels: Record<string, PanelState>;
   /** Consecutive refreshes where every panel failed (backend unreachable); drives the retry backoff. */
   failures: number;
   lastAttemptAt: number | null;
+  /** When the first refresh was asked (ms): the age of « nothing received yet ». */
+  startedAt: number;
 }
 
-export type Loaders = { [K in PanelId]: () => Promise<Loaded<PanelData[K]>> };
+/** One refresh's answers per slide key; null when the wall has nothing more to show (a revoked screen). */
+export type CycleResults = Record<string, PromiseSettledResult<Loaded<unknown>>> | null;
+
+/** Loads every slide once, each with its own outcome. */
+export async function loadSlides(
+  slides: { key: string; panel: PanelId }[],
+  load: (panel: PanelId, index: number) => Promise<unknown>,
+): Promise<NonNullable<CycleResults>> {
+  const results = await Promise.allSettled(slides.map((s, i) => load(s.panel, i)));
+  return Object.fromEntries(slides.map((s, i) => [s.key, results[i]!])) as NonNullable<CycleResults>;
+}
+
+function statusOf(reason: unknown): number {
+  return reason && typeof reason === 'object' && typeof (reason as { status?: unknown }).status === 'number'
+    ? (reason as { status: number }).status
+    : 0;
+}
 
 /**
- * Loads the chosen panels together, then again every minute while visible, every 5 min while hidden; when every
- * panel fails it retries with backoff (5 s, 10 s… 2 min). Coming back (visible, online) refreshes at once.
+ * Runs `cycle` (one refresh of every slide) at once, then every minute while the page is visible; hidden, nothing is
+ * asked (no timer at all) until it shows again, and then at once. When every slide fails it retries with backoff
+ * (5 s, 10 s… 2 min); back online, at once. `restartKey` starts afresh (another set of panels, another screen);
+ * the latest `cycle` is always the one run, so a configuration read in a cycle applies at the next.
  */
-export function useKioskFeed(panels: PanelId[], loaders: Loaders = LOADERS): FeedState {
-  const [state, setState] = useState<FeedState>({ panels: {}, failures: 0, lastAttemptAt: null });
-  const key = panels.join(',');
+export function useKioskFeed(cycle: () => Promise<CycleResults>, restartKey: string): FeedState {
+  const [state, setState] = useState<FeedState>(() => ({
+    panels: {},
+    failures: 0,
+    lastAttemptAt: null,
+    startedAt: Date.now(),
+  }));
+  const latest = useRef(cycle);
+  useEffect(() => {
+    latest.current = cycle;
+  });
 
   useEffect(() => {
-    const ids = key.split(',') as PanelId[];
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     let inFlight = false;
+    let again = false;
     let failures = 0;
 
-    const schedule = (ms: number) => {
+    const pause = () => {
       clearTimeout(timer);
-      if (!stopped) timer = setTimeout(() => void cycle(), ms);
+      timer = undefined;
+    };
+    const schedule = (ms: number) => {
+      pause();
+      if (!stopped && !document.hidden) timer = setTimeout(() => void run(), ms);
     };
 
-    async function cycle(): Promise<void> {
-      if (inFlight || stopped) return;
-      inFlight = true;
-      clearTimeout(timer);
-      const results = await Promise.allSettled(ids.map((id) => (loaders[id] as () => Promise<Loaded<unknown>>)()));
-      inFlight = false;
+    async function run(): Promise<void> {
       if (stopped) return;
+      if (inFlight) {
+        again = true;
+        return;
+      }
+      inFlight = true;
+      pause();
+      let results: CycleResults;
+      try {
+        results = await latest.current();
+      } catch {
+        results = {};
+      }
+      inFlight = false;
+      if (stopped || results === null) return;
       const now = Date.now();
-      failures = results.every((r) => r.status === 'rejected') ? failures + 1 : 0;
+      const entries = Object.entries(results);
+      failures = entries.length > 0 && entries.every(([, r]) => r.status === 'rejected') ? failures + 1 : 0;
       const count = failures;
       setState((prev) => {
         const next: Record<string, PanelState> = { ...prev.panels };
-        results.forEach((r, i) => {
-          const id = ids[i];
-          if (!id) return;
-          next[id] =
+        for (const [key, r] of entries)
+          next[key] =
             r.status === 'fulfilled'
-              ? {
-                  data: r.value.data as PanelData[PanelId],
-                  origin: r.value.origin,
-                  fetchedAt: now,
-                  error: null,
-                }
-              : { ...prev.panels[id], error: messageOf(r.reason) };
-        });
-        return { panels: next, failures: count, lastAttemptAt: now };
+              ? { data: r.value.data, origin: r.value.origin, fetchedAt: now, error: null }
+              : { ...prev.panels[key], error: messageOf(r.reason), errorStatus: statusOf(r.reason) };
+        return { ...prev, panels: next, failures: count, lastAttemptAt: now };
       });
-      schedule(nextRefreshDelay(failures, document.hidden));
+      if (again) {
+        again = false;
+        void run();
+      } else schedule(nextRefreshDelay(failures));
     }
 
     const onVisibility = () => {
-      if (document.hidden) schedule(REFRESH_HIDDEN_MS);
-      else void cycle();
+      if (document.hidden) pause();
+      else void run();
     };
-    const onOnline = () => void cycle();
+    const onOnline = () => {
+      if (!document.hidden) void run();
+    };
 
-    void cycle();
+    void run();
     document.addEventListener('visibilitychange', onVisibility);
     window.addEventListener('online', onOnline);
     return () => {
       stopped = true;
-      clearTimeout(timer);
+      pause();
       document.removeEventListener('visibilitychange', onVisibility);
       window.removeEventListener('online', onOnline);
     };
-  }, [key, loaders]);
+  }, [restartKey]);
 
   return state;
 }

@@ -2,13 +2,21 @@ import type { ReactNode } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
-import { SEVERITY_FULL_LABELS, isSeverity } from '../../../contract/severity.ts';
+import {
+  FINDING_SEVERITY_LABELS,
+  SEVERITY_FULL_LABELS,
+  isFindingSeverity,
+  isSeverity,
+} from '../../../contract/severity.ts';
 import { SSVC_LABELS } from '../../../contract/ssvc.ts';
 import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
 import { isRunning, taskStatusLabel } from '../../features/tasks/task-rules.ts';
 import type { ThreatSummary } from '../../features/threats/threats-api.ts';
-import type { PanelId } from './kiosk-config.ts';
-import type { DashboardSummary, SeverityCounts, VulnerabilitySummary } from './kiosk-data.ts';
+import type { SlaReport } from '../../features/vulnerabilities/api/vulnerabilities.ts';
+import type { Vulnerability } from '../../features/vulnerabilities/api/types.ts';
+import type { DataOrigin } from '../../lib/api-client.ts';
+import type { KioskTheme, PanelId } from './kiosk-config.ts';
+import type { DashboardSummary, FindingQueue, SeverityCounts, VulnerabilitySummary } from './kiosk-data.ts';
 import type { PanelState } from './kiosk-hooks.ts';
 import { dateFormat } from '../../lib/format.ts';
 
@@ -22,24 +30,39 @@ const DAY_TIME = dateFormat({
 });
 const RELATIVE = new Intl.RelativeTimeFormat('fr-FR', { style: 'short' });
 
-/** {stamp: 'de 14:05' (or 'du 02/06 14:05' another day), ago: 'il y a 3 min'} */
-export function timeAgo(at: number, now: number): { stamp: string; ago: string } {
+/**
+ * {stamp: 'de 14:05' (or 'du 02/06 14:05' another day), ago: 'il y a 3 min'}. « à l’instant » only for data this
+ * screen has `justReceived` from the server: a kept copy or an event time under a minute old is « il y a moins
+ * d’une minute ».
+ */
+export function timeAgo(at: number, now: number, justReceived = false): { stamp: string; ago: string } {
   const when = new Date(at);
   const sameDay = new Date(now).toDateString() === when.toDateString();
   const stamp = sameDay ? `de ${TIME.format(when)}` : `du ${DAY_TIME.format(when)}`;
   const minutes = Math.max(0, Math.floor((now - at) / 60_000));
   let ago: string;
-  if (minutes < 1) ago = 'à l’instant';
+  if (minutes < 1) ago = justReceived ? 'à l’instant' : 'il y a moins d’une minute';
   else if (minutes < 60) ago = RELATIVE.format(-minutes, 'minute');
   else if (minutes < 48 * 60) ago = RELATIVE.format(-Math.floor(minutes / 60), 'hour');
   else ago = RELATIVE.format(-Math.floor(minutes / 1440), 'day');
   return { stamp, ago };
 }
 
-/** 'Données de 14:05, il y a 3 min' */
-export function dataAge(at: number, now: number): string {
-  const { stamp, ago } = timeAgo(at, now);
+/** 'Données de 14:05, il y a 3 min' ('à l’instant' only when `justReceived`). */
+export function dataAge(at: number, now: number, justReceived = false): string {
+  const { stamp, ago } = timeAgo(at, now, justReceived);
   return `Données ${stamp}, ${ago}`;
+}
+
+/**
+ * When the data shown was made: a kept copy's stored time, else the moment the answer arrived. Undefined for sample
+ * data (nobody's data has no age) and for a kept copy that does not say when it was kept.
+ */
+export function dataTime(state: PanelState | undefined): number | undefined {
+  const origin: DataOrigin | undefined = state?.origin;
+  if (!origin || origin.source === 'sample') return undefined;
+  if (origin.source === 'cache') return origin.storedAt;
+  return state?.fetchedAt;
 }
 
 function since(prefix: string, at: number, now: number): string {
@@ -64,7 +87,7 @@ function Figure({ label, value, tone }: { label: string; value: number | undefin
   );
 }
 
-function VulnerabilitiesPanel({ data }: { data: VulnerabilitySummary }) {
+function VulnerabilitiesPanel({ data, theme }: { data: VulnerabilitySummary; theme: KioskTheme }) {
   const d = data.severity_distribution;
   return (
     <div className="kiosk-grid">
@@ -77,14 +100,14 @@ function VulnerabilitiesPanel({ data }: { data: VulnerabilitySummary }) {
         <Figure label="Exploitées (KEV)" value={data.kev_count} tone="kev" />
       </div>
       <div className="kiosk-chart">
-        <SeverityDonut distribution={d} size="large" theme="dark" title="Par gravité" />
+        <SeverityDonut distribution={d} size="large" theme={theme} title="Par gravité" />
       </div>
       <div className="kiosk-chart kiosk-wide">
         <TrendLine
           points={data.vulnerability_trends}
           label="Nouvelles vulnérabilités par jour"
           size="large"
-          theme="dark"
+          theme={theme}
         />
       </div>
     </div>
@@ -98,7 +121,7 @@ const THREAT_STATUS: Record<string, string> = {
   CLOSED: 'Clôturées',
 };
 
-function ThreatsPanel({ data }: { data: ThreatSummary }) {
+function ThreatsPanel({ data, theme }: { data: ThreatSummary; theme: KioskTheme }) {
   const distribution: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
   for (const s of data.by_severity)
     if (s.severity in distribution) distribution[s.severity as keyof SeverityCounts] = s.count;
@@ -116,7 +139,7 @@ function ThreatsPanel({ data }: { data: ThreatSummary }) {
         ))}
       </div>
       <div className="kiosk-chart">
-        <SeverityDonut distribution={distribution} size="large" theme="dark" title="Par gravité" />
+        <SeverityDonut distribution={distribution} size="large" theme={theme} title="Par gravité" />
       </div>
       <div className="kiosk-list kiosk-wide">
         <h2>Menaces récentes</h2>
@@ -199,6 +222,71 @@ function TasksPanel({ data }: { data: BackgroundTask[] }) {
   );
 }
 
+function FindingRow({ finding }: { finding: Vulnerability }) {
+  const severity = isFindingSeverity(finding.severity) ? finding.severity : undefined;
+  return (
+    <li className="kiosk-finding">
+      <span className={`kiosk-sev ${severity ?? ''}`}>
+        {severity ? FINDING_SEVERITY_LABELS[severity] : finding.severity}
+      </span>
+      <span className="kiosk-finding-id">{finding.cve_id ?? '—'}</span>
+      <span className="kiosk-finding-title">
+        {finding.title}
+        {finding.asset && <span className="kiosk-muted"> — {finding.asset.name}</span>}
+      </span>
+      <strong className="kiosk-finding-score">
+        {finding.cvss_score === null ? '—' : SCORE.format(finding.cvss_score)}
+      </strong>
+    </li>
+  );
+}
+
+const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** The SSVC « Act » queue or the KEV matches: how many are open, and the worst ten. */
+function QueuePanel({ data, label, empty, tone }: { data: FindingQueue; label: string; empty: string; tone: string }) {
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures kiosk-wide">
+        <Figure label={label} value={data.count} tone={data.count > 0 ? tone : undefined} />
+      </div>
+      <div className="kiosk-list kiosk-wide">
+        <h2>Les plus graves (score CVSS)</h2>
+        {data.results.length === 0 ? (
+          <p className="kiosk-muted">{empty}</p>
+        ) : (
+          <ul>
+            {data.results.map((f) => (
+              <FindingRow key={f.id} finding={f} />
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
+const PERCENT = new Intl.NumberFormat('fr-FR', { style: 'percent', maximumFractionDigits: 0 });
+
+/** Overdue actions (the SLA report): past their due date, due within a week, and the share fixed in time. */
+function OverduePanel({ data }: { data: SlaReport }) {
+  const rate = data.resolved_in_window > 0 ? data.resolved_on_time / data.resolved_in_window : null;
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures kiosk-wide">
+        <Figure label="En retard" value={data.overdue} tone={data.overdue > 0 ? 'critical' : undefined} />
+        <Figure label="À échéance sous 7 jours" value={data.due_soon} tone={data.due_soon > 0 ? 'high' : undefined} />
+        <Figure label="Ouvertes avec échéance" value={data.open_with_due_date} />
+      </div>
+      <p className="kiosk-muted kiosk-wide">
+        {rate === null
+          ? `Aucune vulnérabilité à échéance résolue sur les ${data.window_days} derniers jours`
+          : `Corrigées dans les délais (${data.window_days} derniers jours) : ${PERCENT.format(rate)} (${NUMBER.format(data.resolved_on_time)} sur ${NUMBER.format(data.resolved_in_window)})`}
+      </p>
+    </div>
+  );
+}
+
 function OverviewPanel({ data, now }: { data: DashboardSummary; now: number }) {
   const v = data.vulnerabilities ?? {};
   const lastScan = data.scans?.last_completed_at ? Date.parse(data.scans.last_completed_at) : NaN;
@@ -230,12 +318,32 @@ function OverviewPanel({ data, now }: { data: DashboardSummary; now: number }) {
   );
 }
 
-function renderPanel(id: PanelId, state: PanelState, now: number): ReactNode {
+function renderPanel(id: PanelId, state: PanelState, now: number, theme: KioskTheme): ReactNode {
   switch (id) {
     case 'vulnerabilities':
-      return <VulnerabilitiesPanel data={state.data as VulnerabilitySummary} />;
+      return <VulnerabilitiesPanel data={state.data as VulnerabilitySummary} theme={theme} />;
+    case 'act':
+      return (
+        <QueuePanel
+          data={state.data as FindingQueue}
+          label="Vulnérabilités ouvertes à traiter maintenant (Act)"
+          empty="Aucune vulnérabilité ouverte à traiter maintenant."
+          tone="act"
+        />
+      );
+    case 'kev':
+      return (
+        <QueuePanel
+          data={state.data as FindingQueue}
+          label="Vulnérabilités ouvertes exploitées (KEV)"
+          empty="Aucune vulnérabilité ouverte au catalogue KEV."
+          tone="kev"
+        />
+      );
+    case 'overdue':
+      return <OverduePanel data={state.data as SlaReport} />;
     case 'threats':
-      return <ThreatsPanel data={state.data as ThreatSummary} />;
+      return <ThreatsPanel data={state.data as ThreatSummary} theme={theme} />;
     case 'tasks':
       return <TasksPanel data={state.data as BackgroundTask[]} />;
     case 'overview':
@@ -244,14 +352,27 @@ function renderPanel(id: PanelId, state: PanelState, now: number): ReactNode {
 }
 
 /** One panel: its data (the last good answer), its age, its origin, and a note when the last refresh failed. */
-export function KioskPanel({ id, state, now }: { id: PanelId; state: PanelState | undefined; now: number }) {
-  const at = state?.origin?.source === 'cache' && state.origin.storedAt ? state.origin.storedAt : state?.fetchedAt;
+export function KioskPanel({
+  id,
+  state,
+  now,
+  theme = 'dark',
+}: {
+  id: PanelId;
+  state: PanelState | undefined;
+  now: number;
+  theme?: KioskTheme;
+}) {
+  const at = dataTime(state);
+  // « à l'instant » only for an answer the server itself gave this screen, and not when a refresh failed since.
+  const justReceived = state?.origin?.source === 'network' && !state.error;
   return (
     <div className="kiosk-panel-body" data-panel={id}>
       <div className="kiosk-meta">
         {/* Sample data has no age worth reading: it is nobody's data. */}
-        {at !== undefined && state?.origin?.source !== 'sample' && (
-          <span className="kiosk-age">{dataAge(at, now)}</span>
+        {at !== undefined && <span className="kiosk-age">{dataAge(at, now, justReceived)}</span>}
+        {at === undefined && state?.origin?.source === 'cache' && (
+          <span className="kiosk-age">Données conservées, date inconnue</span>
         )}
         <DataOriginNote origin={state?.origin} />
         {state?.error && state.data !== undefined && (
@@ -265,7 +386,7 @@ export function KioskPanel({ id, state, now }: { id: PanelId; state: PanelState 
         </p>
       )}
       {state?.data !== undefined ? (
-        <SampleScope origin={state.origin}>{renderPanel(id, state, now)}</SampleScope>
+        <SampleScope origin={state.origin}>{renderPanel(id, state, now, theme)}</SampleScope>
       ) : state?.error ? (
         <p className="kiosk-unavailable">Données indisponibles ({state.error}). Nouvelle tentative automatique.</p>
       ) : (
