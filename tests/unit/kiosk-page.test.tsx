@@ -53,7 +53,12 @@ const TASKS = {
   ],
 };
 
+/** Per-path answers a test sets instead of the defaults below. */
+const overrides = new Map<string, () => Response>();
+
 function answer(url: URL): Response {
+  const override = overrides.get(url.pathname);
+  if (override) return override();
   switch (url.pathname) {
     case '/api/dashboard/summary/':
       return json(DASHBOARD);
@@ -116,6 +121,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   vi.setSystemTime(new Date('2025-06-02T08:05:00Z'));
   calls = [];
+  overrides.clear();
   down = false;
   vulnerabilitySummary = sampleSummary;
   online.value = true;
@@ -243,6 +249,24 @@ describe('KioskPage', () => {
     down = true;
     await advance(3 * 60_000);
     expect(age()).toMatch(/^Données de \d\d:\d\d, il y a 3 min$/);
+  });
+
+  it('never says « à l’instant » about a kept copy, even a recent one, nor about one without a date', async () => {
+    let storedAt: string | null = String(Date.now() - 20_000);
+    let dashboard = () => json(DASHBOARD);
+    overrides.set('/api/dashboard/summary/', () => {
+      const r = dashboard();
+      r.headers.set('x-vigie-source', 'cache');
+      if (storedAt) r.headers.set('x-vigie-stored-at', storedAt);
+      return r;
+    });
+    await render('/kiosk?panels=overview');
+    const age = () => view.container.querySelector('.kiosk-age')!.textContent.replace(/\s/g, ' ');
+    expect(age()).toMatch(/^Données de \d\d:\d\d, il y a moins d’une minute$/);
+    storedAt = null;
+    dashboard = () => json(DASHBOARD);
+    await advance(60_000);
+    expect(age()).toBe('Données conservées, date inconnue');
   });
 
   it('shows the open SSVC Act findings and the unrated ones beside the severities, marked as sample', async () => {
