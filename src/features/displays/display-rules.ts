@@ -1,11 +1,18 @@
 import type { UserProfile } from '../../lib/auth/types.ts';
+import {
+  DISPLAY_PANELS,
+  type DisplayPanel,
+  type DisplayTextSize,
+  type DisplayTheme,
+} from '../../lib/display-device.ts';
 import type { FieldErrors } from '../../lib/use-form.ts';
 import { mayShowOnDisplays } from './permissions.ts';
 
-/** The wall's panels (docs/displays.md « Managing screens »), in their default order, with their French names. */
-export const PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'] as const;
-export type Panel = (typeof PANELS)[number];
+/** The wall's panels (docs/displays.md « Managing screens »), in their default order: the kiosk's own list. */
+export const PANELS = DISPLAY_PANELS;
+export type Panel = DisplayPanel;
 
+/** The panels' French names, as « Écrans » shows them. */
 export const PANEL_LABELS: Record<Panel, string> = {
   vulnerabilities: 'Vulnérabilités',
   act: 'À traiter maintenant',
@@ -16,13 +23,9 @@ export const PANEL_LABELS: Record<Panel, string> = {
   overview: 'Vue d’ensemble',
 };
 
-export const THEMES = ['dark', 'light'] as const;
-export type DisplayTheme = (typeof THEMES)[number];
 export const THEME_LABELS: Record<DisplayTheme, string> = { dark: 'Sombre', light: 'Clair' };
 
-export const TEXT_SIZES = ['normal', 'large', 'xlarge'] as const;
-export type TextSize = (typeof TEXT_SIZES)[number];
-export const TEXT_SIZE_LABELS: Record<TextSize, string> = {
+export const TEXT_SIZE_LABELS: Record<DisplayTextSize, string> = {
   normal: 'Normale',
   large: 'Grande',
   xlarge: 'Très grande',
@@ -102,7 +105,7 @@ export interface DisplaySettings {
   panels: PanelChoice;
   rotation_s: string;
   theme: DisplayTheme;
-  text_size: TextSize;
+  text_size: DisplayTextSize;
 }
 
 export interface ApproveValues extends DisplaySettings {

@@ -1,7 +1,7 @@
 import type { Paged } from '../../../contract/paged.ts';
 import { apiRequest, apiRequestWithOrigin } from '../../lib/api-client.ts';
 import type { Sourced } from '../../lib/use-resource.ts';
-import type { DisplayTheme, TextSize } from './display-rules.ts';
+import type { DisplayTextSize, DisplayTheme } from '../../lib/display-device.ts';
 
 /** A paired wall screen, as docs/displays.md « Managing screens » spells it. */
 export interface Display {
@@ -11,7 +11,7 @@ export interface Display {
   panels: string[];
   rotation_s: number;
   theme: DisplayTheme;
-  text_size: TextSize;
+  text_size: DisplayTextSize;
   created_at: string;
   /** The approver's username. */
   created_by: string | null;
@@ -28,7 +28,7 @@ export interface DisplaySettingsBody {
   panels: string[];
   rotation_s: number;
   theme: DisplayTheme;
-  text_size: TextSize;
+  text_size: DisplayTextSize;
 }
 
 const BASE = '/displays/';
