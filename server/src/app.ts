@@ -19,6 +19,7 @@ import errors from './plugins/app/errors.ts';
 import inputGuard from './plugins/app/input-guard.ts';
 import authentication from './plugins/app/authentication.ts';
 import authorization from './plugins/app/authorization.ts';
+import displayDevices from './plugins/app/display-devices.ts';
 import openapi from './plugins/app/openapi.ts';
 import healthRoutes from './routes/api/health/index.ts';
 import tokenRoutes from './routes/api/token/index.ts';
@@ -52,6 +53,7 @@ import adminStatusRoutes from './routes/api/admin/status/index.ts';
 import adminConfigRoutes from './routes/api/admin/config/index.ts';
 import adminBackupRoutes from './routes/api/admin/backups/index.ts';
 import adminModelRoutes from './routes/api/admin/models/index.ts';
+import displayRoutes from './routes/api/displays/index.ts';
 
 export interface AppOptions {
   database: Database;
@@ -99,6 +101,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.decorate('filesDir', opts.filesDir);
   await fastify.register(audit);
   await fastify.register(authentication, { tokens: opts.tokens, keptSignIn: opts.keptSignIn ?? 'busy' });
+  // Right after authentication: a wall screen's credential is held to its reads before any other route hook.
+  await fastify.register(displayDevices);
   await fastify.register(authorization);
   await fastify.register(rateLimits);
   await fastify.register(securityPoliciesPlugin);
@@ -148,6 +152,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(adminConfigRoutes, { runJobs: opts.runJobs ?? true });
   await fastify.register(adminBackupRoutes);
   await fastify.register(adminModelRoutes);
+  await fastify.register(displayRoutes);
   await fastify.register(staticApp, { staticDir: opts.staticDir });
 };
 

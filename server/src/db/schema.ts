@@ -47,6 +47,7 @@ import { correctiveActions, projectTasks, remediationPlans, risks } from './sche
 import { projectDocuments } from './schema/documents.ts';
 import { notifications } from './schema/notifications.ts';
 import { blogImages, blogPosts } from './schema/blog.ts';
+import { displayPairings, displays } from './schema/displays.ts';
 
 // The database schema, one module per area under schema/; this barrel is what drizzle-kit reads
 // (server/drizzle.config.ts) and what the server imports, so every table and word is exported from here.
@@ -81,6 +82,7 @@ export * from './schema/project-work.ts';
 export * from './schema/documents.ts';
 export * from './schema/notifications.ts';
 export * from './schema/blog.ts';
+export * from './schema/displays.ts';
 
 export const schema = {
   tenants,
@@ -130,4 +132,6 @@ export const schema = {
   notifications,
   blogPosts,
   blogImages,
+  displays,
+  displayPairings,
 };

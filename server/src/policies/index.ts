@@ -231,3 +231,50 @@ export function seesEveryTenantsRows(actor: Actor): boolean {
 export function canManageBackups(actor: Actor): boolean {
   return actor.isSuperuser;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wall screens (issue 22, docs/displays.md).
+
+/** Pairing, listing, changing and revoking the tenant's wall screens: its administrators and managers (staff too). */
+export function canManageDisplays(actor: Actor): boolean {
+  return actor.isSuperuser || actor.isStaff || actor.tenantRole === 'admin' || actor.tenantRole === 'manager';
+}
+
+/**
+ * A display may show a tenant where its approver manages displays: as an administrator or a manager there (staff with
+ * a membership there), or as a superuser.
+ */
+export function canShowOnDisplay(actor: Actor, roleThere: MembershipRole | null): boolean {
+  return (
+    actor.isSuperuser || (roleThere !== null && (actor.isStaff || roleThere === 'admin' || roleThere === 'manager'))
+  );
+}
+
+export const DISPLAY_FORBIDDEN_MESSAGE = 'Écran d’affichage : accès limité aux panneaux du mur.';
+
+/** The findings list's largest page a display reads (the Act queue and KEV matches). */
+export const DISPLAY_PAGE_SIZE_MAX = 25;
+
+/** The only routes a display's credential reaches, all of them GET: the kiosk's reads and its own settings. */
+export const DISPLAY_READS: readonly string[] = [
+  '/api/displays/me/',
+  '/api/vulnerabilities/summary/',
+  '/api/dashboard/summary/',
+  '/api/threats/summary/',
+  '/api/celery/tasks/',
+  '/api/vulnerabilities/vulnerabilities/',
+  '/api/vulnerabilities/sla-report/',
+];
+
+/**
+ * A display is never a person: it may read the routes of DISPLAY_READS (by the route's registered path), nothing
+ * else, and never write. The findings list in pages of DISPLAY_PAGE_SIZE_MAX at most.
+ */
+export function displayMayCall(method: string, route: string | undefined, query: unknown): boolean {
+  if (method !== 'GET' || route === undefined || !DISPLAY_READS.includes(route)) return false;
+  if (route !== '/api/vulnerabilities/vulnerabilities/') return true;
+  const size = (query as { page_size?: unknown } | undefined)?.page_size;
+  return (
+    size === undefined || (typeof size === 'string' && /^\d{1,3}$/.test(size) && Number(size) <= DISPLAY_PAGE_SIZE_MAX)
+  );
+}

@@ -7,7 +7,7 @@ import { UsersRepository, type MembershipView, type UserRow } from '../../reposi
 import { ConnectionHolds } from '../../services/connection-holds.ts';
 import { withTenant, type TenantDb, type TenantId } from '../../db/tenant-scope.ts';
 import type { Actor } from '../../policies/index.ts';
-import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
+import { DISPLAY_FORBIDDEN_MESSAGE, FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import { ApiError, ClientGone } from '../../domain/errors.ts';
 import { twoFactorGate } from './security-policies.ts';
 import { isUuid } from '../../lib/uuid.ts';
@@ -33,6 +33,24 @@ export interface AuthContext {
   versions: { tenant: number | undefined; platform: number };
 }
 
+/**
+ * A paired wall screen presenting its credential (`Authorization: Display …`, plugins/app/display-devices.ts). Never
+ * a person: `request.auth` stays null for it, so every route that asks `signedIn` refuses it; the few kiosk reads it
+ * may call read its tenant through `currentTenant` and `request.tenantDb`.
+ */
+export interface DisplayContext {
+  id: string;
+  /** The digest of the credential presented, and whether it is the one a renewal replaced (still in its grace). */
+  credential: { digest: string; viaPrevious: boolean; issuedAt: Date | null };
+  /** Its tenants that are live, in its order. */
+  tenants: { id: TenantId; name: string }[];
+  /** This request's tenant: X-Tenant-ID when it is one of them, else the first; null when none is live. */
+  tenant: { id: TenantId; name: string } | null;
+}
+
+/** The one refusal of a display outside its reads. */
+export const displayRefused = () => new ApiError(403, 'display_forbidden', DISPLAY_FORBIDDEN_MESSAGE);
+
 /** Which statement timeout a route's tenant transactions get (config.ts StatementTimeouts). */
 export type StatementClass = 'read' | 'write' | 'export' | 'import';
 
@@ -52,6 +70,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The wall screen making this request, if one is (then `auth` is null). */
+    display: DisplayContext | null;
     /**
      * Runs fn in a transaction confined to the current tenant by row-level security, its statements bounded by the
      * route's statement class.
@@ -127,8 +147,10 @@ export default fp<{ tokens: TokenService; keptSignIn: KeptSignInMode | KeptSignI
     const holds = new ConnectionHolds();
     app.decorate('connectionHolds', holds);
     app.decorateRequest('auth', null);
+    app.decorateRequest('display', null);
     app.decorateRequest('tenantDb', function <T>(this: FastifyRequest, fn: (tx: TenantDb) => Promise<T>): Promise<T> {
-      const tenant = this.auth?.tenant;
+      // A person's current tenant, or a wall screen's (one of its tenants, checked at its recognition).
+      const tenant = this.auth?.tenant ?? this.display?.tenant;
       if (!tenant) return Promise.reject(new ApiError(403, 'no_tenant', FORBIDDEN_MESSAGE));
       if (abandoned(this)) return Promise.reject(new ClientGone());
       const timeouts = app.database.statementTimeouts;
@@ -152,6 +174,9 @@ export default fp<{ tokens: TokenService; keptSignIn: KeptSignInMode | KeptSignI
     });
 
     app.decorate('authenticate', async (request: FastifyRequest) => {
+      // A wall screen was recognised, and held to its reads, before any route hook (display-devices.ts); it is no
+      // person, so it gets no `auth`, and a cookie sent along with its credential is not looked at.
+      if (request.display) return;
       const headerToken = readAuthorization(request.headers.authorization);
       const cookieToken = request.cookies[ACCESS_COOKIE];
       const token = headerToken ?? cookieToken;

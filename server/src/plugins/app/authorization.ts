@@ -1,20 +1,22 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { FORBIDDEN_MESSAGE } from '../../policies/index.ts';
+import { displayMayCall, FORBIDDEN_MESSAGE } from '../../policies/index.ts';
 import type { TenantId } from '../../db/tenant-scope.ts';
-import type { AuthContext } from './authentication.ts';
+import { displayRefused, type AuthContext } from './authentication.ts';
 
 /** The signed-in caller, narrowed: every route behind `app.authenticate` reads it through here. */
 export function signedIn(request: FastifyRequest): AuthContext {
+  // A wall screen is no person: whatever asks for one refuses it (403, never the 401 that would make it re-pair).
+  if (request.display) throw displayRefused();
   const auth = request.auth;
   if (!auth) throw new ApiError(401, 'not_authenticated', "Informations d'authentification non fournies.");
   return auth;
 }
 
-/** The current tenant's id; 403 for an account that belongs to none. */
+/** The current tenant's id (a person's, or a wall screen's); 403 for an account that belongs to none. */
 export function currentTenant(request: FastifyRequest): TenantId {
-  const tenant = signedIn(request).tenant;
+  const tenant = request.display ? request.display.tenant : signedIn(request).tenant;
   if (!tenant) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
   return tenant.id;
 }
@@ -67,6 +69,14 @@ export default fp(
     });
     app.decorate('guard', (policy: Policy, options: GuardOptions = {}) => {
       const check: preValidationAsyncHookHandler = async (request) => {
+        // A wall screen reaches a guarded route only when it is one of its reads (display-devices.ts decided it
+        // before; asked again here so that no route opens to it by mistake). The policy is a question about a person.
+        const display = request.display;
+        if (display) {
+          if (!displayMayCall(request.method, request.routeOptions.url, request.query)) throw displayRefused();
+          if (options.tenant !== false && !display.tenant) throw displayRefused();
+          return;
+        }
         const auth = signedIn(request);
         if (options.tenant !== false && !auth.tenant) throw new ApiError(403, 'permission_denied', FORBIDDEN_MESSAGE);
         await app.authorize(request, policy(auth), options.refusal);

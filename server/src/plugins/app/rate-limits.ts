@@ -5,7 +5,15 @@ import { securityPolicies } from '../../db/schema.ts';
 import { attemptCounterRepo, loginLockoutRepo } from '../../repositories/attempts.ts';
 import { ApiError } from '../../domain/errors.ts';
 
-export type LimitScope = 'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit';
+export type LimitScope =
+  'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit' | 'display_pairing' | 'display_approval';
+
+/** A budget of its own, not the sign-in policy's: `limit` attempts per `windowMs`, and the 429's message. */
+export interface Budget {
+  limit: number;
+  windowMs: number;
+  message?: string;
+}
 
 export interface RateLimits {
   /** Counts an attempt for the client IP and, when given, the account; throws 429 past the policy's limit. */
@@ -14,6 +22,8 @@ export interface RateLimits {
   clear(scope: LimitScope, account: string): Promise<void>;
   /** Counts `n` units for the client IP against a fixed per-minute budget; throws 429 past it. */
   hitCount(request: FastifyRequest, scope: LimitScope, n: number, perMinute: number): Promise<void>;
+  /** Counts an attempt against `budget`: for the account when given, else for the client IP; throws 429 past it. */
+  hitBudget(request: FastifyRequest, scope: LimitScope, budget: Budget, account?: string): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -26,15 +36,17 @@ declare module 'fastify' {
 const IP_FACTOR = 3;
 const WINDOW_MS = 60_000;
 const PURGE_EVERY_MS = 10 * 60_000;
+/** Windows are forgotten this long after they started: past the longest budget's (10 min, display pairings). */
+const KEEP_WINDOWS_MS = 15 * 60_000;
 
 export default fp(
   async (app) => {
     // Counted in the database: every process on it spends the same budget (docs/SCALING.md).
     const db = app.database.db;
-    const hit = async (key: string, n: number, limit: number): Promise<number> => {
+    const hit = async (key: string, n: number, limit: number, windowMs = WINDOW_MS): Promise<number> => {
       const now = new Date();
-      const { count, windowStart } = await attemptCounterRepo.hit(db, key, n, WINDOW_MS, now);
-      return count > limit ? Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000)) : 0;
+      const { count, windowStart } = await attemptCounterRepo.hit(db, key, n, windowMs, now);
+      return count > limit ? Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now.getTime()) / 1000)) : 0;
     };
     const perMinute = async () => {
       const [row] = await app.database.db
@@ -43,11 +55,11 @@ export default fp(
         .where(eq(securityPolicies.id, 1));
       return row?.n ?? 10;
     };
-    const refuse = (wait: number) =>
+    const refuse = (wait: number, message?: string) =>
       new ApiError(
         429,
         'rate_limited',
-        `Trop de tentatives. Réessayez dans ${wait} seconde${wait > 1 ? 's' : ''}.`,
+        message ?? `Trop de tentatives. Réessayez dans ${wait} seconde${wait > 1 ? 's' : ''}.`,
         { retry_after: wait },
         { 'Retry-After': String(wait) },
       );
@@ -55,7 +67,7 @@ export default fp(
     const purge = setInterval(() => {
       const now = Date.now();
       void attemptCounterRepo
-        .purge(db, new Date(now - 5 * WINDOW_MS))
+        .purge(db, new Date(now - KEEP_WINDOWS_MS))
         .then(() => loginLockoutRepo.purge(db, new Date(now - 24 * 3600_000)))
         .catch((err: unknown) => app.log.warn({ err }, 'attempt counters purge failed'));
     }, PURGE_EVERY_MS);
@@ -73,6 +85,12 @@ export default fp(
       async hitCount(request, scope, n, perMinute) {
         const wait = await hit(`${scope}:ip:${request.ip}`, Math.max(1, n), perMinute);
         if (wait > 0) throw refuse(wait);
+      },
+      async hitBudget(request, scope, { limit, windowMs, message }, account) {
+        const key =
+          account === undefined ? `${scope}:ip:${request.ip}` : `${scope}:acct:${account.trim().toLowerCase()}`;
+        const wait = await hit(key, 1, limit, windowMs);
+        if (wait > 0) throw refuse(wait, message);
       },
       clear(scope, account) {
         return attemptCounterRepo.reset(db, `${scope}:acct:${account.trim().toLowerCase()}`);

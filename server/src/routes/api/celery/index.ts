@@ -39,9 +39,12 @@ const BASE = '/api/celery/tasks/';
  */
 const celeryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['Tâches'];
-  /** A run as the caller may see it: a platform run's details are staff's only. */
+  /**
+   * A run as the caller may see it: a platform run's details are staff's only. A wall screen (request.display, no
+   * person) reads the task lists too (docs/displays.md): it sees what a tenant member sees.
+   */
   const shown = (request: FastifyRequest, run: TaskRunView) =>
-    run.tenant_id === null && !canReadPlatformTaskDetails(signedIn(request).actor)
+    run.tenant_id === null && (request.display !== null || !canReadPlatformTaskDetails(signedIn(request).actor))
       ? presentTaskOutline(presentTask(run))
       : presentTask(run);
   const view = (request: FastifyRequest, row: TaskRunRow) =>

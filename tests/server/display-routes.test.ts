@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import app from '../../server/src/app.ts';
+import type { Database } from '../../server/src/db/client.ts';
+import { FASTIFY_OPTIONS } from '../../server/src/build-app.ts';
+import { SecretBox } from '../../server/src/lib/secret-box.ts';
+import { TokenService } from '../../server/src/lib/tokens.ts';
+import { DISPLAY_READS } from '../../server/src/policies/index.ts';
+import { freshDatabase, signIn, TEST_SECRET } from './helpers.ts';
+import { jsonOf, type Method } from './support/api.ts';
+import { backend } from './support/app.ts';
+import { DISPLAY_FORBIDDEN, screenOf } from './support/displays.ts';
+import { auditEventsOf } from './support/world.ts';
+
+// The device credential against every route the app registers (issue 22: « refused on every non-kiosk route and
+// every write, a table over the route list »): the routes are collected as they register, so a new route is in the
+// table the day it is written.
+
+/** A URL for a route's path: each parameter filled in (the refusal comes before any parameter is looked at). */
+const urlOf = (route: string) =>
+  route
+    .replace(/:[A-Za-z_]+/g, '1')
+    .replace(/\*$/, 'x')
+    .replace(/\*/g, 'x');
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+describe(`display credential over the whole route list (${backend})`, () => {
+  let fastify: FastifyInstance;
+  let drop: () => Promise<void>;
+  let database: Database;
+  const dirs: string[] = [];
+  const routes: { method: Method; url: string }[] = [];
+  const screen = screenOf(() => fastify);
+  let token: string;
+  let displayId: string;
+
+  beforeAll(async () => {
+    const fresh = await freshDatabase();
+    ({ drop, database } = fresh);
+    const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
+    writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><html lang="fr"><title>Vigie</title></html>');
+    const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
+    dirs.push(staticDir, filesDir);
+    fastify = Fastify(FASTIFY_OPTIONS);
+    fastify.addHook('onRoute', (route: RouteOptions) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+    await fastify.register(app, {
+      database: fresh.database,
+      tokens: new TokenService(TEST_SECRET),
+      secretBox: new SecretBox('test-encryption-key'),
+      staticDir,
+      filesDir,
+      runJobs: false,
+    });
+    await fastify.ready();
+
+    const pairing = await screen.pair();
+    const { access } = await signIn(fastify, 'manager');
+    const approved = await fastify.inject({
+      method: 'POST',
+      url: '/api/displays/',
+      headers: { authorization: `Bearer ${access}` },
+      payload: { code: pairing.code, name: 'Mur des routes' },
+    });
+    displayId = jsonOf<{ id: string }>(approved, 201).id;
+    token = jsonOf<{ token: string }>(await screen.poll(pairing), 200).token;
+  });
+  afterAll(async () => {
+    await fastify?.close();
+    await drop?.();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('collects the whole route list, the kiosk reads among it', () => {
+    expect(routes.length).toBeGreaterThan(200);
+    const gets = new Set(routes.filter((r) => r.method === 'GET').map((r) => r.url));
+    for (const read of DISPLAY_READS) expect(gets.has(read), read).toBe(true);
+  });
+
+  it('is refused (403) on every route outside the kiosk reads and on every write, before anything else', async () => {
+    const answered: string[] = [];
+    const wrong: string[] = [];
+    for (const { method, url } of routes) {
+      if (method === 'GET' && DISPLAY_READS.includes(url)) continue;
+      const res = await screen.as(token, method, urlOf(url), WRITES.has(method) ? { payload: {} } : {});
+      answered.push(`${method} ${url}`);
+      if (res.statusCode !== 403) wrong.push(`${method} ${url} → ${res.statusCode}`);
+      else if (method !== 'HEAD') expect(res.json(), `${method} ${url}`).toEqual(DISPLAY_FORBIDDEN);
+    }
+    expect(wrong).toEqual([]);
+    // Every method on the reads' own paths but GET, and the writes of every area, were among them.
+    expect(answered).toContain('POST /api/vulnerabilities/vulnerabilities/');
+    expect(answered).toContain('HEAD /api/dashboard/summary/');
+    expect(answered).toContain('GET /api/users/me/');
+    expect(answered).toContain('GET /api/admin/users/');
+    expect(answered).toContain('GET /api/audit/results/');
+    expect(answered).toContain('GET /api/vulnerabilities/export/');
+    expect(answered).toContain('POST /api/displays/pairings/');
+    expect(answered).toContain('PATCH /api/displays/:id/');
+  });
+
+  it('is refused on a path no route serves too', async () => {
+    for (const url of ['/api/nulle-part/', '/api/displays/me/extra/']) {
+      expect(jsonOf(await screen.as(token, 'GET', url), 403)).toEqual(DISPLAY_FORBIDDEN);
+    }
+  });
+
+  it('reads every kiosk read (neither 401 nor 403)', async () => {
+    for (const url of DISPLAY_READS) {
+      const res = await screen.as(token, 'GET', url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    }
+  });
+
+  it('leaves its refusals in the audit trail', async () => {
+    const lines = await auditEventsOf(database.db, {
+      eventType: 'permission_denied',
+      description: 'Accès refusé : écran d’affichage hors de ses lectures',
+    });
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines.every((l) => (l.details as { display_id?: string }).display_id === displayId)).toBe(true);
+  });
+});
