@@ -201,7 +201,11 @@ async function paired(d: Display = display()) {
 const $ = <T extends Element = HTMLElement>(selector: string) => view.container.querySelector<T>(selector);
 const text = (selector: string) => $(selector)?.textContent?.replace(/\s/g, ' ') ?? null;
 const title = () => text('.kiosk-title');
-const steps = () => [...view.container.querySelectorAll('.kiosk-steps li')].map((li) => li.textContent);
+const steps = () => [...view.container.querySelectorAll('[aria-label="Panneaux"] li')].map((li) => li.textContent);
+const tenantSteps = () =>
+  [...view.container.querySelectorAll('[aria-label="Organisations"] li')].map(
+    (li) => `${li.textContent}${li.getAttribute('aria-current') ? ' (en cours)' : ''}`,
+  );
 const pairingPosts = () => calls.filter((c) => c.method === 'POST' && c.url.pathname === '/api/displays/pairings/');
 const polls = () => calls.filter((c) => c.method === 'GET' && c.url.pathname.startsWith('/api/displays/pairings/'));
 const panelCalls = () => calls.filter((c) => !c.url.pathname.startsWith('/api/displays/'));
@@ -319,7 +323,9 @@ describe('a paired screen', () => {
     const root = $('.kiosk')!;
     expect(root.classList.contains('theme-light')).toBe(true);
     expect(root.classList.contains('kiosk-text-xlarge')).toBe(true);
-    expect(steps()).toEqual(['Actions en retard — Alpha', 'Exploitées (KEV) — Alpha', 'À traiter maintenant — Alpha']);
+    expect(steps()).toEqual(['Actions en retard', 'Exploitées (KEV)', 'À traiter maintenant']);
+    // One tenant: no tenant list, its name in the title.
+    expect(tenantSteps()).toEqual([]);
     expect(title()).toBe('Actions en retard — Alpha');
     expect(text('[data-panel="overdue"]')).toContain('7En retard');
     await advance(10_000);
@@ -346,11 +352,11 @@ describe('a paired screen', () => {
 
   it('applies a change made in « Écrans » at the next refresh', async () => {
     await paired();
-    expect(steps()).toEqual(['Vulnérabilités — Alpha', 'Menaces — Alpha']);
+    expect(steps()).toEqual(['Vulnérabilités', 'Menaces']);
     expect($('.kiosk')!.classList.contains('theme-dark')).toBe(true);
     me = () => json({ display: display({ panels: ['threats', 'overview'], theme: 'light', text_size: 'large' }) });
     await advance(60_000);
-    expect(steps()).toEqual(['Menaces — Alpha', 'Vue d’ensemble — Alpha']);
+    expect(steps()).toEqual(['Menaces', 'Vue d’ensemble']);
     expect($('.kiosk')!.classList.contains('theme-light')).toBe(true);
     expect($('.kiosk')!.classList.contains('kiosk-text-large')).toBe(true);
     expect(text('[data-panel="threats"]')).toContain('Menaces');
@@ -397,12 +403,9 @@ describe('a paired screen', () => {
     });
     me = () => json({ display: two });
     await paired(two);
-    expect(steps()).toEqual([
-      'Vulnérabilités — Alpha',
-      'Actions en retard — Alpha',
-      'Vulnérabilités — Beta',
-      'Actions en retard — Beta',
-    ]);
+    expect(title()).toBe('Vulnérabilités — Alpha');
+    expect(tenantSteps()).toEqual(['Alpha (en cours)', 'Beta']);
+    expect(steps()).toEqual(['Vulnérabilités', 'Actions en retard']);
     const tenantsOf = (path: string) =>
       panelCalls()
         .filter((c) => c.url.pathname === path)
@@ -410,8 +413,14 @@ describe('a paired screen', () => {
         .sort();
     expect(tenantsOf('/api/vulnerabilities/summary/')).toEqual(['t1', 't2']);
     expect(tenantsOf('/api/vulnerabilities/sla-report/')).toEqual(['t1', 't2']);
-    await advance(10_000);
+    await advance(5_000);
+    expect(title()).toBe('Actions en retard — Alpha');
+    expect(text('[data-panel="overdue"]')).toContain('7En retard');
+    await advance(5_000);
     expect(title()).toBe('Vulnérabilités — Beta');
+    expect(tenantSteps()).toEqual(['Alpha', 'Beta (en cours)']);
+    await advance(10_000);
+    expect(title()).toBe('Vulnérabilités — Alpha');
   });
 
   it('forgets a revoked credential (401 on /me/) and shows a new pairing code within one refresh', async () => {
@@ -468,6 +477,8 @@ describe('data age and alarms', () => {
     expect($('.kiosk-alarm')).toBeNull();
     // Never « à l'instant » about what it did not just receive.
     expect(text('.kiosk-age')).toBe(`Données de ${time}, il y a 1 min`);
+    // In French, never the client's internal word for it.
+    expect(text('.kiosk-stale')).toBe('Mise à jour impossible (serveur injoignable) — dernières données affichées');
     await advance(60_000 + 15_000);
     const amber = $('.kiosk-alarm')!;
     expect(amber.classList.contains('kiosk-alarm-amber')).toBe(true);

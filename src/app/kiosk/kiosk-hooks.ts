@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { type DataOrigin } from '../../lib/api-client.ts';
+import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { messageOf } from '../../lib/error-message.ts';
 import { nextRefreshDelay, type PanelId } from './kiosk-config.ts';
 import type { Loaded } from './kiosk-data.ts';
@@ -36,6 +36,13 @@ export async function loadSlides(
 ): Promise<NonNullable<CycleResults>> {
   const results = await Promise.allSettled(slides.map((s, i) => load(s.panel, i)));
   return Object.fromEntries(slides.map((s, i) => [s.key, results[i]!])) as NonNullable<CycleResults>;
+}
+
+/** A refresh's failure in the wall's words: no answer at all reads « serveur injoignable », in French. */
+export function failureText(reason: unknown): string {
+  if (reason instanceof ApiError && reason.status === 0)
+    return reason.kind === 'timeout' ? 'délai de réponse dépassé' : 'serveur injoignable';
+  return messageOf(reason);
 }
 
 function statusOf(reason: unknown): number {
@@ -104,7 +111,7 @@ export function useKioskFeed(cycle: () => Promise<CycleResults>, restartKey: str
           next[key] =
             r.status === 'fulfilled'
               ? { data: r.value.data, origin: r.value.origin, fetchedAt: now, error: null }
-              : { ...prev.panels[key], error: messageOf(r.reason), errorStatus: statusOf(r.reason) };
+              : { ...prev.panels[key], error: failureText(r.reason), errorStatus: statusOf(r.reason) };
         return { ...prev, panels: next, failures: count, lastAttemptAt: now };
       });
       if (again) {

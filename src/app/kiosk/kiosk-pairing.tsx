@@ -116,7 +116,7 @@ function usePairing(onPaired: (credential: DisplayCredential) => void): {
 function timeLeft(ms: number): string {
   if (ms <= 0) return 'Code expiré : un nouveau code est demandé…';
   if (ms < 60_000) return 'Valable encore moins d’une minute';
-  return `Valable encore ${Math.ceil(ms / 60_000)} min`;
+  return `Valable encore ${Math.ceil(Math.min(ms, PAIRING_LIFETIME_MS) / 60_000)} min`;
 }
 
 /** What an unpaired screen shows: the code across the room, its QR code, and how long it stays valid. */

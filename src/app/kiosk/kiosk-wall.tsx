@@ -24,6 +24,12 @@ export interface Slide {
   tenantName?: string | undefined;
 }
 
+/** The tenants a paired screen goes through, in order (none for a person's wall). */
+function tenantsOf(slides: Slide[]): string[] {
+  const names = slides.map((s) => s.tenantName).filter((n): n is string => !!n);
+  return names.filter((n, i) => names.indexOf(n) === i);
+}
+
 export function slideTitle(slide: Slide): string {
   return slide.tenantName ? `${PANEL_TITLES[slide.panel]} — ${slide.tenantName}` : PANEL_TITLES[slide.panel];
 }
@@ -94,6 +100,7 @@ export function KioskWall({ slides, feed, config, name, exitHref }: WallProps) {
   const state = current ? feed.panels[current.key] : undefined;
   const alarm = alarmOf(state, now, feed.startedAt);
   const title = current ? slideTitle(current) : '';
+  const tenants = tenantsOf(slides);
 
   return (
     <div
@@ -141,15 +148,29 @@ export function KioskWall({ slides, feed, config, name, exitHref }: WallProps) {
         </main>
       )}
 
-      {slides.length > 1 && (
+      {slides.length > 1 && current && (
         <footer className="kiosk-footer">
-          <ol className="kiosk-steps" aria-label="Panneaux">
-            {slides.map((s, i) => (
-              <li key={s.key} aria-current={i === index ? 'step' : undefined}>
-                {slideTitle(s)}
-              </li>
-            ))}
-          </ol>
+          {/* Several tenants: where the rotation is among them, then among the current one's panels. */}
+          <div className="kiosk-footer-row">
+            {tenants.length > 1 && (
+              <ol className="kiosk-steps kiosk-tenants" aria-label="Organisations">
+                {tenants.map((t) => (
+                  <li key={t} aria-current={t === current.tenantName ? 'step' : undefined}>
+                    {t}
+                  </li>
+                ))}
+              </ol>
+            )}
+            <ol className="kiosk-steps" aria-label="Panneaux">
+              {slides
+                .filter((s) => s.tenantName === current.tenantName)
+                .map((s) => (
+                  <li key={s.key} aria-current={s.key === current.key ? 'step' : undefined}>
+                    {PANEL_TITLES[s.panel]}
+                  </li>
+                ))}
+            </ol>
+          </div>
           <div className="kiosk-rotation" aria-hidden="true">
             <span key={index} style={{ animationDuration: `${config.intervalS}s` }} />
           </div>
