@@ -9,7 +9,7 @@ import {
 } from '../../lib/display-device.ts';
 import { foreignDisplayPartitions } from '../../../sw/policy.ts';
 import { displayConfig } from './kiosk-config.ts';
-import { LOADERS, type Loaders } from './kiosk-data.ts';
+import { LOADERS } from './kiosk-data.ts';
 import { fetchDisplayMe } from './display-api.ts';
 import { loadSlides, useKioskFeed, type CycleResults } from './kiosk-hooks.ts';
 import { PairingScreen } from './kiosk-pairing.tsx';
@@ -47,15 +47,7 @@ function slidesOf(display: Display): DeviceSlide[] {
  * renewed credential stored; failing, the last configuration stays), then every panel of every tenant with its
  * credential. Any 401 ends it: the credential is forgotten and the pairing code comes back.
  */
-function DeviceWall({
-  credential,
-  onRevoked,
-  loaders = LOADERS,
-}: {
-  credential: DisplayCredential;
-  onRevoked: () => void;
-  loaders?: Loaders;
-}) {
+function DeviceWall({ credential, onRevoked }: { credential: DisplayCredential; onRevoked: () => void }) {
   const [display, setDisplay] = useState(credential.display);
   const kept = useRef(credential);
   const revokedRef = useRef(onRevoked);
@@ -66,7 +58,8 @@ function DeviceWall({
   const cycle = useCallback(async (): Promise<CycleResults> => {
     let current = kept.current;
     try {
-      const me = await fetchDisplayMe({ token: current.token, tenantId: current.display.tenants[0]?.id });
+      const tenants = Array.isArray(current.display.tenants) ? current.display.tenants : [];
+      const me = await fetchDisplayMe({ token: current.token, tenantId: tenants[0]?.id });
       current = { token: me.renewed_token || current.token, display: me.display };
     } catch (err) {
       if (revoked(err)) {
@@ -77,7 +70,7 @@ function DeviceWall({
     }
     const slides = slidesOf(current.display);
     const token = current.token;
-    const results = await loadSlides(slides, (panel, i) => loaders[panel]({ token, tenantId: slides[i]!.tenantId }));
+    const results = await loadSlides(slides, (panel, i) => LOADERS[panel]({ token, tenantId: slides[i]!.tenantId }));
     if (Object.values(results).some((r) => r.status === 'rejected' && revoked(r.reason))) {
       revokedRef.current();
       return null;
@@ -89,7 +82,7 @@ function DeviceWall({
       await saveDisplayCredential(current).catch(() => undefined);
     }
     return results;
-  }, [loaders]);
+  }, []);
 
   const feed = useKioskFeed(cycle, String(credential.display.id));
   const slides = useMemo(() => slidesOf(display), [display]);
@@ -98,7 +91,7 @@ function DeviceWall({
 }
 
 /** `/kiosk` without a session: the wall on the stored device credential, else the pairing screen. */
-export function DeviceKiosk({ loaders }: { loaders?: Loaders }) {
+export function DeviceKiosk() {
   const [credential, setCredential] = useState<DisplayCredential | null | undefined>(undefined);
   useEffect(() => {
     let live = true;
@@ -123,12 +116,5 @@ export function DeviceKiosk({ loaders }: { loaders?: Loaders }) {
       </div>
     );
   if (credential === null) return <PairingScreen onPaired={setCredential} />;
-  return (
-    <DeviceWall
-      key={String(credential.display.id)}
-      credential={credential}
-      onRevoked={onRevoked}
-      {...(loaders ? { loaders } : {})}
-    />
-  );
+  return <DeviceWall key={String(credential.display.id)} credential={credential} onRevoked={onRevoked} />;
 }

@@ -3,7 +3,7 @@ import { useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { isAuthenticated } from '../../lib/auth/session.ts';
 import { parseKioskConfig } from './kiosk-config.ts';
-import { LOADERS, type Loaders } from './kiosk-data.ts';
+import { LOADERS } from './kiosk-data.ts';
 import { loadSlides, useKioskFeed } from './kiosk-hooks.ts';
 import { KioskWall, type Slide } from './kiosk-wall.tsx';
 import { DeviceKiosk } from './kiosk-device.tsx';
@@ -18,12 +18,12 @@ export default function KioskPage() {
   return isAuthenticated.value ? <SignedInKiosk /> : <DeviceKiosk />;
 }
 
-function SignedInKiosk({ loaders = LOADERS }: { loaders?: Loaders }) {
+function SignedInKiosk() {
   const search = useSearch();
   const config = useMemo(() => parseKioskConfig(search), [search]);
   const key = config.panels.join(',');
   const slides = useMemo<Slide[]>(() => config.panels.map((panel) => ({ key: panel, panel })), [config.panels]);
-  const cycle = useCallback(() => loadSlides(slides, (panel) => loaders[panel]()), [slides, loaders]);
+  const cycle = useCallback(() => loadSlides(slides, (panel) => LOADERS[panel]()), [slides]);
   const feed = useKioskFeed(cycle, key);
   return <KioskWall slides={slides} feed={feed} config={config} exitHref="/dashboard" />;
 }
