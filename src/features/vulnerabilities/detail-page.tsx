@@ -130,15 +130,15 @@ function Detail({
           {v.cve_id ? <span className="mono">{v.cve_id}</span> : null} <span data-content="">{v.title}</span>
         </h1>
       </div>
+      {/* Spaces between the items: read aloud or copied, « source : CNA » and « CVSS 7,8 » stay apart. */}
       <p className="detail-head">
-        <SeverityLine v={v} />
-        <KevBadge kev={v.kev} />
+        <SeverityLine v={v} /> <KevBadge kev={v.kev} />{' '}
         <span>
           CVSS <strong>{formatScore(v.cvss_score)}</strong>
-        </span>
+        </span>{' '}
         <span>
           EPSS <strong>{formatPercent(v.epss_score)}</strong>
-        </span>
+        </span>{' '}
         <StateBadge v={v} />
       </p>
       {canWrite && (
