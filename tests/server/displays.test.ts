@@ -118,6 +118,23 @@ describe(`display devices: pairing, credential, management (${backend})`, () => 
       expect(line?.details).toMatchObject({ action: 'display_paired', display_id: display.id });
     });
 
+    it('asks a pairing with or without a body, never replayed under an Idempotency-Key', async () => {
+      const ask = (opts: { payload?: object; key?: string } = {}) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/displays/pairings/',
+          remoteAddress: freshIp(),
+          ...(opts.payload ? { payload: opts.payload } : {}),
+          ...(opts.key ? { headers: { 'idempotency-key': opts.key } } : {}),
+        });
+      jsonOf<Answer>(await ask(), 201);
+      expect((await ask({ payload: { name: 'x' } })).statusCode).toBe(400);
+      const first = jsonOf<Answer>(await ask({ payload: {}, key: 'cle-appairage-1' }), 201);
+      const second = jsonOf<Answer>(await ask({ payload: {}, key: 'cle-appairage-1' }), 201);
+      expect(second.id).not.toBe(first.id);
+      expect(second.poll_secret).not.toBe(first.poll_secret);
+    });
+
     it('keeps digests only: of the code, the poll secret and the credential', async () => {
       const p = await screen.pair();
       const [row] = await t.database.db.select().from(displayPairings).where(eq(displayPairings.id, p.id));
@@ -449,6 +466,10 @@ describe(`display devices: pairing, credential, management (${backend})`, () => 
       jsonOf<Answer>(await api.call('chef-acme', 'PATCH', url, { payload: { tenants: [acme] } }), 200);
       expect((await screen.as(token, 'GET', '/api/threats/summary/', { tenant: horizon })).statusCode).toBe(403);
 
+      // Nothing asked, nothing changed.
+      expect(jsonOf<Answer>(await api.call('chef-acme', 'PATCH', url, { payload: {} }), 200).tenants).toEqual([
+        { id: acme, name: 'Acme Sécurité' },
+      ]);
       expect(
         jsonOf<Answer>(await api.call('chef-acme', 'PATCH', url, { payload: { rotation_s: 4000 } }), 400).detail,
       ).toMatch(/Durée de rotation invalide/);

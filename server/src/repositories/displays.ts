@@ -58,6 +58,10 @@ export class DisplaysRepository {
 
   /** The changed settings of a display that is not revoked; undefined when there is none such. */
   async update(tx: TenantDb, id: string, changes: Partial<DisplaySettings>): Promise<DisplayRow | undefined> {
+    if (Object.keys(changes).length === 0) {
+      const row = await this.find(tx, id);
+      return row?.revokedAt ? undefined : row;
+    }
     const [row] = await tx
       .update(displays)
       .set(changes)

@@ -25,6 +25,10 @@ export const displayUnknown = () => new ApiError(401, 'display_unknown', DISPLAY
  * its reads. Before any other hook of the route: a display outside DISPLAY_READS (policies/index.ts), or writing, or
  * naming a tenant that is not one of its own, gets its 403 here, whatever the route would have said; a revoked one
  * its 401 on every request. Read from the database each time: a revocation holds at once, in every process.
+ *
+ * A display's reads share the answer cache with people's (plugins/app/answer-cache.ts): those answers are keyed by
+ * tenant and query and hold nothing of the person asking, so a screen gets what any member of its tenant would. The
+ * kept signed-in states (services/kept-sign-in.ts) are people's only: a display never enters them.
  */
 export default fp(
   async (app) => {

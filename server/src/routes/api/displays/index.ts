@@ -91,7 +91,11 @@ const displayRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     `${BASE}pairings/`,
-    { schema: { tags, body: NoBody, response: replies({ 201: PairingSchema }, 400, 429) } },
+    {
+      // Its answer carries the poll secret: never kept under an Idempotency-Key.
+      config: { idempotency: false },
+      schema: { tags, body: NoBody, response: replies({ 201: PairingSchema }, 400, 429) },
+    },
     async (request, reply) => {
       await app.limits.hitBudget(request, 'display_pairing', {
         limit: PAIRINGS_PER_IP,
@@ -193,9 +197,8 @@ const displayRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       const row = await request.tenantDb((tx) => repo.update(tx, id, changes));
       if (!row) throw new ApiError(409, 'display_revoked', MESSAGES.revoked);
-      await audit(request, row, 'display_changed', 'Écran d’affichage modifié', {
-        changed: Object.keys(request.body).sort(),
-      });
+      const changed = Object.keys(changes).sort();
+      if (changed.length > 0) await audit(request, row, 'display_changed', 'Écran d’affichage modifié', { changed });
       return presentDisplay(await viewOf(db, row));
     },
   );
