@@ -200,12 +200,11 @@ export function App() {
   }, []);
   return (
     <Switch>
+      {/* Signed in: a person's wall; without a session: a paired screen, or its pairing code (docs/displays.md). */}
       <Route path="/kiosk">
-        <RequireAuth>
-          <LazyScreen>
-            <KioskPage />
-          </LazyScreen>
-        </RequireAuth>
+        <LazyScreen>
+          <KioskPage />
+        </LazyScreen>
       </Route>
       <Route>
         <MainApp />

@@ -1,7 +1,7 @@
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import { mountEachTest } from './support/mount.tsx';
-import { LoginPage } from '../../src/features/auth/login-page.tsx';
+import { LoginPage, returnPath } from '../../src/features/auth/login-page.tsx';
 
 const view = mountEachTest();
 
@@ -9,6 +9,23 @@ function render(url: string) {
   window.history.replaceState(null, '', url);
   view.render(<LoginPage />);
 }
+
+describe('where a sign-in leads', () => {
+  it('goes back to the page the visitor was sent away from, only a path of this site, else the dashboard', () => {
+    expect(returnPath('/displays?code=K7QH-4MZP')).toBe('/displays?code=K7QH-4MZP');
+    expect(returnPath('/vulnerabilities/12')).toBe('/vulnerabilities/12');
+    for (const unsafe of [
+      null,
+      '',
+      'https://evil.example/',
+      '//evil.example/x',
+      '/\\evil.example',
+      'javascript:alert(1)',
+    ])
+      expect(returnPath(unsafe), String(unsafe)).toBe('/dashboard');
+    expect(returnPath('/login?next=/x')).toBe('/dashboard');
+  });
+});
 
 describe('LoginPage', () => {
   it('has labelled username and password fields and a "Se connecter" button', () => {

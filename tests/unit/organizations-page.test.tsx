@@ -74,6 +74,22 @@ describe('the /tenants and /organizations routes', () => {
     await until(() => window.location.pathname === '/login');
   });
 
+  it('names where a signed-out visitor was going, so that signing in leads back there (a wall’s QR code)', async () => {
+    session.value = null;
+    window.history.replaceState(null, '', '/displays?code=K7QH-4MZP');
+    act(() => screen.root.render(<App />));
+    await until(() => window.location.pathname === '/login');
+    expect(new URLSearchParams(window.location.search).get('next')).toBe('/displays?code=K7QH-4MZP');
+  });
+
+  it('lets a paired wall screen or its pairing code show at /kiosk without a session', async () => {
+    session.value = null;
+    window.history.replaceState(null, '', '/kiosk');
+    act(() => screen.root.render(<App />));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(window.location.pathname).toBe('/kiosk');
+  });
+
   it.each(['/tenants', '/organizations'])('%s shows the user’s organisations when signed in', async (path) => {
     signIn('user');
     withProfile(MEMBER_OF_TWO);

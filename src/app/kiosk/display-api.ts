@@ -1,4 +1,6 @@
 import { apiRequest, ApiError, type DeviceCredentials } from '../../lib/api-client.ts';
+// Only `version` is bundled: Vite's JSON imports are tree-shaken by name.
+import { version } from '../../../package.json';
 import type { Display } from '../../lib/display-device.ts';
 
 /** POST /api/displays/pairings/ (docs/displays.md): a code to show, and the secret to poll it with. */
@@ -51,7 +53,11 @@ export async function pollPairing(pairing: Pairing): Promise<PairingPoll> {
 
 /** The screen's own record (its configuration), and a renewed credential when the old one is 30 days old. */
 export async function fetchDisplayMe(device: DeviceCredentials): Promise<DisplayMe> {
-  const data = await apiRequest<Partial<DisplayMe> | null>('/displays/me/', { device });
+  // The version goes with it: « Écrans » lists which screens run an older build.
+  const data = await apiRequest<Partial<DisplayMe> | null>('/displays/me/', {
+    device,
+    headers: { 'X-Vigie-Version': version },
+  });
   if (!data?.display || typeof data.display !== 'object') throw unexpected();
   return data as DisplayMe;
 }

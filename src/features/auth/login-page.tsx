@@ -13,6 +13,16 @@ const FLAG_MESSAGES: [string, string][] = [
   ['auth_failed', 'Aucun profil valide n’a été trouvé pour ce compte.'],
 ];
 
+/**
+ * Where a sign-in leads: the protected page the visitor was sent away from (`next`), only a path of this site
+ * (never `//host` nor a URL: no open redirect), else the dashboard.
+ */
+export function returnPath(next: string | null): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/dashboard';
+  if (next === '/login' || next.startsWith('/login?')) return '/dashboard';
+  return next;
+}
+
 export function LoginPage() {
   const [, navigate] = useLocation();
   const params = new URLSearchParams(useSearch());
@@ -48,7 +58,7 @@ export function LoginPage() {
     setError(null);
     try {
       await login({ username, password, ...(needsOtp && otp ? { otp } : {}) });
-      navigate('/dashboard', { replace: true });
+      navigate(returnPath(params.get('next')), { replace: true });
     } catch (err) {
       setBusy(false);
       if (err instanceof ProfileError) {
