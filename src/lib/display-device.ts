@@ -3,6 +3,17 @@ import { kvDelete, kvGet, kvSet } from './storage.ts';
 /** docs/displays.md: what a paired wall screen shows, set per device from « Écrans ». */
 export const DISPLAY_PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'] as const;
 export type DisplayPanel = (typeof DISPLAY_PANELS)[number];
+
+/** Each panel's French name: the wall's titles and the « Écrans » choices say the same words. */
+export const DISPLAY_PANEL_TITLES: Record<DisplayPanel, string> = {
+  vulnerabilities: 'Vulnérabilités',
+  act: 'À traiter maintenant',
+  kev: 'Exploitées (KEV)',
+  threats: 'Menaces',
+  tasks: 'Tâches de fond',
+  overdue: 'Actions en retard',
+  overview: 'Vue d’ensemble',
+};
 export type DisplayTheme = 'dark' | 'light';
 export type DisplayTextSize = 'normal' | 'large' | 'xlarge';
 

@@ -152,19 +152,19 @@ describe('approving a screen', () => {
       '☑ À traiter maintenant',
       '☑ Exploitées (KEV)',
       '☑ Menaces',
-      '☑ Tâches en cours',
+      '☑ Tâches de fond',
       '☑ Actions en retard',
       '☑ Vue d’ensemble',
     ]);
     act(() => button('Monter : Exploitées (KEV)', f).click());
     act(() => button('Descendre : Menaces', f).click());
     act(() => button('Descendre : Menaces', f).click());
-    for (const name of ['Vulnérabilités', 'Tâches en cours', 'Vue d’ensemble']) act(() => field(f, name).click());
+    for (const name of ['Vulnérabilités', 'Tâches de fond', 'Vue d’ensemble']) act(() => field(f, name).click());
     expect(panelItems(f)).toEqual([
       '☐ Vulnérabilités',
       '☑ Exploitées (KEV)',
       '☑ À traiter maintenant',
-      '☐ Tâches en cours',
+      '☐ Tâches de fond',
       '☑ Actions en retard',
       '☑ Menaces',
       '☐ Vue d’ensemble',
@@ -239,7 +239,7 @@ describe('approving a screen', () => {
     act(() => field(f, 'Acme').click());
     for (const name of ['Vulnérabilités', 'À traiter maintenant', 'Exploitées (KEV)', 'Menaces'])
       act(() => field(f, name).click());
-    for (const name of ['Tâches en cours', 'Actions en retard', 'Vue d’ensemble']) act(() => field(f, name).click());
+    for (const name of ['Tâches de fond', 'Actions en retard', 'Vue d’ensemble']) act(() => field(f, name).click());
     submit(f);
     await settle();
     const said = text(f);

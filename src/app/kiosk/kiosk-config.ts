@@ -1,6 +1,7 @@
 /** The kiosk's URL (signed-in use): /kiosk?panels=vulnerabilities,act,threats&interval=30&theme=light&text=large */
 import {
   DISPLAY_PANELS,
+  DISPLAY_PANEL_TITLES,
   type Display,
   type DisplayPanel,
   type DisplayTextSize,
@@ -12,15 +13,7 @@ export type PanelId = DisplayPanel;
 export type KioskTheme = DisplayTheme;
 export type KioskTextSize = DisplayTextSize;
 
-export const PANEL_TITLES: Record<PanelId, string> = {
-  vulnerabilities: 'Vulnérabilités',
-  act: 'À traiter maintenant',
-  kev: 'Exploitées (KEV)',
-  threats: 'Menaces',
-  tasks: 'Tâches de fond',
-  overdue: 'Actions en retard',
-  overview: 'Vue d’ensemble',
-};
+export const PANEL_TITLES: Record<PanelId, string> = DISPLAY_PANEL_TITLES;
 
 /** What a bare /kiosk shows (signed in): the panels it always had; the others are asked by name. */
 export const DEFAULT_PANELS: readonly PanelId[] = ['vulnerabilities', 'threats', 'tasks', 'overview'];

@@ -1,6 +1,7 @@
 import type { UserProfile } from '../../lib/auth/types.ts';
 import {
   DISPLAY_PANELS,
+  DISPLAY_PANEL_TITLES,
   type DisplayPanel,
   type DisplayTextSize,
   type DisplayTheme,
@@ -13,15 +14,7 @@ export const PANELS = DISPLAY_PANELS;
 export type Panel = DisplayPanel;
 
 /** The panels' French names, as « Écrans » shows them. */
-export const PANEL_LABELS: Record<Panel, string> = {
-  vulnerabilities: 'Vulnérabilités',
-  act: 'À traiter maintenant',
-  kev: 'Exploitées (KEV)',
-  threats: 'Menaces',
-  tasks: 'Tâches en cours',
-  overdue: 'Actions en retard',
-  overview: 'Vue d’ensemble',
-};
+export const PANEL_LABELS: Record<Panel, string> = DISPLAY_PANEL_TITLES;
 
 export const THEME_LABELS: Record<DisplayTheme, string> = { dark: 'Sombre', light: 'Clair' };
 
