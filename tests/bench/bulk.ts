@@ -1,7 +1,8 @@
 /**
  * Bulk work on findings (issue 21): on PostgreSQL at 1,000,000 findings (the bench database of summary-load.ts), one
- * POST /api/vulnerabilities/bulk/ by filter selecting the tenant's open critical findings (some 85,000 to 100,000 of
- * them): assign, move to « confirmée » and set a due date, each in one transaction with a history line and an audit
+ * POST /api/vulnerabilities/bulk/ by filter selecting the tenant's critical findings, open and resolved (about
+ * 100,000 of them, the issue's size): assign, move to « confirmée » (a resolved one reopened, where the lifecycle
+ * allows it, else counted as refused) and set a due date, each in one transaction with a history line and an audit
  * event per finding. Prints the selection's size and each request's time (median of BENCH_BULK_RUNS, 3); asserts
  * nothing. Needs PostgreSQL.
  */
@@ -12,7 +13,7 @@ import { serveVigie, signIn } from './server.ts';
 import { ADMIN_URL, DB, PASSWORD, admin, prepare } from './summary-load.ts';
 
 const RUNS = Number(process.env.BENCH_BULK_RUNS ?? 3);
-const FILTER = { severity: 'critical', is_resolved: 'false' };
+const FILTER = { severity: 'critical' };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
