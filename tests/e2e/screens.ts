@@ -30,7 +30,7 @@ export const NAV_SCREENS = [
 ];
 
 // The screens the accessibility and layout walks visit: every route of src/app/app.tsx without a parameter.
-export const SCREENS = [...NAV_SCREENS, '/blog/new', '/tenants', '/organizations'];
+export const SCREENS = [...NAV_SCREENS, '/blog/new', '/tenants', '/organizations', '/displays'];
 
 /** A project's tabs (`?tab=`). */
 export const PROJECT_TABS = [

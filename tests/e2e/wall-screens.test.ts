@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { consoleErrors, signInThroughForm, useServerAndBrowser } from './harness.ts';
-import { MINUTE, openWall, serverSwitch, type Wall, type WallState } from './wall.ts';
+import { MINUTE, openWall, serverSwitch, type Counts, type Wall, type WallState } from './wall.ts';
 import { signIn } from '../server/helpers.ts';
 
 /**
@@ -26,14 +26,14 @@ async function pairingCode(page: Page): Promise<string> {
 }
 
 /** Approves the wall's code through the API, as the manager, with the act and threats panels. */
-async function pairThroughApi(wall: Wall, name: string): Promise<void> {
+async function pairThroughApi(wall: Wall, name: string, rotationS = 30): Promise<void> {
   const code = await pairingCode(wall.page);
   const manager = await signIn(e2e.t.app, 'manager');
   const res = await e2e.t.app.inject({
     method: 'POST',
     url: '/api/displays/',
     headers: { authorization: `Bearer ${manager.access}` },
-    payload: { code, name, panels: ['act', 'threats'], rotation_s: 30 },
+    payload: { code, name, panels: ['act', 'threats'], rotation_s: rotationS },
   });
   expect(res.statusCode, res.body).toBe(201);
   await expect.poll(() => wall.page.locator('h1.kiosk-title').textContent(), { timeout: 15_000 }).toContain(ACT);
@@ -42,7 +42,7 @@ async function pairThroughApi(wall: Wall, name: string): Promise<void> {
 /** A wall showing data: a panel's title and its figures. */
 function expectShowing(s: WallState, label: string): void {
   expect(s.title, label).toMatch(new RegExp(`^(${ACT}|${THREATS}) — `));
-  expect(s.figures.length, label).toBeGreaterThan(0);
+  expect(s.figures.length, `${label}: ${s.body}`).toBeGreaterThan(0);
   expect(
     s.figures.every((f) => /^\d[\d\s\u202f]*$/.test(f)),
     `${label}: ${s.figures.join(', ')}`,
@@ -50,7 +50,7 @@ function expectShowing(s: WallState, label: string): void {
   expect(s.pairingCode, label).toBeNull();
 }
 
-const ALARM = /^Données du (\d{2}\/\d{2}) à (\d{2}:\d{2}) — serveur injoignable depuis (\d+) min$/;
+const ALARM = /^Données du (\d{2}\/\d{2}) à (\d{2}:\d{2}) — serveur injoignable depuis (?:(\d+) h )?(\d+) min$/;
 
 /**
  * The bar the wall must show `renderedNow - lastGood` after its last good data (the rule of docs/displays.md: amber
@@ -73,7 +73,7 @@ function expectAlarm(s: WallState, lastGood: number | null, stamp: string | null
   const m = ALARM.exec(s.alarm.text);
   expect(m, `${label}: ${s.alarm.text}`).not.toBeNull();
   expect(`${m![1]} ${m![2]}`, label).toBe(stamp);
-  const minutes = Number(m![3]);
+  const minutes = Number(m![3] ?? 0) * 60 + Number(m![4]);
   expect([Math.floor(age / MINUTE), Math.floor((age + 1_000) / MINUTE)], `${label}: ${s.alarm.text}`).toContain(
     minutes,
   );
@@ -192,4 +192,99 @@ describe('wall screens in Chromium', () => {
     expect(s.age).toMatch(/à l’instant|moins d’une minute/);
     await wall.context.close();
   });
+
+  it(
+    'soak: 24 hours of rotation and refresh, two outages and a server restart, never blank, right alarms, heap steady',
+    { timeout: 300_000 },
+    async () => {
+      const wall = await openWall(e2e);
+      const errors = consoleErrors(wall.page);
+      // 45 s a panel: the minute steps find it on one panel, then the other.
+      await pairThroughApi(wall, 'Mur d’endurance', 45);
+      const cdp = await wall.context.newCDPSession(wall.page);
+      const heapMb = async () => {
+        await cdp.send('HeapProfiler.collectGarbage');
+        await cdp.send('HeapProfiler.collectGarbage');
+        return (await cdp.send('Runtime.getHeapUsage')).usedSize / 2 ** 20;
+      };
+      // The client audit trail's stored events (IndexedDB), reported with the figures.
+      const auditStored = () =>
+        wall.page.evaluate(
+          () =>
+            new Promise<number>((resolve) => {
+              const open = indexedDB.open('vigie-audit');
+              open.onsuccess = () => {
+                const count = open.result.transaction('events').objectStore('events').count();
+                count.onsuccess = () => {
+                  resolve(count.result);
+                  open.result.close();
+                };
+              };
+              open.onerror = () => resolve(-1);
+            }),
+        );
+      // Heap, timers and listeners, compared on the same panel (the threats panel's chart holds listeners of its own).
+      const measure = async () => {
+        for (let i = 0; i < 4 && !(await wall.state()).title.startsWith(ACT); i++) await wall.step(15_000);
+        return { heap: await heapMb(), ...(await wall.counts()), audit: await auditStored() };
+      };
+      const HOURS = 24;
+      const down = (minute: number) => (minute > 6 * 60 && minute <= 7 * 60) || (minute > 15 * 60 && minute <= 16 * 60);
+      const RESTART = 11 * 60;
+      const started = Date.now();
+      let up = true;
+      let last = await wall.state();
+      let lastGood: number | null = null;
+      let stamp: string | null = null;
+      const titles = new Set<string>();
+      const levels = { amber: 0, red: 0 };
+      let hour2: ({ heap: number; audit: number } & Counts) | undefined;
+      for (let minute = 1; minute <= HOURS * 60; minute++) {
+        // The server stops for the outages, and once for a restart (down for one refresh, then listening again).
+        const wantUp = !down(minute) && minute !== RESTART;
+        if (up && !wantUp) {
+          await server.stop();
+          up = false;
+          lastGood = last.now;
+          stamp = await stampOf(wall.page, lastGood);
+        } else if (!up && wantUp) {
+          await server.start();
+          up = true;
+          lastGood = null;
+        }
+        const s = await wall.step();
+        const label = `minute ${minute}${up ? '' : ' (server down)'}`;
+        expect(s.finished, `${label}: a refresh`).toBeGreaterThan(last.finished);
+        expectShowing(s, label);
+        expectAlarm(s, lastGood, stamp, label);
+        titles.add(s.title.replace(/ — .*/, ''));
+        if (s.alarm) levels[s.alarm.level as 'amber' | 'red'] += 1;
+        last = s;
+        if (minute === 6 * 60 + 30) await wall.page.screenshot({ path: '/tmp/vigie-wall-soak-outage.png' });
+        if (minute === 2 * 60) hour2 = await measure();
+      }
+      const end = await measure();
+      await wall.page.screenshot({ path: '/tmp/vigie-wall-soak-end.png' });
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.log(
+        `wall soak: ${HOURS} h simulated in ${seconds} s (${last.finished} refreshes), heap after hour 2: ` +
+          `${hour2?.heap.toFixed(1)} MB, after hour ${HOURS}: ${end.heap.toFixed(1)} MB, growth ` +
+          `${(end.heap - (hour2?.heap ?? 0)).toFixed(2)} MB; timers ${hour2?.timers} → ${end.timers}, listeners ` +
+          `${hour2?.listeners} → ${end.listeners}; client audit events stored ${hour2?.audit} → ${end.audit}; amber steps ${levels.amber}, red steps ${levels.red}`,
+      );
+      expect([...titles].sort()).toEqual([THREATS, ACT].sort());
+      expect(levels.amber).toBeGreaterThan(0);
+      expect(levels.red).toBeGreaterThan(0);
+      expect(end.heap - hour2!.heap).toBeLessThan(10);
+      const changed = Object.keys({ ...hour2!.held, ...end.held })
+        .filter((k) => hour2!.held[k] !== end.held[k])
+        .map((k) => `${k} ${hour2!.held[k] ?? 0} → ${end.held[k] ?? 0}`);
+      expect(end.timers, `timers ${hour2!.timerKinds.join(', ')} → ${end.timerKinds.join(', ')}`).toBeLessThanOrEqual(
+        hour2!.timers,
+      );
+      expect(end.listeners, `listeners: ${changed.join('; ')}`).toBeLessThanOrEqual(hour2!.listeners);
+      expect(errors).toEqual([]);
+      await wall.context.close();
+    },
+  );
 });

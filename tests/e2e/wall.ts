@@ -15,13 +15,27 @@ const REFRESH_DELAYS = [60_000, 5_000, 10_000, 20_000, 40_000, 80_000, 120_000];
 
 /**
  * Installed after the page clock (so it wraps the clock's timers): counts the kiosk's refresh cycles — started by
- * `GET /api/displays/me/`, finished when the next refresh is scheduled — and the event listeners held (one-shot and
- * signal-bound ones aside, which go on their own).
+ * `GET /api/displays/me/`, finished when the next refresh is scheduled — and the event listeners held on the page's
+ * objects (one-shot and signal-bound ones aside, which go on their own, and IndexedDB's per-operation objects).
  */
 function wallProbe(delays: number[]): void {
   type Waiter = () => void;
   const w = window as unknown as Record<string, unknown>;
-  const probe = { started: 0, finished: 0, lastDelay: 0, listeners: 0, waiters: [] as Waiter[] };
+  const probe = {
+    started: 0,
+    finished: 0,
+    lastDelay: 0,
+    listeners: 0,
+    /** Listeners held per target kind and event type, for the failure messages. */
+    held: {} as Record<string, number>,
+    fetching: 0,
+    waiters: [] as Waiter[],
+  };
+  const tally = (target: EventTarget, type: string, by: number) => {
+    const kind = `${target.constructor.name}:${type}`;
+    probe.held[kind] = (probe.held[kind] ?? 0) + by;
+    if (probe.held[kind] === 0) delete probe.held[kind];
+  };
   w.__wallProbe = probe;
   const setTimeoutBefore = window.setTimeout.bind(window);
   window.setTimeout = ((fn: TimerHandler, ms?: number, ...args: unknown[]) => {
@@ -36,7 +50,11 @@ function wallProbe(delays: number[]): void {
   window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
     if (url.includes('/api/displays/me/')) probe.started += 1;
-    return fetchBefore(input, init);
+    probe.fetching += 1;
+    return fetchBefore(input, init).finally(() => {
+      probe.fetching -= 1;
+      for (const waiter of probe.waiters.splice(0)) waiter();
+    });
   };
   const held = new WeakMap<EventTarget, Map<string, Set<unknown>>>();
   // The originals, called with each target as `this`.
@@ -48,7 +66,9 @@ function wallProbe(delays: number[]): void {
     `${type}|${typeof options === 'boolean' ? options : !!(options as { capture?: boolean } | undefined)?.capture}`;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
     const o = options as AddEventListenerOptions | undefined;
-    if (listener && !(typeof o === 'object' && (o.once || o.signal))) {
+    // IndexedDB requests and transactions are one operation each, gone with it: not the page's listeners.
+    const perOperation = this instanceof IDBRequest || this instanceof IDBTransaction;
+    if (listener && !perOperation && !(typeof o === 'object' && (o.once || o.signal))) {
       const byType = held.get(this) ?? new Map<string, Set<unknown>>();
       held.set(this, byType);
       const key = keyOf(type, options);
@@ -57,13 +77,17 @@ function wallProbe(delays: number[]): void {
       if (!set.has(listener)) {
         set.add(listener);
         probe.listeners += 1;
+        tally(this, type, 1);
       }
     }
     return addBefore.call(this, type, listener, options);
   };
   EventTarget.prototype.removeEventListener = function (type, listener, options) {
     const set = held.get(this)?.get(keyOf(type, options));
-    if (set?.delete(listener)) probe.listeners -= 1;
+    if (set?.delete(listener)) {
+      probe.listeners -= 1;
+      tally(this, type, -1);
+    }
     return removeBefore.call(this, type, listener, options);
   };
 }
@@ -78,6 +102,8 @@ export interface WallState {
   title: string;
   figures: string[];
   age: string;
+  /** The panel's text, for the failure messages. */
+  body: string;
   alarm: { level: string; text: string; role: string } | null;
   pairingCode: string | null;
   started: number;
@@ -87,12 +113,22 @@ export interface WallState {
   timers: number;
 }
 
+export interface Counts {
+  timers: number;
+  listeners: number;
+  /** The clock's pending timers (kind and delay) and the listeners per target and type, to say what changed. */
+  timerKinds: string[];
+  held: Record<string, number>;
+}
+
 export interface Wall {
   context: BrowserContext;
   page: Page;
   /** Runs the page clock `ms` (at most a refresh interval), then waits until a refresh it started has landed. */
   step(ms?: number): Promise<WallState>;
   state(): Promise<WallState>;
+  /** Timers pending and listeners held once the page is quiet (no refresh nor request in flight). */
+  counts(): Promise<Counts>;
 }
 
 /** A wall screen: its own context (1920×1080, not signed in) with the page clock installed, on /kiosk. */
@@ -133,6 +169,7 @@ export async function openWall(e2e: E2e): Promise<Wall> {
         title: document.querySelector('h1.kiosk-title')?.textContent ?? '',
         figures: [...document.querySelectorAll('[data-panel] [data-figure]')].map((f) => f.textContent ?? ''),
         age: document.querySelector('[data-panel] .kiosk-age')?.textContent ?? '',
+        body: document.querySelector('main')?.textContent?.slice(0, 300) ?? '',
         alarm: alarm
           ? {
               level: alarm.getAttribute('data-alarm') ?? '',
@@ -166,12 +203,60 @@ export async function openWall(e2e: E2e): Promise<Wall> {
       }, ahead);
   };
 
+  const counts = () =>
+    page.evaluate(async () => {
+      type Probe = {
+        started: number;
+        finished: number;
+        fetching: number;
+        listeners: number;
+        held: Record<string, number>;
+        waiters: (() => void)[];
+      };
+      const w = window as unknown as {
+        __wallProbe: Probe;
+        __pwClock: { controller: { _timers: Map<number, { type: string; delay: number }> } };
+      };
+      const probe = w.__wallProbe;
+      const yieldTask = () =>
+        new Promise<void>((resolve) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => resolve();
+          channel.port2.postMessage(null);
+        });
+      for (let quiet = 0; quiet < 5;) {
+        if (probe.started > probe.finished || probe.fetching > 0) {
+          quiet = 0;
+          await new Promise<void>((resolve) => probe.waiters.push(resolve));
+        } else {
+          quiet += 1;
+          await yieldTask();
+        }
+      }
+      const timers = [...w.__pwClock.controller._timers.values()];
+      return {
+        // Frame callbacks are one-shot and run at the next frame: the timers that can pile up are the others.
+        timers: timers.filter((t) => t.type === 'Timeout' || t.type === 'Interval').length,
+        listeners: probe.listeners,
+        timerKinds: timers.map((t) => `${t.type} ${t.delay}`).sort(),
+        held: { ...probe.held },
+      };
+    });
+
   return {
     context,
     page,
     state,
+    counts,
     async step(ms = MINUTE) {
       expect(ms).toBeLessThanOrEqual(MINUTE);
+      // A refresh still in flight (the first one after pairing) would time out inside the step: let it land first.
+      await page.evaluate(async () => {
+        const probe = (
+          window as unknown as { __wallProbe: { started: number; finished: number; waiters: (() => void)[] } }
+        ).__wallProbe;
+        while (probe.started > probe.finished) await new Promise<void>((resolve) => probe.waiters.push(resolve));
+      });
       await syncWorker(offset + ms);
       await context.clock.runFor(ms);
       const s = await state();
