@@ -12,11 +12,10 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   const [path] = useLocation();
   const search = useSearch();
   if (!isAuthenticated.value) {
-    const params = new URLSearchParams();
-    if (sessionExpired.value) params.set('session_expired', 'true');
-    if (path !== '/' && path !== '/dashboard') params.set('next', search ? `${path}?${search}` : path);
-    const query = params.toString();
-    return <Redirect to={query ? `/login?${query}` : '/login'} replace />;
+    // An expired session keeps spec §4's exact address, /login?session_expired=true.
+    if (sessionExpired.value) return <Redirect to="/login?session_expired=true" replace />;
+    const next = path !== '/' && path !== '/dashboard' ? (search ? `${path}?${search}` : path) : null;
+    return <Redirect to={next ? `/login?${new URLSearchParams({ next }).toString()}` : '/login'} replace />;
   }
   return <>{children}</>;
 }
