@@ -389,10 +389,7 @@ export async function apiRequestWithOrigin<T>(
     maintenanceNotice.value = data.detail;
     throw new ApiError(503, data.detail, data);
   }
-  // A wall screen is nobody: its failures would pile up in a buffer no session ever sends (seen over a 24 h soak).
-  if (status >= 500 && !device) {
-    hooks.recordAudit('api_error', { url: normalizeApiPath(path, opts.raw), method, status }, 'error');
-  }
+  if (status >= 500) hooks.recordAudit('api_error', { url: normalizeApiPath(path, opts.raw), method, status }, 'error');
   if (status === 500 || status === 503) throw new ApiError(status, MESSAGES.backendDown, data);
   if (status === 404) throw new ApiError(404, detailOf(data) ?? MESSAGES.notFound, data);
   throw new ApiError(status, detailOf(data) ?? `Erreur de serveur inattendue : ${status}`, data);

@@ -104,15 +104,4 @@ describe('device-mode requests', () => {
     expect(navigated).toEqual([]);
     expect(recordAudit).not.toHaveBeenCalled();
   });
-
-  it('records no client audit event for a wall screen’s failed reads (nobody would ever send them)', async () => {
-    status = 503;
-    await expect(apiRequest('/vulnerabilities/summary/', { device: { token: 'vgd_abc' } })).rejects.toMatchObject({
-      status: 503,
-    });
-    expect(recordAudit).not.toHaveBeenCalled();
-    // A person's failed read still does.
-    await expect(apiRequest('/vulnerabilities/summary/')).rejects.toMatchObject({ status: 503 });
-    expect(recordAudit).toHaveBeenCalledWith('api_error', expect.objectContaining({ status: 503 }), 'error');
-  });
 });
