@@ -70,6 +70,11 @@ export const CRITICALITY_LABELS = Object.fromEntries(
 export const isSeverity = (value: string): value is Severity => (SEVERITIES as readonly string[]).includes(value);
 export const isFindingSeverity = (value: string): value is FindingSeverity =>
   (FINDING_SEVERITIES as readonly string[]).includes(value);
+/** 'Critique', 'Non évaluée' (any case); an unknown value as it is, '—' for none. */
+export function findingSeverityLabel(value: string | null | undefined): string {
+  const v = value?.toLowerCase();
+  return v !== undefined && isFindingSeverity(v) ? FINDING_SEVERITY_LABELS[v] : (value ?? '—');
+}
 export const isSeveritySource = (value: string): value is SeveritySource =>
   (SEVERITY_SOURCES as readonly string[]).includes(value);
 export const isCriticality = (value: string): value is Criticality =>

@@ -1,4 +1,4 @@
-import { FINDING_SEVERITY_LABELS, isFindingSeverity } from '../../contract/severity.ts';
+import { findingSeverityLabel, isFindingSeverity } from '../../contract/severity.ts';
 import './charts/charts.css';
 
 /**
@@ -8,11 +8,7 @@ import './charts/charts.css';
 export function SeverityBadge({ severity }: { severity: string | null | undefined }) {
   const v = severity?.toLowerCase();
   const known = v !== undefined && isFindingSeverity(v);
-  return (
-    <span className={`sev-badge ${known ? `sev-${v}` : ''}`}>
-      {known ? FINDING_SEVERITY_LABELS[v] : (severity ?? '—')}
-    </span>
-  );
+  return <span className={`sev-badge ${known ? `sev-${v}` : ''}`}>{findingSeverityLabel(severity)}</span>;
 }
 
 /** CISA Known Exploited Vulnerabilities. */

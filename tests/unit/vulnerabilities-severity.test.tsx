@@ -8,7 +8,7 @@ import VulnerabilityDashboardPage from '../../src/features/vulnerabilities/dashb
 import VulnerabilityListPage from '../../src/features/vulnerabilities/list-page.tsx';
 import { CvePanel } from '../../src/features/vulnerabilities/cve-panel.tsx';
 import type { Cve } from '../../src/features/vulnerabilities/api/types.ts';
-import { severityLabel } from '../../src/features/vulnerabilities/format.ts';
+import { findingSeverityLabel as severityLabel } from '../../contract/severity.ts';
 import {
   filtersToApi,
   filtersToSearch,

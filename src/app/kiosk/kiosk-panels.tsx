@@ -3,7 +3,7 @@ import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
 import {
-  FINDING_SEVERITY_LABELS,
+  findingSeverityLabel,
   SEVERITY_FULL_LABELS,
   isFindingSeverity,
   isSeverity,
@@ -226,9 +226,7 @@ function FindingRow({ finding }: { finding: Vulnerability }) {
   const severity = isFindingSeverity(finding.severity) ? finding.severity : undefined;
   return (
     <li className="kiosk-finding">
-      <span className={`kiosk-sev ${severity ?? ''}`}>
-        {severity ? FINDING_SEVERITY_LABELS[severity] : finding.severity}
-      </span>
+      <span className={`kiosk-sev ${severity ?? ''}`}>{findingSeverityLabel(finding.severity)}</span>
       <span className="kiosk-finding-id">{finding.cve_id ?? '—'}</span>
       <span className="kiosk-finding-title">
         {finding.title}

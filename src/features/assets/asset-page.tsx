@@ -4,7 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { FINDING_STATE_LABELS, FINDING_STATES, findingStateLabel } from '../../../contract/finding-states.ts';
 import { PROJECT_STATUS_LABELS } from '../../../contract/projects.ts';
 import { SCANNER_LABELS } from '../../../contract/scan-formats.ts';
-import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, isFindingSeverity } from '../../../contract/severity.ts';
+import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, findingSeverityLabel } from '../../../contract/severity.ts';
 import { DataOriginNote, PartOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
@@ -17,8 +17,6 @@ import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, exposureText } from './asset-rul
 import './assets.css';
 
 const label = (labels: Record<string, string>, value: string) => labels[value] ?? value;
-const severityWord = (value: string | null) =>
-  value && isFindingSeverity(value) ? FINDING_SEVERITY_LABELS[value] : (value ?? '—');
 
 /** What a line of the asset's recent history changed, in brackets after the finding's title. */
 function historyWord(e: AssetOverview['history'][number]): string {
@@ -26,7 +24,7 @@ function historyWord(e: AssetOverview['history'][number]): string {
     case 'state':
       return `(${findingStateLabel(e.from_value)} → ${findingStateLabel(e.to_value)})`;
     case 'severity':
-      return `(gravité : ${severityWord(e.from_value)} → ${severityWord(e.to_value)})`;
+      return `(gravité : ${findingSeverityLabel(e.from_value)} → ${findingSeverityLabel(e.to_value)})`;
     case 'comment':
       return '(commentaire)';
     case 'assignee':

@@ -1,5 +1,5 @@
 import {
-  FINDING_SEVERITY_LABELS,
+  findingSeverityLabel,
   isFindingSeverity,
   isSeveritySource,
   SEVERITY_SOURCE_LABELS,
@@ -32,12 +32,6 @@ export function isSeverity(value: unknown): value is FindingSeverity {
   return typeof value === 'string' && isFindingSeverity(value);
 }
 
-/** 'Critique', 'Non évaluée'; an unknown value as it is. */
-export function severityLabel(value: string | null | undefined): string {
-  const v = value?.toLowerCase();
-  return isSeverity(v) ? FINDING_SEVERITY_LABELS[v] : (value ?? '—');
-}
-
 /**
  * Who gave a finding its severity, in the words that follow it: 'source : NVD', 'source : scanner', or for an
  * analyst 'source : analyste, motif : « … » (la source, CISA ADP, indique : Critique)' while their override
@@ -52,7 +46,7 @@ export function severitySourceText(
   if (v.rated_severity) {
     const source =
       v.rated_source && isSeveritySource(v.rated_source) ? `, ${SEVERITY_SOURCE_LABELS[v.rated_source]},` : '';
-    text += ` (la source${source} indique : ${severityLabel(v.rated_severity)})`;
+    text += ` (la source${source} indique : ${findingSeverityLabel(v.rated_severity)})`;
   }
   return text;
 }

@@ -6,7 +6,12 @@ import {
   JUSTIFIED_STATES,
   type FindingState,
 } from '../../../contract/finding-states.ts';
-import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS, type FindingSeverity } from '../../../contract/severity.ts';
+import {
+  FINDING_SEVERITIES,
+  FINDING_SEVERITY_LABELS,
+  findingSeverityLabel,
+  type FindingSeverity,
+} from '../../../contract/severity.ts';
 import { FormCard, SelectField, TextField } from '../../components/form-field.tsx';
 import { optionsOf } from '../../components/select.tsx';
 import { may } from '../../lib/auth/can-write.ts';
@@ -22,7 +27,7 @@ import {
   revertSeverity,
 } from './api/vulnerabilities.ts';
 import type { Assignee, FindingEvent, Vulnerability } from './api/types.ts';
-import { formatDate, formatDateTime, hasSeverityOverride, isSeverity, severityLabel, stateText } from './format.ts';
+import { formatDate, formatDateTime, hasSeverityOverride, isSeverity, stateText } from './format.ts';
 import { canWriteVulnerabilities } from './permissions.ts';
 import { todayIso } from '../../lib/format.ts';
 
@@ -150,7 +155,7 @@ function describe(e: FindingEvent, people: Assignee[]): string {
     case 'comment':
       return 'Commentaire :';
     case 'severity':
-      return `Gravité : ${severityLabel(e.from_value)} → ${severityLabel(e.to_value)}.`;
+      return `Gravité : ${findingSeverityLabel(e.from_value)} → ${findingSeverityLabel(e.to_value)}.`;
   }
 }
 
@@ -183,7 +188,7 @@ function SeverityForm({
       (back) => {
         setReverting(false);
         onDone(back);
-        form.setNotice(`Gravité de la source rétablie : ${severityLabel(back.severity)}.`);
+        form.setNotice(`Gravité de la source rétablie : ${findingSeverityLabel(back.severity)}.`);
       },
       (err: unknown) => {
         setReverting(false);
@@ -226,7 +231,7 @@ function SeverityForm({
           const saved = await overrideSeverity(v.id, { severity, reason: reason.trim() });
           form.set('reason', '');
           onDone(saved);
-          form.setNotice(`Gravité : ${severityLabel(saved.severity)} (source : analyste).`);
+          form.setNotice(`Gravité : ${findingSeverityLabel(saved.severity)} (source : analyste).`);
         },
         { validate: (x) => (x.reason.trim() ? {} : { reason: 'Motif obligatoire pour modifier la gravité.' }) },
       )}
