@@ -13,6 +13,7 @@ import {
   type Severity,
 } from './schema.ts';
 import { DEMO_CVE_IDS } from './seed-cves.ts';
+import { bestCvssOf } from '../domain/cve-records.ts';
 import { ACME_ASSETS, HORIZON_ASSETS, PLACEMENT, type DemoAsset } from './seed-vulnerability-assets.ts';
 
 /** Small deterministic generator (mulberry32): the demo is the same on every machine. */
@@ -283,8 +284,8 @@ async function seedTenant(
       severity,
       // The CVE store's score names its scorer; a store without one (or without the CVE) leaves the scanner's.
       severitySource: c?.cvssSource ?? (scan ? 'scanner' : 'analyst'),
-      cvssScore: c ? (c.cvss4Score ?? c.cvss3Score ?? c.cvss2Score) : CVSS_BY_SEVERITY[severity],
-      cvssVector: c ? (c.cvss4Vector ?? c.cvss3Vector ?? c.cvss2Vector) : null,
+      cvssScore: c ? bestCvssOf(c).score : CVSS_BY_SEVERITY[severity],
+      cvssVector: c ? bestCvssOf(c).vector : null,
       kev: c?.kev ?? fallback !== undefined,
       cweIds: c?.cweIds ?? [],
       port: net?.port ?? null,

@@ -19,6 +19,7 @@ import {
 import { containsPattern } from './tenant-users.ts';
 import { SSVC_DECISIONS, SSVC_TABLE, type SsvcDecision } from '../../../contract/ssvc.ts';
 import { ssvcRank } from '../domain/ssvc.ts';
+import { bestCvssOf } from '../domain/cve-records.ts';
 import type { CvssSource, SeveritySource } from '../../../contract/severity.ts';
 
 export type VulnerabilityRecord = Omit<typeof vulnerabilities.$inferSelect, 'textHash'>;
@@ -466,13 +467,7 @@ export class VulnerabilitiesRepository {
   async cveFacts(tx: TenantDb, cveId: string): Promise<CveFacts | undefined> {
     const [row] = await tx.select().from(cves).where(eq(cves.cveId, cveId)).limit(1);
     if (!row) return undefined;
-    // Score and vector of the version the store's severity came from: v4, else v3.x, else v2.
-    const [cvssScore, cvssVector] =
-      row.cvss4Score !== null
-        ? [row.cvss4Score, row.cvss4Vector]
-        : row.cvss3Score !== null
-          ? [row.cvss3Score, row.cvss3Vector]
-          : [row.cvss2Score, row.cvss2Vector];
+    const { score: cvssScore, vector: cvssVector } = bestCvssOf(row);
     return {
       cveId: row.cveId,
       title: row.title,

@@ -13,6 +13,7 @@ import {
 } from '../db/schema.ts';
 import { severityCounts, type CvssSource } from '../../../contract/severity.ts';
 import { FindingEventsRepository } from '../repositories/finding-events.ts';
+import { bestCvssOf } from '../domain/cve-records.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
 import {
   parseReportFile,
@@ -109,18 +110,10 @@ async function knownCves(tx: TenantDb, ids: string[]): Promise<Map<string, CveFa
       .from(cves)
       .where(inArray(cves.cveId, ids.slice(i, i + BATCH)));
     for (const r of rows) {
-      // Same order as the store's own severity: v4, else v3.x, else v2.
-      const [score, vector] =
-        r.cvss4Score !== null
-          ? [r.cvss4Score, r.cvss4Vector]
-          : r.cvss3Score !== null
-            ? [r.cvss3Score, r.cvss3Vector]
-            : [r.cvss2Score, r.cvss2Vector];
       facts.set(r.cveId, {
         severity: r.severity,
         source: r.cvssSource,
-        score,
-        vector,
+        ...bestCvssOf(r),
         kev: r.kev,
         cweIds: r.cweIds,
       });
