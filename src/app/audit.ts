@@ -1,14 +1,26 @@
-import { apiRequest } from '../lib/api-client.ts';
+import { apiRequest, type DeviceCredentials } from '../lib/api-client.ts';
 import { setAuditLogSink } from '../lib/audit-log.ts';
 import { AuditBuffer, AUDIT_EVENT } from '../features/audit/audit-buffer.ts';
 import { currentTenantId, onAuthChange, onBeforeLogout, session, setAuditSink } from '../lib/auth/session.ts';
+
+/** A paired wall screen's credential while its wall runs (docs/displays.md): its events go to its tenant's trail. */
+let device: (() => DeviceCredentials) | null = null;
+
+/** The wall screen sends its events with its own credential from now on (null: anonymously again). */
+export function auditAsDevice(credentials: (() => DeviceCredentials) | null): void {
+  device = credentials;
+}
 
 /** The one client audit buffer, wired to the session and the API client. */
 export const audit = new AuditBuffer({
   // Configurable for backends that collect client events elsewhere; ours listens on the default.
   ...(import.meta.env.VITE_AUDIT_URL ? { endpoint: import.meta.env.VITE_AUDIT_URL as string } : {}),
   send: (events, { endpoint, token }) =>
-    apiRequest(endpoint, { method: 'POST', body: { events }, ...(token ? { token } : { anonymous: true }) }),
+    apiRequest(endpoint, {
+      method: 'POST',
+      body: { events },
+      ...(token ? { token } : device ? { device: device() } : { anonymous: true }),
+    }),
   getToken: () => session.value?.tokens.access_token,
   getContext: () => {
     const profile = session.value?.profile;

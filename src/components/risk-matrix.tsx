@@ -22,6 +22,23 @@ function hyphenable(word: string | undefined): string {
   return word === undefined ? '' : (SOFT_HYPHENS[word] ?? word);
 }
 
+/** One cell of a heat map as the API counts it (GET /api/dashboard/my-work/, /api/dashboard/risks/). */
+export interface HeatCell {
+  likelihood: number;
+  impact: number;
+  count: number;
+}
+
+/** `matrix[impact - 1][likelihood - 1]`, as RiskMatrix reads it, from the API's cells. */
+export function matrixOfCells(cells: readonly HeatCell[]): number[][] {
+  const matrix = RISK_SCALE.map(() => RISK_SCALE.map(() => 0));
+  for (const c of cells) {
+    const row = matrix[c.impact - 1];
+    if (row && c.likelihood >= 1 && c.likelihood <= RISK_SCALE.length) row[c.likelihood - 1] = c.count;
+  }
+  return matrix;
+}
+
 /**
  * The 4 × 4 risk heat map: rows are gravité (4 at the top), columns vraisemblance; each cell coloured by the level
  * of likelihood × impact and holding the number of risks. `matrix[impact - 1][likelihood - 1]`.

@@ -1,38 +1,7 @@
+import type { Display } from '../../contract/displays.ts';
+
+export type { Display };
 import { kvDelete, kvGet, kvSet } from './storage.ts';
-
-/** docs/displays.md: what a paired wall screen shows, set per device from « Écrans ». */
-export const DISPLAY_PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'] as const;
-export type DisplayPanel = (typeof DISPLAY_PANELS)[number];
-
-/** Each panel's French name: the wall's titles and the « Écrans » choices say the same words. */
-export const DISPLAY_PANEL_TITLES: Record<DisplayPanel, string> = {
-  vulnerabilities: 'Vulnérabilités',
-  act: 'À traiter maintenant',
-  kev: 'Exploitées (KEV)',
-  threats: 'Menaces',
-  tasks: 'Tâches de fond',
-  overdue: 'Actions en retard',
-  overview: 'Vue d’ensemble',
-};
-export type DisplayTheme = 'dark' | 'light';
-export type DisplayTextSize = 'normal' | 'large' | 'xlarge';
-
-/** `Display` (docs/displays.md), as the server sends it. */
-export interface Display {
-  id: string | number;
-  name: string;
-  tenants: { id: string; name: string }[];
-  panels: DisplayPanel[];
-  rotation_s: number;
-  theme: DisplayTheme;
-  text_size: DisplayTextSize;
-  created_at?: string;
-  created_by?: string | null;
-  last_seen_at?: string | null;
-  last_ip?: string | null;
-  version?: string | null;
-  revoked_at?: string | null;
-}
 
 /** The device credential and the last configuration read with it (kept for a start offline). */
 export interface DisplayCredential {

@@ -8,7 +8,7 @@ import type { Database } from '../../server/src/db/client.ts';
 import { FASTIFY_OPTIONS } from '../../server/src/build-app.ts';
 import { SecretBox } from '../../server/src/lib/secret-box.ts';
 import { TokenService } from '../../server/src/lib/tokens.ts';
-import { DISPLAY_READS } from '../../server/src/policies/index.ts';
+import { DISPLAY_AUDIT_EVENTS, DISPLAY_READS } from '../../server/src/policies/index.ts';
 import { freshDatabase, signIn, TEST_SECRET } from './helpers.ts';
 import { jsonOf, type Method } from './support/api.ts';
 import { backend } from './support/app.ts';
@@ -37,6 +37,7 @@ describe(`display credential over the whole route list (${backend})`, () => {
   const screen = screenOf(() => fastify);
   let token: string;
   let displayId: string;
+  let tenantId: string;
 
   beforeAll(async () => {
     const fresh = await freshDatabase();
@@ -67,7 +68,9 @@ describe(`display credential over the whole route list (${backend})`, () => {
       headers: { authorization: `Bearer ${access}` },
       payload: { code: pairing.code, name: 'Mur des routes' },
     });
-    displayId = jsonOf<{ id: string }>(approved, 201).id;
+    const created = jsonOf<{ id: string; tenants: { id: string }[] }>(approved, 201);
+    displayId = created.id;
+    tenantId = created.tenants[0]!.id;
     token = jsonOf<{ token: string }>(await screen.poll(pairing), 200).token;
   });
   afterAll(async () => {
@@ -82,11 +85,12 @@ describe(`display credential over the whole route list (${backend})`, () => {
     for (const read of DISPLAY_READS) expect(gets.has(read), read).toBe(true);
   });
 
-  it('is refused (403) on every route outside the kiosk reads and on every write, before anything else', async () => {
+  it('is refused (403) on every route outside the kiosk reads and on every write but its own audit events', async () => {
     const answered: string[] = [];
     const wrong: string[] = [];
     for (const { method, url } of routes) {
       if (method === 'GET' && DISPLAY_READS.includes(url)) continue;
+      if (method === 'POST' && url === DISPLAY_AUDIT_EVENTS) continue;
       const res = await screen.as(token, method, urlOf(url), WRITES.has(method) ? { payload: {} } : {});
       answered.push(`${method} ${url}`);
       if (res.statusCode !== 403) wrong.push(`${method} ${url} → ${res.statusCode}`);
@@ -102,6 +106,35 @@ describe(`display credential over the whole route list (${backend})`, () => {
     expect(answered).toContain('GET /api/vulnerabilities/export/');
     expect(answered).toContain('POST /api/displays/pairings/');
     expect(answered).toContain('PATCH /api/displays/:id/');
+    expect(answered).toContain('DELETE /api/displays/:id/');
+  });
+
+  it('sends its own client audit events: kept in its tenant’s trail under its id, no person named', async () => {
+    const events = [
+      {
+        event_id: 'wall-evt-1',
+        event_type: 'api_error',
+        severity: 'error',
+        timestamp: new Date().toISOString(),
+        url: 'http://localhost/kiosk',
+        details: { status: 0, path: '/api/threats/summary/', user_id: 1, username: 'admin' },
+      },
+    ];
+    const res = await screen.as(token, 'POST', DISPLAY_AUDIT_EVENTS, { payload: { events } });
+    expect(jsonOf(res, 202)).toEqual({ accepted: 1, duplicates: 0 });
+    const [line] = await auditEventsOf(database.db, { eventType: 'api_error' }, { newestFirst: true, limit: 1 });
+    expect(line?.tenantId).toBe(tenantId);
+    expect(line?.userId).toBeNull();
+    expect(line?.username).toBeNull();
+    expect(line?.source).toBe('frontend');
+    expect(line?.details).toMatchObject({ display_id: displayId });
+    expect((line?.details as { unauthenticated?: boolean }).unauthenticated).toBeUndefined();
+    // Its own budget: 300 events a minute, then 429.
+    const many = Array.from({ length: 50 }, (_, i) => ({ ...events[0]!, event_id: `wall-burst-${i}` }));
+    const codes: number[] = [];
+    for (let i = 0; i < 7; i++)
+      codes.push((await screen.as(token, 'POST', DISPLAY_AUDIT_EVENTS, { payload: { events: many } })).statusCode);
+    expect(codes).toEqual([202, 202, 202, 202, 202, 429, 429]);
   });
 
   it('is refused on a path no route serves too', async () => {

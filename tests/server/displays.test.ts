@@ -520,6 +520,39 @@ describe(`display devices: pairing, credential, management (${backend})`, () => 
       expect(line?.details).toMatchObject({ action: 'display_revoked', display_id: display.id });
     });
 
+    it('takes a revoked display off the list (204), refuses an active one (409) and a reader (403)', async () => {
+      const { token, display } = await paired();
+      const remove = (username: string) => api.call(username, 'DELETE', `/api/displays/${display.id}/`);
+      expect(jsonOf<Answer>(await remove('chef-acme'), 409)).toEqual({
+        detail: 'Écran encore actif : révoquez-le avant de le retirer de la liste.',
+        code: 'display_active',
+      });
+      expect((await screen.as(token, 'GET', '/api/displays/me/')).statusCode).toBe(200);
+      jsonOf(await api.call('chef-acme', 'POST', `/api/displays/${display.id}/revoke/`), 200);
+      expect((await remove('lecteur-acme')).statusCode).toBe(403);
+      expect(
+        (await api.call('chef-horizon', 'DELETE', `/api/displays/${display.id}/`, { tenant: 'Banque Horizon' }))
+          .statusCode,
+      ).toBe(404);
+
+      expect((await remove('chef-acme')).statusCode).toBe(204);
+      const list = jsonOf<{ id: string }[]>(await api.call('chef-acme', 'GET', '/api/displays/'), 200);
+      expect(list.map((d) => d.id)).not.toContain(display.id);
+      expect(await t.database.db.select().from(displays).where(eq(displays.id, display.id))).toEqual([]);
+      expect(
+        await t.database.db.select().from(displayPairings).where(eq(displayPairings.displayId, display.id)),
+      ).toEqual([]);
+      expect(jsonOf<Answer>(await remove('chef-acme'), 404)).toEqual(NOT_FOUND);
+      expect(jsonOf<Answer>(await screen.as(token, 'GET', '/api/displays/me/'), 401)).toEqual(DISPLAY_UNKNOWN);
+      const [line] = await auditEventsOf(
+        t.database.db,
+        { eventType: 'configuration_change', description: 'Écran d’affichage retiré de la liste : Mur SOC' },
+        { newestFirst: true, limit: 1 },
+      );
+      expect(line?.username).toBe('chef-acme');
+      expect(line?.details).toMatchObject({ action: 'display_removed', display_id: display.id });
+    });
+
     it('keeps each tenant’s displays its own: another tenant’s list, change and revocation see nothing', async () => {
       const { token, display } = await paired();
       const list = jsonOf<{ id: string }[]>(

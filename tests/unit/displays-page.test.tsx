@@ -80,6 +80,16 @@ function serve(
       const tenants = b.tenants ? [ACME, GLOBEX, INITECH].filter((t) => b.tenants!.includes(t.id)) : current.tenants;
       return json({ ...current, ...b, tenants });
     }
+    if (method === 'DELETE' && patch) {
+      const current = list.find((d) => d.id === patch[1]);
+      if (!current) return json({ detail: 'Ressource introuvable.' }, 404);
+      if (!current.revoked_at)
+        return json(
+          { detail: 'Écran encore actif : révoquez-le avant de le retirer de la liste.', code: 'display_active' },
+          409,
+        );
+      return new Response(null, { status: 204 });
+    }
     const revoke = /^\/api\/displays\/([^/]+)\/revoke\/$/.exec(url.pathname);
     if (method === 'POST' && revoke)
       return json({ ...list.find((d) => d.id === revoke[1])!, revoked_at: new Date().toISOString() });
@@ -154,12 +164,15 @@ describe('approving a screen', () => {
       '☑ Menaces',
       '☑ Tâches de fond',
       '☑ Actions en retard',
+      '☑ Carte des risques',
+      '☑ Dernières alertes',
       '☑ Vue d’ensemble',
     ]);
     act(() => button('Monter : Exploitées (KEV)', f).click());
     act(() => button('Descendre : Menaces', f).click());
     act(() => button('Descendre : Menaces', f).click());
-    for (const name of ['Vulnérabilités', 'Tâches de fond', 'Vue d’ensemble']) act(() => field(f, name).click());
+    for (const name of ['Vulnérabilités', 'Tâches de fond', 'Carte des risques', 'Dernières alertes', 'Vue d’ensemble'])
+      act(() => field(f, name).click());
     expect(panelItems(f)).toEqual([
       '☐ Vulnérabilités',
       '☑ Exploitées (KEV)',
@@ -167,6 +180,8 @@ describe('approving a screen', () => {
       '☐ Tâches de fond',
       '☑ Actions en retard',
       '☑ Menaces',
+      '☐ Carte des risques',
+      '☐ Dernières alertes',
       '☐ Vue d’ensemble',
     ]);
     expect(button('Monter : Vulnérabilités', f).disabled).toBe(true);
@@ -214,7 +229,7 @@ describe('approving a screen', () => {
       code: 'K7QH-4MZP',
       name: 'Accueil',
       tenants: ['t1'],
-      panels: ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'],
+      panels: ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'risks', 'events', 'overview'],
       rotation_s: 30,
       theme: 'dark',
       text_size: 'normal',
@@ -239,7 +254,14 @@ describe('approving a screen', () => {
     act(() => field(f, 'Acme').click());
     for (const name of ['Vulnérabilités', 'À traiter maintenant', 'Exploitées (KEV)', 'Menaces'])
       act(() => field(f, name).click());
-    for (const name of ['Tâches de fond', 'Actions en retard', 'Vue d’ensemble']) act(() => field(f, name).click());
+    for (const name of [
+      'Tâches de fond',
+      'Actions en retard',
+      'Carte des risques',
+      'Dernières alertes',
+      'Vue d’ensemble',
+    ])
+      act(() => field(f, name).click());
     submit(f);
     await settle();
     const said = text(f);
@@ -327,7 +349,7 @@ describe('the list of screens', () => {
       `Hall SOC | Acme | À traiter maintenant, Exploitées (KEV) | il y a 3 min | 10.0.0.12 | 0.1.0 | Actif | ModifierRévoquer`,
       `Salle de crise | Acme, Globex | Vue d’ensemble | 20 nov. 2026 à ${new Intl.DateTimeFormat('fr-FR', { hour: '2-digit', minute: '2-digit' }).format(new Date('2026-11-20T09:30:00Z'))} | 2001:db8::7 | 0.2.0 | Actif | ModifierRévoquer`,
       'Neuf | Acme | À traiter maintenant, Exploitées (KEV) | Jamais | — | — | Actif | ModifierRévoquer',
-      expect.stringMatching(/^Ancien \| Acme \| .* \| Révoqué le 21 nov\. 2026 \| $/),
+      expect.stringMatching(/^Ancien \| Acme \| .* \| Révoqué le 21 nov\. 2026 \| Retirer$/),
     ]);
     expect(listReads()).toHaveLength(1);
   });
@@ -396,9 +418,44 @@ describe('the list of screens', () => {
     await settle();
     expect(writes().map((c) => [c.method, c.url.pathname])).toEqual([['POST', '/api/displays/d1/revoke/']]);
     expect($('[role="alertdialog"]')).toBeNull();
-    expect(tableRows($('table'))[1]).toMatch(/\| Révoqué le .* \| $/);
+    expect(tableRows($('table'))[1]).toMatch(/\| Révoqué le .* \| Retirer$/);
     expect(screen.container.querySelector('button[aria-label="Révoquer : Hall SOC"]')).toBeNull();
     expect(pageText()).toContain('Écran « Hall SOC » révoqué');
+  });
+});
+
+describe('taking a revoked screen off the list', () => {
+  it('offers « Retirer » on revoked rows only, and the row goes once the server agreed', async () => {
+    signInAs('manager');
+    serve([
+      display(),
+      display({
+        id: 'd2',
+        name: 'Ancien mur',
+        revoked_at: minutesAgo(60 * 24 * 3),
+        last_seen_at: minutesAgo(60 * 24 * 4),
+      }),
+    ]);
+    await open();
+    expect(screen.container.querySelector('button[aria-label="Retirer : Hall SOC"]')).toBeNull();
+    act(() => button('Retirer : Ancien mur').click());
+    await settle();
+    expect(writes().map((c) => [c.method, c.url.pathname])).toEqual([['DELETE', '/api/displays/d2/']]);
+    expect(tableRows($('table')).some((r) => r.startsWith('Ancien mur'))).toBe(false);
+    expect(tableRows($('table')).some((r) => r.startsWith('Hall SOC'))).toBe(true);
+    expect(pageText()).toContain('Écran « Ancien mur » retiré de la liste.');
+  });
+
+  it('keeps the row and says why when the server refuses', async () => {
+    signInAs('manager');
+    serve([display({ id: 'd2', name: 'Ancien mur', revoked_at: minutesAgo(10) })], {
+      'DELETE /api/displays/d2/': () => json({ detail: 'Ressource introuvable.' }, 404),
+    });
+    await open();
+    act(() => button('Retirer : Ancien mur').click());
+    await settle();
+    expect(tableRows($('table')).some((r) => r.startsWith('Ancien mur'))).toBe(true);
+    expect(text($('.displays-list [role="alert"]'))).toBe('Ressource introuvable.');
   });
 });
 

@@ -6,6 +6,7 @@ import { kvDelete, kvGet, kvSet } from '../../src/lib/storage.ts';
 import { DISPLAY_CREDENTIAL_KEY, type Display, type DisplayCredential } from '../../src/lib/display-device.ts';
 import KioskPage from '../../src/app/kiosk/kiosk-page.tsx';
 import { formatPairingCode } from '../../src/app/kiosk/display-api.ts';
+import { audit } from '../../src/app/audit.ts';
 import { mountEachTest } from './support/mount.tsx';
 
 /** One API call as the kiosk sent it. */
@@ -83,6 +84,35 @@ const SLA = {
   generated_at: '2025-06-02T08:00:00Z',
 };
 
+const RISKS = {
+  open: 5,
+  projects: 2,
+  initial: [
+    { likelihood: 4, impact: 4, count: 3 },
+    { likelihood: 2, impact: 3, count: 2 },
+  ],
+  residual: [{ likelihood: 1, impact: 2, count: 5 }],
+};
+
+const EVENTS = [
+  {
+    id: 9,
+    kind: 'message',
+    level: 'warning',
+    title: 'Exercice de crise à 15 h',
+    link: null,
+    created_at: '2025-06-02T07:50:00Z',
+  },
+  {
+    id: 4,
+    kind: 'kev_match',
+    level: 'critical',
+    title: 'CVE-2024-3400 activement exploitée (catalogue KEV)',
+    link: '/vulnerabilities/list?text=CVE-2024-3400',
+    created_at: '2025-06-01T08:05:00Z',
+  },
+];
+
 /** The panels' reads, as the server answers a display (tenant-independent here). */
 function panelAnswer(url: URL): Response {
   switch (url.pathname) {
@@ -96,6 +126,10 @@ function panelAnswer(url: URL): Response {
       return json({ vulnerabilities: { open: 248 } });
     case '/api/vulnerabilities/sla-report/':
       return json(SLA);
+    case '/api/dashboard/risks/':
+      return json({ risks: RISKS, generated_at: '2025-06-02T08:00:00Z' });
+    case '/api/dashboard/events/':
+      return json({ results: EVENTS, generated_at: '2025-06-02T08:00:00Z' });
     case '/api/vulnerabilities/vulnerabilities/':
       return json({
         count: url.searchParams.get('ssvc') === 'act' ? 4 : 9,
@@ -279,6 +313,30 @@ describe('pairing an unpaired screen', () => {
     expect(text('.kiosk-pairing-code')).toBe('K7QH-4MZP');
   });
 
+  it('polls nothing while hidden; visible again, it polls at once, or asks a new code if this one expired', async () => {
+    await render();
+    await advance(3_000);
+    expect(polls()).toHaveLength(1);
+    setHidden(true);
+    await advance(3 * 60_000);
+    expect(polls()).toHaveLength(1);
+    setHidden(false);
+    await settle();
+    expect(polls()).toHaveLength(2);
+    await advance(3_000);
+    expect(polls()).toHaveLength(3);
+    // Hidden past the code's 10 minutes: back in view, a new code rather than a poll of the dead one.
+    setHidden(true);
+    await advance(11 * 60_000);
+    expect(polls()).toHaveLength(3);
+    expect(pairingPosts()).toHaveLength(1);
+    setHidden(false);
+    await settle();
+    expect(polls()).toHaveLength(3);
+    expect(pairingPosts()).toHaveLength(2);
+    expect(text('.kiosk-pairing-code')).toBe('AB12-CD34');
+  });
+
   it('once approved, stores the credential and starts the wall with it', async () => {
     await render();
     pollStatus = () => json({ status: 'approved', token: TOKEN, display: display() });
@@ -348,6 +406,33 @@ describe('a paired screen', () => {
       page_size: '10',
     });
     expect(text('[data-panel="act"] [data-figure]')).toBe('4');
+  });
+
+  it('shows the risk heat map and the team’s last events, read with its credential', async () => {
+    const wall = display({ panels: ['risks', 'events'] });
+    me = () => json({ display: wall });
+    await paired(wall);
+    const read = (path: string) => panelCalls().find((c) => c.url.pathname === path);
+    expect(read('/api/dashboard/risks/')?.headers.authorization).toBe(`Display ${TOKEN}`);
+    expect(read('/api/dashboard/events/')?.headers.authorization).toBe(`Display ${TOKEN}`);
+    expect(title()).toBe('Carte des risques — Alpha');
+    const cell = (caption: string, likelihood: number, impact: number) =>
+      [...view.container.querySelectorAll('.rm-matrix')]
+        .find((t) => t.querySelector('caption')?.textContent === caption)
+        ?.querySelector(`td[data-likelihood="${likelihood}"][data-impact="${impact}"] .rm-count`)?.textContent;
+    expect(cell('Risque initial', 4, 4)).toBe('3');
+    expect(cell('Risque initial', 2, 3)).toBe('2');
+    expect(cell('Risque initial', 1, 1)).toBe('0');
+    expect(cell('Risque résiduel (après traitement)', 1, 2)).toBe('5');
+    expect(text('.kiosk-figures')).toContain('Risques ouverts');
+
+    await advance(30_000);
+    expect(title()).toBe('Dernières alertes — Alpha');
+    const rows = [...view.container.querySelectorAll('.kiosk-event')].map((li) => li.textContent?.replace(/\s+/g, ' '));
+    expect(rows).toEqual([
+      'AvertissementMessageExercice de crise à 15 hil y a 15 min',
+      'CritiqueKEVCVE-2024-3400 activement exploitée (catalogue KEV)01/06 08:05',
+    ]);
   });
 
   it('applies a change made in « Écrans » at the next refresh', async () => {
@@ -431,6 +516,31 @@ describe('a paired screen', () => {
     expect(title()).toBe('Appairer cet écran');
     expect(text('.kiosk-pairing-code')).toBe('K7QH-4MZP');
     expect(await kvGet(DISPLAY_CREDENTIAL_KEY)).toBeUndefined();
+  });
+
+  it('sends its client audit events with its own credential while its wall runs, anonymously once revoked', async () => {
+    await paired();
+    const sent = () => calls.filter((c) => c.method === 'POST' && c.url.pathname === '/api/audit/events/');
+    handler = (call) =>
+      call.url.pathname === '/api/audit/events/' ? json({ accepted: 1, duplicates: 0 }, 202) : server(call);
+    await act(async () => {
+      await audit.log('api_error', { status: 0, path: '/api/threats/summary/' }, 'error');
+      await audit.flush();
+    });
+    expect(sent()).toHaveLength(1);
+    expect(sent()[0]!.headers.authorization).toBe(`Display ${TOKEN}`);
+    expect(sent()[0]!.headers['x-tenant-id']).toBe('t1');
+
+    me = () => json({ detail: 'Écran révoqué ou inconnu : appairez-le à nouveau.', code: 'display_unknown' }, 401);
+    await advance(60_000);
+    expect(text('.kiosk-title')).toBe('Appairer cet écran');
+    await act(async () => {
+      await audit.log('api_error', { status: 0 }, 'error');
+      await audit.flush();
+    });
+    expect(sent()).toHaveLength(2);
+    expect(sent()[1]!.headers.authorization).toBeUndefined();
+    await audit.clear();
   });
 
   it('forgets it too on a 401 from a panel', async () => {

@@ -39,6 +39,9 @@ function answer(url: URL, method: string): Response {
     return json({ threats_count: 0, by_severity: [], by_status: [], recent_threats: [] });
   if (url.pathname.startsWith('/api/celery/tasks/')) return json({ recent_tasks: [] });
   if (url.pathname === '/api/dashboard/summary/') return json({ vulnerabilities: { open: 1 } });
+  if (url.pathname === '/api/dashboard/risks/')
+    return json({ risks: { open: 1, projects: 1, initial: [{ likelihood: 2, impact: 2, count: 1 }], residual: [] } });
+  if (url.pathname === '/api/dashboard/events/') return json({ results: [] });
   return json({ total_vulnerabilities: 1, severity_distribution: {}, vulnerability_trends: [] });
 }
 
@@ -103,10 +106,16 @@ beforeEach(async () => {
     id: 3,
     name: 'Mur',
     tenants: [{ id: 't1', name: 'Alpha' }],
-    panels: ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'],
+    panels: ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'risks', 'events', 'overview'],
     rotation_s: 10,
     theme: 'dark',
     text_size: 'normal',
+    created_at: '2025-06-01T08:00:00Z',
+    created_by: 'ana',
+    last_seen_at: null,
+    last_ip: null,
+    version: null,
+    revoked_at: null,
   };
   await kvDelete(DISPLAY_CREDENTIAL_KEY);
   setClientEnvironment({

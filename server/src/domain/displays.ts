@@ -1,19 +1,17 @@
 // The vocabulary of paired wall screens (issue 22, docs/displays.md): what a display may show and how.
 
-/** The kiosk's panels, in the order a new display shows them. */
-export const DISPLAY_PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'] as const;
-export type DisplayPanel = (typeof DISPLAY_PANELS)[number];
-
-export const DISPLAY_THEMES = ['dark', 'light'] as const;
-export type DisplayTheme = (typeof DISPLAY_THEMES)[number];
-
-export const DISPLAY_TEXT_SIZES = ['normal', 'large', 'xlarge'] as const;
-export type DisplayTextSize = (typeof DISPLAY_TEXT_SIZES)[number];
-
-/** Seconds each panel stays on screen. */
-export const DEFAULT_ROTATION_S = 30;
-export const MIN_ROTATION_S = 5;
-export const MAX_ROTATION_S = 3600;
+export {
+  DEFAULT_ROTATION_S,
+  DISPLAY_PANELS,
+  DISPLAY_TEXT_SIZES,
+  DISPLAY_THEMES,
+  MAX_DISPLAY_NAME,
+  MAX_ROTATION_S,
+  MIN_ROTATION_S,
+  type DisplayPanel,
+  type DisplayTextSize,
+  type DisplayTheme,
+} from '../../../contract/displays.ts';
 
 /** A pairing code is shown for this long, then the screen asks a new one. */
 export const PAIRING_TTL_MS = 10 * 60_000;
@@ -29,4 +27,3 @@ export const PAIRING_LIMIT_WINDOW_MS = 10 * 60_000;
 
 /** The most tenants one display may show. */
 export const MAX_DISPLAY_TENANTS = 20;
-export const MAX_DISPLAY_NAME = 100;

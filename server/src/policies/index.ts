@@ -264,13 +264,22 @@ export const DISPLAY_READS: readonly string[] = [
   '/api/celery/tasks/',
   '/api/vulnerabilities/vulnerabilities/',
   '/api/vulnerabilities/sla-report/',
+  '/api/dashboard/risks/',
+  '/api/dashboard/events/',
 ];
 
 /**
- * A display is never a person: it may read the routes of DISPLAY_READS (by the route's registered path), nothing
- * else, and never write. The findings list in pages of DISPLAY_PAGE_SIZE_MAX at most.
+ * The one thing a display sends: its own client audit events (its failed reads, spec §8), kept in its tenant's trail
+ * under its name. Nothing it sends there changes any data.
+ */
+export const DISPLAY_AUDIT_EVENTS = '/api/audit/events/';
+
+/**
+ * A display is never a person: it may read the routes of DISPLAY_READS (by the route's registered path), send its
+ * own audit events, nothing else. The findings list in pages of DISPLAY_PAGE_SIZE_MAX at most.
  */
 export function displayMayCall(method: string, route: string | undefined, query: unknown): boolean {
+  if (method === 'POST' && route === DISPLAY_AUDIT_EVENTS) return true;
   if (method !== 'GET' || route === undefined || !DISPLAY_READS.includes(route)) return false;
   if (route !== '/api/vulnerabilities/vulnerabilities/') return true;
   const size = (query as { page_size?: unknown } | undefined)?.page_size;

@@ -2,6 +2,11 @@ import { FINDING_SEVERITIES } from '../../../contract/severity.ts';
 import { Choice, Nullable, Type, type Static } from '../schemas/common.ts';
 import { isOverdue } from '../domain/risk-scoring.ts';
 import type { WorkOverviewRepository } from '../repositories/project-work.ts';
+import { WALL_EVENT_KINDS, type WallEvent } from '../repositories/notifications.ts';
+import { NOTIFICATION_LEVELS } from '../../../contract/levels.ts';
+
+/** A wall event's kind: the product's events, and `message` for a manager's message to everyone. */
+const WALL_EVENT_KINDS_OUT = [...WALL_EVENT_KINDS, 'message'] as const;
 import { AssetRefSchema, SeverityCountsSchema } from './vulnerability.ts';
 
 // The dashboards' figures are shaped by repositories/dashboard.ts; these are their wire schemas.
@@ -99,9 +104,61 @@ export const HomeWorkSchema = Type.Object(
 );
 export type HomeWork = Static<typeof HomeWorkSchema>;
 
+const RisksSchema = HomeWorkSchema.properties.risks;
+
+/** A wall's risk heat map (GET /api/dashboard/risks/): a person's readable projects, a paired screen's tenant. */
+export const RiskMapSchema = Type.Object({ risks: RisksSchema, generated_at: DateTime }, { title: 'RiskMap' });
+
+/** A wall's last events (GET /api/dashboard/events/). */
+export const WallEventsSchema = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        kind: Choice(WALL_EVENT_KINDS_OUT),
+        level: Choice(NOTIFICATION_LEVELS),
+        title: Type.String(),
+        link: Nullable(Type.String()),
+        created_at: DateTime,
+      }),
+    ),
+    generated_at: DateTime,
+  },
+  { title: 'WallEvents' },
+);
+
+type HeatMap = Awaited<ReturnType<WorkOverviewRepository['riskHeatMap']>>;
+
+function presentRisks(risks: HeatMap): HomeWork['risks'] {
+  return {
+    open: risks.initial.reduce((n, c) => n + c.count, 0),
+    projects: risks.projects,
+    initial: risks.initial,
+    residual: risks.residual,
+  };
+}
+
+export function presentRiskMap(risks: HeatMap): Static<typeof RiskMapSchema> {
+  return { risks: presentRisks(risks), generated_at: new Date().toISOString() };
+}
+
+export function presentWallEvents(events: readonly WallEvent[]): Static<typeof WallEventsSchema> {
+  return {
+    results: events.map((e) => ({
+      id: e.id,
+      kind: e.kind === 'manual' ? 'message' : e.kind,
+      level: e.level,
+      title: e.title,
+      link: e.link,
+      created_at: e.createdAt.toISOString(),
+    })),
+    generated_at: new Date().toISOString(),
+  };
+}
+
 export function presentHomeWork(
   work: Awaited<ReturnType<WorkOverviewRepository['openWorkOf']>>,
-  risks: Awaited<ReturnType<WorkOverviewRepository['riskHeatMap']>>,
+  risks: HeatMap,
   today: string,
 ): HomeWork {
   return {
@@ -120,12 +177,7 @@ export function presentHomeWork(
         overdue: isOverdue(w.dueDate, w.progress, today),
       })),
     },
-    risks: {
-      open: risks.initial.reduce((n, c) => n + c.count, 0),
-      projects: risks.projects,
-      initial: risks.initial,
-      residual: risks.residual,
-    },
+    risks: presentRisks(risks),
     generated_at: new Date().toISOString(),
   };
 }

@@ -70,6 +70,15 @@ export class DisplaysRepository {
     return row;
   }
 
+  /** Off the list: only a revoked display (the route says why not otherwise). */
+  async removeRevoked(tx: TenantDb, id: string): Promise<DisplayRow | undefined> {
+    const [row] = await tx
+      .delete(displays)
+      .where(and(eq(displays.tenantId, current), eq(displays.id, id), isNotNull(displays.revokedAt)))
+      .returning();
+    return row;
+  }
+
   /** Revoked at once: its credentials forgotten. A display revoked before keeps its date. */
   async revoke(tx: TenantDb, id: string, now: Date): Promise<DisplayRow | undefined> {
     const [row] = await tx

@@ -29,6 +29,26 @@ import {
 
 export type NotificationRow = typeof notifications.$inferSelect;
 
+/** What a wall shows of the tenant's notifications: events of the whole team, not anybody's own notices. */
+export const WALL_EVENT_KINDS = [
+  'critical_vulnerability',
+  'kev_match',
+  'task_failed',
+] as const satisfies readonly NotificationKind[];
+/** A manager's message to everyone: one event, so one dedupe key shared by all its rows. */
+export const BROADCAST_KEY_PREFIX = 'broadcast:';
+/** How far back a wall's events go. */
+export const WALL_EVENTS_DAYS = 30;
+
+export interface WallEvent {
+  id: number;
+  kind: (typeof WALL_EVENT_KINDS)[number] | 'manual';
+  level: NotificationLevel;
+  title: string;
+  link: string | null;
+  createdAt: Date;
+}
+
 /** A notification with the name of its tenant, as the presenter needs it. */
 export interface NotificationView extends NotificationRow {
   tenantName: string;
@@ -179,6 +199,45 @@ export class NotificationsRepository {
   }
 
   /** The current tenant's name (row-level security shows only this tenant). */
+  /**
+   * The tenant's last events for a wall (GET /api/dashboard/events/): the kinds that concern the whole team
+   * (WALL_EVENT_KINDS) and managers' messages to everyone, each event once however many people received it (their
+   * rows share the dedupe key), newest first, from the last WALL_EVENTS_DAYS days. Nobody's personal notices.
+   */
+  async wallEvents(tx: TenantDb, limit: number): Promise<WallEvent[]> {
+    const rows = rowsOf<{
+      id: number;
+      kind: WallEvent['kind'];
+      level: NotificationLevel;
+      title: string;
+      link: string | null;
+      created_at: string | Date;
+    }>(
+      await tx.execute(sql`
+        select id, kind, level, title, link, created_at from (
+          select distinct on (${notifications.dedupeKey}) ${notifications.id} as id, ${notifications.kind} as kind,
+                 ${notifications.level} as level, ${notifications.title} as title, ${notifications.link} as link,
+                 ${notifications.createdAt} as created_at
+            from ${notifications}
+           where ${inTenant}
+             and ${notifications.createdAt} > now() - make_interval(days => ${WALL_EVENTS_DAYS})
+             and (${inArray(notifications.kind, [...WALL_EVENT_KINDS])}
+                  or (${notifications.kind} = 'manual' and ${notifications.dedupeKey} like ${`${BROADCAST_KEY_PREFIX}%`}))
+           order by ${notifications.dedupeKey}, ${notifications.createdAt}, ${notifications.id}
+        ) events
+        order by created_at desc, id desc
+        limit ${limit}`),
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      kind: r.kind,
+      level: r.level,
+      title: r.title,
+      link: r.link,
+      createdAt: new Date(r.created_at),
+    }));
+  }
+
   async tenantName(tx: TenantDb): Promise<string> {
     const [row] = await tx.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, current));
     return row?.name ?? '';

@@ -47,8 +47,13 @@ export class ProjectAccessRepository {
   }
 
   /** A condition on projects: every project of the tenant, or only those the caller owns or is on the team of. */
+  /** Every project of the current tenant (a paired wall screen's view). */
+  everyProject(): SQL {
+    return eq(projects.tenantId, sql`app_current_tenant()`);
+  }
+
   readable(actor: Actor): SQL {
-    const inTenant = eq(projects.tenantId, sql`app_current_tenant()`);
+    const inTenant = this.everyProject();
     if (seesEveryProject(actor)) return inTenant;
     return and(
       inTenant,

@@ -30,6 +30,7 @@ export const MESSAGES = {
   textSize: `Taille du texte invalide : ${DISPLAY_TEXT_SIZES.join(', ')}.`,
   pairingsLimited: 'Trop de demandes d’appairage : réessayez dans quelques minutes.',
   revoked: 'Écran révoqué : il ne peut plus être modifié ; appairez-le à nouveau.',
+  active: 'Écran encore actif : révoquez-le avant de le retirer de la liste.',
 } as const;
 
 export const DisplayParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Identifiant' }) });

@@ -25,6 +25,8 @@ export interface EventSender {
   ip: string;
   userAgent: { browser: string; os: string };
   authenticated: boolean;
+  /** A paired wall screen (docs/displays.md): its events are its tenant's, under its id. */
+  displayId?: string;
 }
 
 // Own keys only: a client's `constructor` must not find Object's.
@@ -60,6 +62,7 @@ function rowsOf(events: readonly ClientEvent[], sender: EventSender) {
         url: text(e.url, 2000),
         client: JSON.stringify(details).length > 8192 ? { truncated: true } : details,
         ...(sender.authenticated ? {} : { unauthenticated: true }),
+        ...(sender.displayId !== undefined ? { display_id: sender.displayId } : {}),
       },
     } satisfies typeof auditEvents.$inferInsert;
   });

@@ -2,9 +2,10 @@
  * A user's notifications across their tenants (docs/api-notifications.md): each tenant is read in its own
  * transaction (row-level security), one after the other (a user belongs to few tenants), and the answers merged.
  */
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { withTenant, type TenantDb, type TenantId } from '../db/tenant-scope.ts';
-import { NotificationsRepository, type NotificationView } from '../repositories/notifications.ts';
+import { BROADCAST_KEY_PREFIX, NotificationsRepository, type NotificationView } from '../repositories/notifications.ts';
 import { invalid } from '../schemas/fields.ts';
 import { MESSAGES, type CheckedNotice } from '../schemas/notifications.ts';
 import type { Created, Notifier } from './notifier.ts';
@@ -97,6 +98,8 @@ export class NotificationInbox {
         body: notice.body,
         link: notice.link,
         createdBy: senderId,
+        // One message to everyone is one event: its rows share a key (a wall shows it once, repositories/notifications.ts).
+        ...(notice.user === undefined ? { dedupeKey: `${BROADCAST_KEY_PREFIX}${randomUUID()}` } : {}),
       },
       { strict: true },
     );

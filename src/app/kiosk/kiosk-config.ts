@@ -1,12 +1,17 @@
 /** The kiosk's URL (signed-in use): /kiosk?panels=vulnerabilities,act,threats&interval=30&theme=light&text=large */
 import {
+  DEFAULT_ROTATION_S,
   DISPLAY_PANELS,
   DISPLAY_PANEL_TITLES,
-  type Display,
+  DISPLAY_TEXT_SIZES,
+  DISPLAY_THEMES,
+  MAX_ROTATION_S,
+  MIN_ROTATION_S,
   type DisplayPanel,
   type DisplayTextSize,
   type DisplayTheme,
-} from '../../lib/display-device.ts';
+} from '../../../contract/displays.ts';
+import type { Display } from '../../lib/display-device.ts';
 
 export const PANEL_IDS = DISPLAY_PANELS;
 export type PanelId = DisplayPanel;
@@ -18,12 +23,12 @@ export const PANEL_TITLES: Record<PanelId, string> = DISPLAY_PANEL_TITLES;
 /** What a bare /kiosk shows (signed in): the panels it always had; the others are asked by name. */
 export const DEFAULT_PANELS: readonly PanelId[] = ['vulnerabilities', 'threats', 'tasks', 'overview'];
 
-const THEMES: readonly KioskTheme[] = ['dark', 'light'];
-const TEXT_SIZES: readonly KioskTextSize[] = ['normal', 'large', 'xlarge'];
+const THEMES: readonly KioskTheme[] = DISPLAY_THEMES;
+const TEXT_SIZES: readonly KioskTextSize[] = DISPLAY_TEXT_SIZES;
 
-export const DEFAULT_INTERVAL_S = 30;
-export const MIN_INTERVAL_S = 5;
-export const MAX_INTERVAL_S = 3600;
+export const DEFAULT_INTERVAL_S = DEFAULT_ROTATION_S;
+export const MIN_INTERVAL_S = MIN_ROTATION_S;
+export const MAX_INTERVAL_S = MAX_ROTATION_S;
 
 /** Data refresh while the screen is visible (ms); hidden, nothing is asked until it shows again. */
 export const REFRESH_VISIBLE_MS = 60_000;

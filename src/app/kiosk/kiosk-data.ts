@@ -9,7 +9,9 @@ import type { ThreatSummary } from '../../features/threats/threats-api.ts';
 import type { BackgroundTask } from '../../features/tasks/tasks-api.ts';
 import type { SlaReport, WithOrigin } from '../../features/vulnerabilities/api/vulnerabilities.ts';
 import type { Paged, Vulnerability, VulnerabilitySummary } from '../../features/vulnerabilities/api/types.ts';
+import type { NotificationLevel } from '../../../contract/levels.ts';
 import { severityCounts, type Severity } from '../../../contract/severity.ts';
+import type { HeatCell } from '../../components/risk-matrix.tsx';
 import type { PanelId } from './kiosk-config.ts';
 
 export type { VulnerabilitySummary };
@@ -41,6 +43,24 @@ export interface FindingQueue {
   results: Vulnerability[];
 }
 
+/** GET /api/dashboard/risks/: the open risks per cell, initial and residual. */
+export interface RiskMap {
+  open: number;
+  projects: number;
+  initial: HeatCell[];
+  residual: HeatCell[];
+}
+
+/** One row of GET /api/dashboard/events/: the team's events, not anybody's own notices. */
+export interface WallEvent {
+  id: number;
+  kind: 'critical_vulnerability' | 'kev_match' | 'task_failed' | 'message';
+  level: NotificationLevel;
+  title: string;
+  link: string | null;
+  created_at: string;
+}
+
 export interface PanelData {
   vulnerabilities: VulnerabilitySummary;
   act: FindingQueue;
@@ -48,6 +68,8 @@ export interface PanelData {
   threats: ThreatSummary;
   tasks: BackgroundTask[];
   overdue: SlaReport;
+  risks: RiskMap;
+  events: WallEvent[];
   overview: DashboardSummary;
 }
 
@@ -143,6 +165,23 @@ async function loadOverdue(device?: DeviceCredentials): Promise<Loaded<SlaReport
   return { data: d, origin };
 }
 
+async function loadRisks(device?: DeviceCredentials): Promise<Loaded<RiskMap>> {
+  const { data, origin } = await read<{ risks?: Partial<RiskMap> }>('/dashboard/risks/', device);
+  const r = objectOf(data).risks;
+  if (!r || typeof r.open !== 'number') throw unexpected();
+  return {
+    data: { open: r.open, projects: r.projects ?? 0, initial: listOf(r.initial), residual: listOf(r.residual) },
+    origin,
+  };
+}
+
+async function loadEvents(device?: DeviceCredentials): Promise<Loaded<WallEvent[]>> {
+  const { data, origin } = await read<{ results?: WallEvent[] }>('/dashboard/events/', device);
+  const d = objectOf(data);
+  if (!Array.isArray(d.results)) throw unexpected();
+  return { data: d.results, origin };
+}
+
 async function loadOverview(device?: DeviceCredentials): Promise<Loaded<DashboardSummary>> {
   const { data, origin } = await read<DashboardSummary>('/dashboard/summary/', device);
   return { data: objectOf(data), origin };
@@ -155,5 +194,7 @@ export const LOADERS: Loaders = {
   threats: loadThreats,
   tasks: loadTasks,
   overdue: loadOverdue,
+  risks: loadRisks,
+  events: loadEvents,
   overview: loadOverview,
 };

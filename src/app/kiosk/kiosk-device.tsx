@@ -8,6 +8,7 @@ import {
   type DisplayCredential,
 } from '../../lib/display-device.ts';
 import { foreignDisplayPartitions } from '../../../sw/policy.ts';
+import { auditAsDevice } from '../audit.ts';
 import { displayConfig } from './kiosk-config.ts';
 import { LOADERS } from './kiosk-data.ts';
 import { fetchDisplayMe } from './display-api.ts';
@@ -82,6 +83,12 @@ function DeviceWall({ credential, onRevoked }: { credential: DisplayCredential; 
       await saveDisplayCredential(current).catch(() => undefined);
     }
     return results;
+  }, []);
+
+  // Its failed reads (api_error events) reach its tenant's audit trail under its own credential.
+  useEffect(() => {
+    auditAsDevice(() => ({ token: kept.current.token, tenantId: kept.current.display.tenants?.[0]?.id }));
+    return () => auditAsDevice(null);
   }, []);
 
   const feed = useKioskFeed(cycle, String(credential.display.id));

@@ -32,8 +32,8 @@ interface PairingView {
 }
 
 /**
- * Asks for a code, polls it every 3 s, asks a new one when it expires (or is used, or unknown), and hands over the
- * credential once approved (stored first). Every timer ends with the screen.
+ * Asks for a code, polls it every 3 s while the page is visible, asks a new one when it expires (or is used, or
+ * unknown), and hands over the credential once approved (stored first). Every timer ends with the screen.
  */
 function usePairing(onPaired: (credential: DisplayCredential) => void): {
   view: PairingView | null;
@@ -51,10 +51,30 @@ function usePairing(onPaired: (credential: DisplayCredential) => void): {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
     let current: PairingView | null = null;
+    // Hidden (another tab, the screen off), nobody reads the code: nothing is asked until it shows again, and then
+    // the step due is taken at once (a poll, or a new code if this one expired meanwhile).
+    let pending: (() => Promise<void>) | null = null;
+    const run = () => {
+      const step = pending;
+      pending = null;
+      timer = undefined;
+      if (step && !stopped) void step();
+    };
     const later = (step: () => Promise<void>, ms: number) => {
       clearTimeout(timer);
-      if (!stopped) timer = setTimeout(() => void step(), ms);
+      timer = undefined;
+      if (stopped) return;
+      pending = step;
+      if (!document.hidden) timer = setTimeout(run, ms);
     };
+    const onVisibility = () => {
+      if (stopped) return;
+      if (document.hidden) {
+        clearTimeout(timer);
+        timer = undefined;
+      } else if (pending && timer === undefined) run();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
 
     async function ask(): Promise<void> {
       current = null;
@@ -107,6 +127,7 @@ function usePairing(onPaired: (credential: DisplayCredential) => void): {
     return () => {
       stopped = true;
       clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
     };
   }, []);
 

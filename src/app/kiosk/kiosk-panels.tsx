@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { SeverityDonut, TrendLine } from '../../components/charts/index.tsx';
+import { matrixOfCells, RiskMatrix } from '../../components/risk-matrix.tsx';
+import { NOTIFICATION_LEVEL_LABELS } from '../../../contract/levels.ts';
 import {
   findingSeverityLabel,
   SEVERITY_FULL_LABELS,
@@ -16,7 +18,14 @@ import type { SlaReport } from '../../features/vulnerabilities/api/vulnerabiliti
 import type { Vulnerability } from '../../features/vulnerabilities/api/types.ts';
 import type { DataOrigin } from '../../lib/api-client.ts';
 import type { KioskTheme, PanelId } from './kiosk-config.ts';
-import type { DashboardSummary, FindingQueue, SeverityCounts, VulnerabilitySummary } from './kiosk-data.ts';
+import type {
+  DashboardSummary,
+  FindingQueue,
+  RiskMap,
+  SeverityCounts,
+  VulnerabilitySummary,
+  WallEvent,
+} from './kiosk-data.ts';
 import type { PanelState } from './kiosk-hooks.ts';
 import { dateFormat } from '../../lib/format.ts';
 
@@ -285,6 +294,70 @@ function OverduePanel({ data }: { data: SlaReport }) {
   );
 }
 
+/** The projects' open risks on the 4 × 4 matrix, before and after their treatment. */
+function RisksPanel({ data }: { data: RiskMap }) {
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-figures kiosk-wide">
+        <Figure label="Risques ouverts" value={data.open} tone={data.open > 0 ? 'high' : undefined} />
+        <Figure label="Projets concernés" value={data.projects} />
+      </div>
+      {data.open === 0 ? (
+        <p className="kiosk-muted kiosk-wide">Aucun risque ouvert dans les projets.</p>
+      ) : (
+        <div className="kiosk-risks kiosk-wide">
+          <RiskMatrix matrix={matrixOfCells(data.initial)} caption="Risque initial" />
+          <RiskMatrix matrix={matrixOfCells(data.residual)} caption="Risque résiduel (après traitement)" />
+        </div>
+      )}
+    </div>
+  );
+}
+
+const EVENT_KINDS: Record<WallEvent['kind'], string> = {
+  critical_vulnerability: 'Vulnérabilité critique',
+  kev_match: 'KEV',
+  task_failed: 'Tâche en échec',
+  message: 'Message',
+};
+
+/** « il y a 3 h » within a day, else the day and time (« 01/06 08:05 »). */
+function eventTime(at: number, now: number): string {
+  return now - at < 24 * 3600_000 ? timeAgo(at, now).ago : DAY_TIME.format(new Date(at));
+}
+
+/** The team's last events (critical findings, KEV matches, failed tasks, managers' messages to everyone). */
+function EventsPanel({ data, now }: { data: WallEvent[]; now: number }) {
+  return (
+    <div className="kiosk-grid">
+      <div className="kiosk-list kiosk-wide">
+        <h2>Alertes des 30 derniers jours</h2>
+        {data.length === 0 ? (
+          <p className="kiosk-muted">Aucune alerte depuis 30 jours.</p>
+        ) : (
+          <ul>
+            {data.map((e) => {
+              const at = Date.parse(e.created_at);
+              return (
+                <li key={e.id} className="kiosk-event">
+                  <span
+                    className={`kiosk-sev ${e.level === 'critical' ? 'critical' : e.level === 'warning' ? 'high' : 'info'}`}
+                  >
+                    {NOTIFICATION_LEVEL_LABELS[e.level] ?? e.level}
+                  </span>
+                  <span className="kiosk-event-kind">{EVENT_KINDS[e.kind] ?? ''}</span>
+                  <span className="kiosk-finding-title">{e.title}</span>
+                  {!Number.isNaN(at) && <span className="kiosk-muted kiosk-event-time">{eventTime(at, now)}</span>}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
 function OverviewPanel({ data, now }: { data: DashboardSummary; now: number }) {
   const v = data.vulnerabilities ?? {};
   const lastScan = data.scans?.last_completed_at ? Date.parse(data.scans.last_completed_at) : NaN;
@@ -344,6 +417,10 @@ function renderPanel(id: PanelId, state: PanelState, now: number, theme: KioskTh
       return <ThreatsPanel data={state.data as ThreatSummary} theme={theme} />;
     case 'tasks':
       return <TasksPanel data={state.data as BackgroundTask[]} />;
+    case 'risks':
+      return <RisksPanel data={state.data as RiskMap} />;
+    case 'events':
+      return <EventsPanel data={state.data as WallEvent[]} now={now} />;
     case 'overview':
       return <OverviewPanel data={state.data as DashboardSummary} now={now} />;
   }

@@ -1,6 +1,7 @@
 import { apiRequestWithOrigin, ApiError } from '../../lib/api-client.ts';
 import type { Sourced } from '../../lib/use-resource.ts';
 import type { FindingSeverity } from '../../../contract/severity.ts';
+import type { HeatCell } from '../../components/risk-matrix.tsx';
 
 /** GET /api/dashboard/summary/: the tenant's figures (docs/api-vulnerabilities.md, Home dashboard). */
 export interface HomeSummary {
@@ -23,12 +24,6 @@ export interface WorkItem {
   status: string | null;
   priority: string | null;
   overdue: boolean;
-}
-
-export interface HeatCell {
-  likelihood: number;
-  impact: number;
-  count: number;
 }
 
 /** GET /api/dashboard/my-work/: the signed-in user's open work and the risks of the projects they can read. */
@@ -110,14 +105,4 @@ export async function fetchRecentNotifications(): Promise<Sourced<RecentNotifica
   });
   const results = Array.isArray(answer.data.results) ? answer.data.results : [];
   return { ...answer, data: results.slice(0, HOME_LIST_SIZE) };
-}
-
-/** `matrix[impact - 1][likelihood - 1]`, as RiskMatrix reads it. */
-export function matrixOf(cells: readonly HeatCell[]): number[][] {
-  const matrix = [1, 2, 3, 4].map(() => [0, 0, 0, 0]);
-  for (const c of cells) {
-    const row = matrix[c.impact - 1];
-    if (row && c.likelihood >= 1 && c.likelihood <= 4) row[c.likelihood - 1] = c.count;
-  }
-  return matrix;
 }

@@ -4,7 +4,7 @@ import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { ProgressBar } from '../../components/progress-bar.tsx';
-import { RiskMatrix } from '../../components/risk-matrix.tsx';
+import { matrixOfCells, RiskMatrix } from '../../components/risk-matrix.tsx';
 import { Figure, SampleScope, useIsSample } from '../../components/sample-scope.tsx';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { tenantRoleOf, roleLabel } from '../../lib/auth/roles.ts';
@@ -17,7 +17,6 @@ import {
   fetchHomeWork,
   fetchPriorityFindings,
   fetchRecentNotifications,
-  matrixOf,
   type HomeSummary,
   type HomeWork,
   type PriorityFinding,
@@ -297,7 +296,7 @@ function RiskHeat({ risks }: { risks: HomeWork['risks'] }) {
           Résiduel
         </button>
       </div>
-      <RiskMatrix matrix={matrixOf(residual ? risks.residual : risks.initial)} caption={caption} />
+      <RiskMatrix matrix={matrixOfCells(residual ? risks.residual : risks.initial)} caption={caption} />
       <p className="small">
         <Link href="/projects">Voir les projets</Link>
       </p>

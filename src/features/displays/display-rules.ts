@@ -1,11 +1,15 @@
+import { charCount } from '../../../contract/text.ts';
 import type { UserProfile } from '../../lib/auth/types.ts';
 import {
   DISPLAY_PANELS,
   DISPLAY_PANEL_TITLES,
+  MAX_DISPLAY_NAME as MAX_NAME_LENGTH,
+  MAX_ROTATION_S,
+  MIN_ROTATION_S,
   type DisplayPanel,
   type DisplayTextSize,
   type DisplayTheme,
-} from '../../lib/display-device.ts';
+} from '../../../contract/displays.ts';
 import type { FieldErrors } from '../../lib/use-form.ts';
 import { mayShowOnDisplays } from './permissions.ts';
 
@@ -24,10 +28,12 @@ export const TEXT_SIZE_LABELS: Record<DisplayTextSize, string> = {
   xlarge: 'Très grande',
 };
 
-export const MIN_ROTATION_S = 5;
-export const MAX_ROTATION_S = 3600;
-export const DEFAULT_ROTATION_S = 30;
-export const MAX_NAME_LENGTH = 100;
+export {
+  DEFAULT_ROTATION_S,
+  MAX_DISPLAY_NAME as MAX_NAME_LENGTH,
+  MAX_ROTATION_S,
+  MIN_ROTATION_S,
+} from '../../../contract/displays.ts';
 
 export interface TenantChoice {
   id: string;
@@ -110,7 +116,7 @@ export function settingsErrors(values: DisplaySettings): FieldErrors {
   const errors: FieldErrors = {};
   const name = values.name.trim();
   if (!name) errors.name = 'Donnez un nom à l’écran.';
-  else if (name.length > MAX_NAME_LENGTH) errors.name = `Le nom compte au plus ${MAX_NAME_LENGTH} caractères.`;
+  else if (charCount(name) > MAX_NAME_LENGTH) errors.name = `Le nom compte au plus ${MAX_NAME_LENGTH} caractères.`;
   if (values.tenants.length === 0) errors.tenants = 'Choisissez au moins une organisation.';
   if (chosenPanels(values.panels).length === 0) errors.panels = 'Choisissez au moins un panneau.';
   const rotation = Number(values.rotation_s.trim());

@@ -1,25 +1,9 @@
 import type { Paged } from '../../../contract/paged.ts';
 import { apiRequest, apiRequestWithOrigin } from '../../lib/api-client.ts';
 import type { Sourced } from '../../lib/use-resource.ts';
-import type { DisplayTextSize, DisplayTheme } from '../../lib/display-device.ts';
+import type { Display, DisplayTextSize, DisplayTheme } from '../../../contract/displays.ts';
 
-/** A paired wall screen, as docs/displays.md « Managing screens » spells it. */
-export interface Display {
-  id: string | number;
-  name: string;
-  tenants: { id: string; name: string }[];
-  panels: string[];
-  rotation_s: number;
-  theme: DisplayTheme;
-  text_size: DisplayTextSize;
-  created_at: string;
-  /** The approver's username. */
-  created_by: string | null;
-  last_seen_at: string | null;
-  last_ip: string | null;
-  version: string | null;
-  revoked_at: string | null;
-}
+export type { Display };
 
 /** What a screen shows and how: the PATCH body, and the POST body without its code. */
 export interface DisplaySettingsBody {
@@ -64,6 +48,14 @@ export function updateDisplay(id: Display['id'], body: Partial<DisplaySettingsBo
 export function revokeDisplay(id: Display['id']): Promise<Display> {
   return apiRequest<Display>(`${BASE}${encodeURIComponent(String(id))}/revoke/`, {
     method: 'POST',
+    ...EXPECTED_REFUSAL,
+  });
+}
+
+/** Takes a revoked screen off the list (the server refuses an active one: revoke it first). */
+export function removeDisplay(id: Display['id']): Promise<void> {
+  return apiRequest<void>(`${BASE}${encodeURIComponent(String(id))}/`, {
+    method: 'DELETE',
     ...EXPECTED_REFUSAL,
   });
 }

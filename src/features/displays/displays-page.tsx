@@ -29,7 +29,14 @@ import {
   type Panel,
   type TenantChoice,
 } from './display-rules.ts';
-import { approveDisplay, fetchDisplays, revokeDisplay, updateDisplay, type Display } from './displays-api.ts';
+import {
+  approveDisplay,
+  fetchDisplays,
+  removeDisplay,
+  revokeDisplay,
+  updateDisplay,
+  type Display,
+} from './displays-api.ts';
 import { managesDisplaysIn } from './permissions.ts';
 import { SettingsFields } from './settings-fields.tsx';
 import './displays.css';
@@ -97,6 +104,19 @@ function DisplaysScreen({ profile, tenantId }: { profile: UserProfile; tenantId:
   const [editing, setEditing] = useState<Display | null>(null);
   const [confirming, setConfirming] = useState<Display | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const remove = (d: Display) => {
+    recordUiAction('display_remove', { display: d.id });
+    setNotice(null);
+    setFailure(null);
+    removeDisplay(d.id).then(
+      () => {
+        list.update((all) => all.filter((x) => x.id !== d.id));
+        setNotice(`Écran « ${d.name} » retiré de la liste.`);
+      },
+      (err: unknown) => setFailure(messageOf(err)),
+    );
+  };
 
   const replace = (fresh: Display) =>
     list.update((all) => all.map((d) => (String(d.id) === String(fresh.id) ? fresh : d)));
@@ -153,7 +173,7 @@ function DisplaysScreen({ profile, tenantId }: { profile: UserProfile; tenantId:
           failure="Impossible de charger les écrans"
           loading="Chargement des écrans…"
         />
-        <ActionMessages notice={notice} />
+        <ActionMessages notice={notice} error={failure} />
         {confirming && (
           <RevokeDialog
             display={confirming}
@@ -182,6 +202,7 @@ function DisplaysScreen({ profile, tenantId }: { profile: UserProfile; tenantId:
                 setEditing(null);
                 setConfirming(d);
               }}
+              onRemove={remove}
             />
           ))}
       </section>
@@ -367,6 +388,7 @@ function DisplaysTable({
   off,
   onEdit,
   onRevoke,
+  onRemove,
 }: {
   displays: Display[];
   caption: string;
@@ -374,6 +396,7 @@ function DisplaysTable({
   off: boolean;
   onEdit: (d: Display) => void;
   onRevoke: (d: Display) => void;
+  onRemove: (d: Display) => void;
 }) {
   return (
     <DataTable
@@ -412,7 +435,11 @@ function DisplaysTable({
             )}
           </td>
           <td>
-            {!d.revoked_at && (
+            {d.revoked_at ? (
+              <div className="vm-actions">
+                <RowAction action="remove" text="Retirer" name={d.name} disabled={off} onClick={() => onRemove(d)} />
+              </div>
+            ) : (
               <div className="vm-actions">
                 <RowAction action="edit" text="Modifier" name={d.name} disabled={off} onClick={() => onEdit(d)} />
                 <RowAction action="revoke" text="Révoquer" name={d.name} disabled={off} onClick={() => onRevoke(d)} />

@@ -18,7 +18,17 @@ export const DISPLAY_FIELDS = [
   'version',
   'revoked_at',
 ] as const;
-export const ALL_PANELS = ['vulnerabilities', 'act', 'kev', 'threats', 'tasks', 'overdue', 'overview'];
+export const ALL_PANELS = [
+  'vulnerabilities',
+  'act',
+  'kev',
+  'threats',
+  'tasks',
+  'overdue',
+  'risks',
+  'events',
+  'overview',
+];
 export const DISPLAY_FORBIDDEN = {
   detail: 'Écran d’affichage : accès limité aux panneaux du mur.',
   code: 'display_forbidden',

@@ -6,7 +6,14 @@ import { attemptCounterRepo, loginLockoutRepo } from '../../repositories/attempt
 import { ApiError } from '../../domain/errors.ts';
 
 export type LimitScope =
-  'login' | 'reset' | 'two_factor' | 'register' | 'anonymous_audit' | 'display_pairing' | 'display_approval';
+  | 'login'
+  | 'reset'
+  | 'two_factor'
+  | 'register'
+  | 'anonymous_audit'
+  | 'display_audit'
+  | 'display_pairing'
+  | 'display_approval';
 
 /** A budget of its own, not the sign-in policy's: `limit` attempts per `windowMs`, and the 429's message. */
 export interface Budget {
@@ -20,8 +27,8 @@ export interface RateLimits {
   hit(request: FastifyRequest, scope: LimitScope, account?: string): Promise<void>;
   /** Forgets the account's failures after a success. */
   clear(scope: LimitScope, account: string): Promise<void>;
-  /** Counts `n` units for the client IP against a fixed per-minute budget; throws 429 past it. */
-  hitCount(request: FastifyRequest, scope: LimitScope, n: number, perMinute: number): Promise<void>;
+  /** Counts `n` units for the client IP (or `account`) against a fixed per-minute budget; throws 429 past it. */
+  hitCount(request: FastifyRequest, scope: LimitScope, n: number, perMinute: number, account?: string): Promise<void>;
   /** Counts an attempt against `budget`: for the account when given, else for the client IP; throws 429 past it. */
   hitBudget(request: FastifyRequest, scope: LimitScope, budget: Budget, account?: string): Promise<void>;
 }
@@ -82,8 +89,9 @@ export default fp(
         const wait = Math.max(ipWait, accountWait);
         if (wait > 0) throw refuse(wait);
       },
-      async hitCount(request, scope, n, perMinute) {
-        const wait = await hit(`${scope}:ip:${request.ip}`, Math.max(1, n), perMinute);
+      async hitCount(request, scope, n, perMinute, account) {
+        const key = account === undefined ? `${scope}:ip:${request.ip}` : `${scope}:acct:${account}`;
+        const wait = await hit(key, Math.max(1, n), perMinute);
         if (wait > 0) throw refuse(wait);
       },
       async hitBudget(request, scope, { limit, windowMs, message }, account) {

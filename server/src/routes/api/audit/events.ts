@@ -11,6 +11,8 @@ import { storeClientEvents } from '../../../services/client-audit-events.ts';
 const MAX_BODY = 256 * 1024;
 // Anonymous clients may only leave a few events (an expired session's last words), per IP and minute.
 const ANONYMOUS_EVENTS_PER_MINUTE = 60;
+/** A wall screen's events (its failed reads during an outage, sent once the server is back). */
+const DISPLAY_EVENTS_PER_MINUTE = 300;
 
 const Accepted = Type.Object(
   {
@@ -58,6 +60,25 @@ const auditEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
   };
   app.post('/api/audit/events/', { bodyLimit: MAX_BODY, schema }, async (request, reply) => {
     const { events, token } = readEventBatch(request.body);
+    const display = request.display;
+    if (display) {
+      // A wall screen (plugins/app/display-devices.ts recognised it): its events go to its tenant, on a budget of its own.
+      await app.limits.hitCount(request, 'display_audit', events.length, DISPLAY_EVENTS_PER_MINUTE, display.id);
+      if (events.length === 0) return reply.code(202).send({ accepted: 0 });
+      const tenantId = display.tenant?.id ?? null;
+      const store = (db: Db) =>
+        storeClientEvents(db, events, {
+          tenantId,
+          userId: null,
+          username: null,
+          ip: request.ip,
+          userAgent: describeUserAgent(request.headers['user-agent']),
+          authenticated: true,
+          displayId: display.id,
+        });
+      const accepted = display.tenant ? await request.tenantDb(store) : await store(app.database.db);
+      return reply.code(202).send({ accepted, duplicates: events.length - accepted });
+    }
     const authenticated = await authenticateEvents(request, token);
     if (!authenticated) {
       await app.limits.hitCount(request, 'anonymous_audit', events.length, ANONYMOUS_EVENTS_PER_MINUTE);

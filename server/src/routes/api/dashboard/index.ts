@@ -1,6 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { todayUtc } from '../../../domain/risk-scoring.ts';
-import { HomeSummarySchema, HomeWorkSchema, presentHomeWork } from '../../../presenters/dashboard.ts';
+import {
+  HomeSummarySchema,
+  HomeWorkSchema,
+  presentHomeWork,
+  presentRiskMap,
+  presentWallEvents,
+  RiskMapSchema,
+  WallEventsSchema,
+} from '../../../presenters/dashboard.ts';
+import { NotificationsRepository } from '../../../repositories/notifications.ts';
+import { WALL_EVENTS_LIMIT } from '../../../../../contract/displays.ts';
 import { DashboardRepository } from '../../../repositories/dashboard.ts';
 import { ProjectAccessRepository } from '../../../repositories/project-access.ts';
 import { WorkOverviewRepository } from '../../../repositories/project-work.ts';
@@ -17,6 +27,7 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const repo = new DashboardRepository();
   const overview = new WorkOverviewRepository();
   const access = new ProjectAccessRepository();
+  const notifications = new NotificationsRepository();
   const { read } = taggedRoutes(app, ['Tableau de bord']);
   app.get(
     '/api/dashboard/summary/',
@@ -46,6 +57,30 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ({ work, risks }) => presentHomeWork(work, risks, today),
       );
     },
+  );
+
+  // A wall's panels (docs/displays.md), for a signed-in kiosk and a paired screen alike. A screen was approved by an
+  // administrator or manager of its tenant, who sees every project: so does the screen.
+  app.get(
+    '/api/dashboard/risks/',
+    read({ response: replies.signedIn({ 200: RiskMapSchema }) }),
+    async (request, reply) => {
+      const everyProject = request.display !== null || seesEveryProject(signedIn(request).actor);
+      const readable = everyProject ? access.everyProject() : access.readable(signedIn(request).actor);
+      const scope = everyProject ? 'all' : `team|${signedIn(request).actor.userId}`;
+      return reply.cachedAnswer(
+        `wall-risks|${currentTenant(request)}|${scope}`,
+        false,
+        (tx) => overview.riskHeatMap(tx, readable),
+        'dashboards',
+        presentRiskMap,
+      );
+    },
+  );
+
+  // Not kept: notifications are no tracked write (migration 0019), and this read is one short index scan.
+  app.get('/api/dashboard/events/', read({ response: replies.signedIn({ 200: WallEventsSchema }) }), async (request) =>
+    presentWallEvents(await request.tenantDb((tx) => notifications.wallEvents(tx, WALL_EVENTS_LIMIT))),
   );
 };
 

@@ -7,7 +7,7 @@ import { DISPLAY_ME_PATH, displayUnknown } from '../../../plugins/app/display-de
 import { canManageDisplays, canShowOnDisplay } from '../../../policies/index.ts';
 import { DisplaySchema, presentDisplay } from '../../../presenters/display.ts';
 import { displayCredentialRepo, DisplaysRepository, type DisplayRow } from '../../../repositories/displays.ts';
-import { Nullable, replies, Type } from '../../../schemas/common.ts';
+import { NoContent, Nullable, replies, Type } from '../../../schemas/common.ts';
 import {
   ApproveBody,
   ChangeBody,
@@ -214,6 +214,26 @@ const displayRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!row) throw notFound();
       await audit(request, row, 'display_revoked', 'Écran d’affichage révoqué');
       return presentDisplay(await viewOf(db, row));
+    },
+  );
+
+  app.delete(
+    ITEM_PATH,
+    {
+      ...audited,
+      schema: { tags, params: DisplayParams, response: replies.signedIn({ 204: NoContent }, 404, 409) },
+    },
+    async (request, reply) => {
+      const id = request.params.id.toLowerCase();
+      const row = await request.tenantDb(async (tx) => {
+        const found = await repo.find(tx, id);
+        if (!found) throw notFound();
+        if (!found.revokedAt) throw new ApiError(409, 'display_active', MESSAGES.active);
+        return repo.removeRevoked(tx, id);
+      });
+      if (!row) throw notFound();
+      await audit(request, row, 'display_removed', 'Écran d’affichage retiré de la liste');
+      return reply.code(204).send();
     },
   );
 };
