@@ -294,21 +294,21 @@ function OverduePanel({ data }: { data: SlaReport }) {
   );
 }
 
-/** The projects' open risks on the 4 × 4 matrix, before and after their treatment. */
+/** The projects' open risks on the 4 × 4 matrix, before and after their treatment; the counts beside them. */
 function RisksPanel({ data }: { data: RiskMap }) {
   return (
-    <div className="kiosk-grid">
-      <div className="kiosk-figures kiosk-wide">
+    <div className="kiosk-risks">
+      <div className="kiosk-figures kiosk-risk-figures">
         <Figure label="Risques ouverts" value={data.open} tone={data.open > 0 ? 'high' : undefined} />
         <Figure label="Projets concernés" value={data.projects} />
       </div>
       {data.open === 0 ? (
-        <p className="kiosk-muted kiosk-wide">Aucun risque ouvert dans les projets.</p>
+        <p className="kiosk-muted">Aucun risque ouvert dans les projets.</p>
       ) : (
-        <div className="kiosk-risks kiosk-wide">
+        <>
           <RiskMatrix matrix={matrixOfCells(data.initial)} caption="Risque initial" />
           <RiskMatrix matrix={matrixOfCells(data.residual)} caption="Risque résiduel (après traitement)" />
-        </div>
+        </>
       )}
     </div>
   );
