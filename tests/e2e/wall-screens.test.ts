@@ -109,7 +109,15 @@ describe('wall screens in Chromium', () => {
     await expect.poll(() => form.getByLabel('Code affiché par l’écran').inputValue()).toBe(code);
     await form.getByLabel('Nom de l’écran').fill('Mur du SOC');
     const panels = form.locator('fieldset', { hasText: 'Panneaux, dans l’ordre du mur' });
-    for (const label of ['Vulnérabilités', 'Exploitées (KEV)', 'Tâches de fond', 'Actions en retard', 'Vue d’ensemble'])
+    for (const label of [
+      'Vulnérabilités',
+      'Exploitées (KEV)',
+      'Tâches de fond',
+      'Actions en retard',
+      'Carte des risques',
+      'Dernières alertes',
+      'Vue d’ensemble',
+    ])
       await panels.getByRole('checkbox', { name: label, exact: true }).uncheck();
     // Threats before the act queue first, then moved back below it: the order is the list's.
     await panels.getByRole('button', { name: `Monter : ${THREATS}` }).click();
