@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import app from '../../server/src/app.ts';
 import type { Database } from '../../server/src/db/client.ts';
-import { FASTIFY_OPTIONS } from '../../server/src/build-app.ts';
-import { SecretBox } from '../../server/src/lib/secret-box.ts';
-import { TokenService } from '../../server/src/lib/tokens.ts';
 import { DISPLAY_AUDIT_EVENTS, DISPLAY_READS } from '../../server/src/policies/index.ts';
-import { freshDatabase, signIn, TEST_SECRET } from './helpers.ts';
+import { signIn } from './helpers.ts';
+import { appWithRouteList } from './support/route-list.ts';
 import { jsonOf, type Method } from './support/api.ts';
 import { backend } from './support/app.ts';
 import { DISPLAY_FORBIDDEN, screenOf } from './support/displays.ts';
@@ -30,35 +24,18 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 describe(`display credential over the whole route list (${backend})`, () => {
   let fastify: FastifyInstance;
-  let drop: () => Promise<void>;
+  let close: (() => Promise<void>) | undefined;
   let database: Database;
-  const dirs: string[] = [];
-  const routes: { method: Method; url: string }[] = [];
+  let routes: { method: Method; url: string }[] = [];
   const screen = screenOf(() => fastify);
   let token: string;
   let displayId: string;
   let tenantId: string;
 
   beforeAll(async () => {
-    const fresh = await freshDatabase();
-    ({ drop, database } = fresh);
-    const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
-    writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><html lang="fr"><title>Vigie</title></html>');
-    const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
-    dirs.push(staticDir, filesDir);
-    fastify = Fastify(FASTIFY_OPTIONS);
-    fastify.addHook('onRoute', (route: RouteOptions) => {
-      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
-    });
-    await fastify.register(app, {
-      database: fresh.database,
-      tokens: new TokenService(TEST_SECRET),
-      secretBox: new SecretBox('test-encryption-key'),
-      staticDir,
-      filesDir,
-      runJobs: false,
-    });
-    await fastify.ready();
+    const built = await appWithRouteList();
+    ({ fastify, database, close } = built);
+    routes = built.routes.flatMap((route) => [route.method].flat().map((method) => ({ method, url: route.url })));
 
     const pairing = await screen.pair();
     const { access } = await signIn(fastify, 'manager');
@@ -74,9 +51,7 @@ describe(`display credential over the whole route list (${backend})`, () => {
     token = jsonOf<{ token: string }>(await screen.poll(pairing), 200).token;
   });
   afterAll(async () => {
-    await fastify?.close();
-    await drop?.();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('collects the whole route list, the kiosk reads among it', () => {

@@ -1,13 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import app from '../../server/src/app.ts';
-import { FASTIFY_OPTIONS } from '../../server/src/build-app.ts';
-import { TokenService } from '../../server/src/lib/tokens.ts';
-import { SecretBox } from '../../server/src/lib/secret-box.ts';
-import { freshDatabase, onPostgres, TEST_SECRET } from './helpers.ts';
+import { onPostgres } from './helpers.ts';
+import { appWithRouteList } from './support/route-list.ts';
 
 interface Operation {
   responses?: Record<string, { description?: string }>;
@@ -29,38 +25,18 @@ const shape = (url: string) =>
 
 describe(`OpenAPI document (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   let fastify: FastifyInstance;
-  let drop: () => Promise<void>;
-  const dirs: string[] = [];
-  const routes: RouteOptions[] = [];
+  let close: (() => Promise<void>) | undefined;
+  let routes: RouteOptions[] = [];
   let doc: Document;
 
   beforeAll(async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const staticDir = mkdtempSync(path.join(tmpdir(), 'vigie-static-'));
-    const filesDir = mkdtempSync(path.join(tmpdir(), 'vigie-files-'));
-    dirs.push(staticDir, filesDir);
-    fastify = Fastify(FASTIFY_OPTIONS);
-    fastify.addHook('onRoute', (route) => {
-      routes.push(route);
-    });
-    await fastify.register(app, {
-      database: fresh.database,
-      tokens: new TokenService(TEST_SECRET),
-      secretBox: new SecretBox('test-encryption-key'),
-      staticDir,
-      filesDir,
-      runJobs: false,
-    });
-    await fastify.ready();
+    ({ fastify, routes, close } = await appWithRouteList());
     const res = await fastify.inject({ method: 'GET', url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     doc = res.json();
   });
   afterAll(async () => {
-    await fastify?.close();
-    await drop?.();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('is served at /api/openapi.json as OpenAPI 3.1 with the app version', () => {
