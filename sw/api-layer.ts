@@ -1,7 +1,6 @@
 /// <reference lib="webworker" />
 import { kvGet, kvSet } from '../src/lib/storage.ts';
 import { DISPLAY_CREDENTIAL_KEY } from '../src/lib/display-device.ts';
-import { SOURCE_HEADER, STORED_AT_HEADER } from '../contract/sw-messages.ts';
 import {
   displayPartitionName,
   foreignDisplayPartitions,
@@ -9,16 +8,15 @@ import {
   freshness,
   isAuthEndpoint,
   isDownloadPath,
-  isCacheable,
-  isOverloadStatus,
   isStreamPath,
   normalizePath,
   partitionName,
+  readStrategyOf,
+  storedAtOf,
   ttlSeconds,
-  UNCACHEABLE_HEADERS,
-  type Source,
 } from './policy.ts';
-import { areaSampleResponse, mockResponse } from './mock-api.ts';
+import { mockResponse } from './mock-api.ts';
+import { readThroughWorkbox } from './read-strategies.ts';
 
 /** What the SW needs to know of the page's session (IndexedDB 'vigie' → kv 'session'); never the tokens. */
 interface SessionView {
@@ -31,7 +29,6 @@ interface StoredSession {
   tenantId?: string;
 }
 
-const NETWORK_TIMEOUT_MS = 8_000;
 let lastUserId: string | undefined;
 let lastDisplayId: string | undefined;
 
@@ -97,38 +94,6 @@ export async function purgeApiCaches(keepUserId?: string | number): Promise<void
   await Promise.all(foreignPartitions(names, keepUserId).map((n) => caches.delete(n)));
 }
 
-function marked(response: Response, source: Source, storedAt?: number): Response {
-  const headers = new Headers(response.headers);
-  headers.set(SOURCE_HEADER, source);
-  if (storedAt !== undefined) headers.set(STORED_AT_HEADER, String(storedAt));
-  else headers.delete(STORED_AT_HEADER);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-}
-
-async function fetchWithTimeout(request: Request): Promise<Response> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), NETWORK_TIMEOUT_MS);
-  try {
-    return await fetch(request, { signal: controller.signal });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Keeps a copy with its stored-at time and without headers that must never be cached. */
-async function store(cacheName: string, request: Request, response: Response): Promise<number> {
-  const storedAt = Date.now();
-  const headers = new Headers(response.headers);
-  for (const h of UNCACHEABLE_HEADERS) headers.delete(h);
-  headers.set(STORED_AT_HEADER, String(storedAt));
-  const cache = await caches.open(cacheName);
-  await cache.put(
-    new Request(request.url),
-    new Response(await response.clone().arrayBuffer(), { status: response.status, headers }),
-  );
-  return storedAt;
-}
-
 /**
  * Where a read is kept: a person's answers per user and tenant, a wall screen's per display and tenant (never the
  * other's, whoever is signed in on the device); null: not kept.
@@ -157,16 +122,16 @@ async function partitionOf(event: FetchEvent): Promise<string | null> {
 }
 
 /**
- * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched; others fresh from the
- * partitioned cache within their TTL (revalidated behind), else network first; on failure the newest cached copy,
- * else sample data; on 404 for the spec §8 areas, sample data. A 502/503/504 (server shedding load, proxy) is never
- * kept: the newest cached copy answers with its date, else the 5xx goes on as it is — never sample data. Every
- * answer says where it came from.
+ * GET /api/…: auth endpoints, downloads and the notification stream to the network untouched. Others go through
+ * Workbox (read-strategies.ts): a copy within its TTL from the reader's partition at once, revalidated behind it
+ * (StaleWhileRevalidate), else the network first (NetworkFirst), and on failure the newest kept copy, else sample
+ * data; on 404 for the spec §8 areas, sample data. A 502/503/504 (server shedding load, proxy) is never kept: the
+ * kept copy answers with its date, else the 5xx goes on as it is — never sample data. Every answer says where it
+ * came from.
  */
 export async function handleApiGet(event: FetchEvent): Promise<Response> {
   const request = event.request;
-  const url = new URL(request.url);
-  const pathname = normalizePath(url.pathname);
+  const pathname = normalizePath(new URL(request.url).pathname);
   // Mock mode first: nothing it answers may reach the network, the stream and downloads included.
   const mocked = await mockModeAnswer(request);
   if (mocked) return mocked;
@@ -174,47 +139,12 @@ export async function handleApiGet(event: FetchEvent): Promise<Response> {
   if (isAuthEndpoint(pathname) || isDownloadPath(pathname) || isStreamPath(pathname)) return fetch(request);
 
   const cacheName = await partitionOf(event);
-  const cached = cacheName ? await (await caches.open(cacheName)).match(request.url) : undefined;
-  const storedAt = cached ? Number(cached.headers.get(STORED_AT_HEADER)) : undefined;
-  const state = freshness(storedAt, Date.now(), ttlSeconds(pathname), cacheName ? await lastWriteAt(cacheName) : 0);
-
-  /** `revalidating`: behind a fresh copy already answered, only the cache is refreshed and the answer dropped. */
-  const fromNetwork = async (revalidating = false): Promise<Response> => {
-    const response = await fetchWithTimeout(request);
-    // Overloaded (503 with Retry-After) or a proxy's 502/504: says nothing about the data, so never stored. The
-    // kept copy answers with its age; with none, the 5xx itself (its Retry-After and detail), not a sample.
-    if (isOverloadStatus(response.status)) {
-      if (!cached || revalidating) return marked(response, 'network');
-      void response.body?.cancel().catch(() => undefined);
-      return marked(cached, 'cache', storedAt);
-    }
-    // A 404 on an area's list, summary or launch URL: the backend does not serve that area (sample). A 404 on one
-    // record is the truth about that record (sampleAreaOf has no area for records) and is passed on.
-    if (response.status === 404) {
-      const sample = await areaSampleResponse(request);
-      if (sample) return sample;
-    }
-    if (
-      cacheName &&
-      isCacheable(response.status, response.headers.get('content-type'), response.headers.get('cache-control'))
-    ) {
-      const at = await store(cacheName, request, response);
-      return marked(response, 'network', at);
-    }
-    return marked(response, 'network');
-  };
-
-  if (cached && state === 'fresh') {
-    event.waitUntil(fromNetwork(true).catch(() => undefined));
-    return marked(cached, 'cache', storedAt);
-  }
-  try {
-    return await fromNetwork();
-  } catch {
-    // Cached real data always wins, whatever its age (it carries its date); a sample only where nothing was kept.
-    if (cached) return marked(cached, 'cache', storedAt);
-    const sample = await areaSampleResponse(request);
-    if (sample) return sample;
-    return Response.error();
-  }
+  const kept = cacheName ? await (await caches.open(cacheName)).match(request.url) : undefined;
+  const state = freshness(
+    kept ? storedAtOf(kept.headers) : undefined,
+    Date.now(),
+    ttlSeconds(pathname),
+    cacheName ? await lastWriteAt(cacheName) : 0,
+  );
+  return readThroughWorkbox(event, { strategy: readStrategyOf(state), cacheName, kept });
 }

@@ -2,7 +2,7 @@
  * The service worker's decisions as pure functions, so they are tested without a browser:
  * which /api requests may be cached, for how long, in which partition, and how answers are marked.
  */
-import type { DataSource } from '../contract/sw-messages.ts';
+import { SOURCE_HEADER, STORED_AT_HEADER, type DataSource } from '../contract/sw-messages.ts';
 
 /** Authentication endpoints always go to the network and are never cached. */
 const AUTH_PATTERNS = [
@@ -79,6 +79,69 @@ export function freshness(
   if (storedAt === undefined || !Number.isFinite(storedAt)) return 'none';
   if (storedAt <= lastWriteAt) return 'stale';
   return now - storedAt < ttl * 1000 && now >= storedAt ? 'fresh' : 'stale';
+}
+
+/** How long a read waits for the network's headers before the kept copy (or a sample) answers instead. */
+export const NETWORK_TIMEOUT_MS = 8_000;
+
+/** The Workbox strategy a read goes through (workbox-strategies' StaleWhileRevalidate or NetworkFirst). */
+export type ReadStrategy = 'stale-while-revalidate' | 'network-first';
+
+/**
+ * A copy within its TTL answers at once and is refreshed behind it; a stale copy, or none, waits for the network
+ * and is only the fallback when the network fails.
+ */
+export function readStrategyOf(state: Freshness): ReadStrategy {
+  return state === 'fresh' ? 'stale-while-revalidate' : 'network-first';
+}
+
+/**
+ * What the read layer does with the network's answer:
+ * - 'use-kept': a 502/503/504 says nothing of the data; the kept copy answers (with its date) and nothing is stored;
+ * - 'sample': a 404 on a spec §8 area (the backend does not serve it) becomes that area's sample, never stored;
+ * - 'store': kept in the partition, and answered with the time it was stored;
+ * - 'pass': answered as it is, kept nowhere (a 5xx with no copy kept, a 401, no partition…).
+ */
+export type NetworkVerdict = 'use-kept' | 'sample' | 'store' | 'pass';
+
+export function networkVerdict(
+  answer: { status: number; contentType: string | null; cacheControl: string | null },
+  context: {
+    /** A copy of this read is kept in the partition (whatever its age). */
+    kept: boolean;
+    /** The request belongs to a spec §8 sample area (sampleAreaOf is not null). */
+    sampleArea: boolean;
+    /** The reader has a partition (signed in, or a paired display): without one nothing is stored. */
+    partitioned: boolean;
+  },
+): NetworkVerdict {
+  if (isOverloadStatus(answer.status)) return context.kept ? 'use-kept' : 'pass';
+  if (answer.status === 404 && context.sampleArea) return 'sample';
+  if (context.partitioned && isCacheable(answer.status, answer.contentType, answer.cacheControl)) return 'store';
+  return 'pass';
+}
+
+/** An answer's headers marked with where it came from; a stored-at time only beside a copy that is kept. */
+export function markedHeaders(headers: Headers, source: Source, storedAt?: number): Headers {
+  const marked = new Headers(headers);
+  marked.set(SOURCE_HEADER, source);
+  if (storedAt !== undefined) marked.set(STORED_AT_HEADER, String(storedAt));
+  else marked.delete(STORED_AT_HEADER);
+  return marked;
+}
+
+/** The headers a copy is kept with: no cookie nor token, no mark of its source (set when served), its stored-at time. */
+export function storedHeaders(headers: Headers, storedAt: number): Headers {
+  const kept = new Headers(headers);
+  for (const h of UNCACHEABLE_HEADERS) kept.delete(h);
+  kept.delete(SOURCE_HEADER);
+  kept.set(STORED_AT_HEADER, String(storedAt));
+  return kept;
+}
+
+/** When a kept copy was stored, as its header says (NaN or 0 when it says nothing usable: never fresh). */
+export function storedAtOf(headers: Headers): number {
+  return Number(headers.get(STORED_AT_HEADER));
 }
 
 export const API_CACHE_PREFIX = 'vigie-api';
