@@ -401,6 +401,89 @@ describe('users, permissions, configuration, logs', () => {
     expect(text()).toContain('Votre propre rôle et l’accès à votre compte se changent par un autre administrateur.');
   });
 
+  it('users: a superuser’s role change sends the spec §6 payload, flags with the role, and says what it does', async () => {
+    superuser();
+    const carol = { ...bob, id: 7, username: 'carol', role: 'user', last_login: null };
+    screen.handler = (method, _url, body) =>
+      method === 'PATCH' ? json({ ...carol, ...(body as object) }) : json({ count: 1, results: [carol] });
+    await render(<UsersPage />, '/admin/users');
+    act(() => $<HTMLButtonElement>('button[aria-label="Modifier : carol"]').click());
+    setValue($<HTMLSelectElement>('#edit-user-7-role'), 'admin');
+    expect($('[role="note"]').textContent).toBe(
+      'Administrateur : le compte devient aussi superutilisateur et staff, sur toute la plateforme.',
+    );
+    await submit($<HTMLFormElement>('form[aria-label="Modifier l’utilisateur carol"]'));
+    expect(writes()).toHaveLength(1);
+    expect(writes()[0]!.url.pathname).toBe('/api/admin/users/7/');
+    expect(writes()[0]!.body).toEqual({ role: 'admin', is_superuser: true, is_staff: true });
+    expect($('[data-user-id="7"]').textContent).toContain('Administrateur');
+  });
+
+  it('users: a superuser’s demotion sends both flags false; a tenant admin’s role change sends the role alone', async () => {
+    const staff = { ...bob, id: 8, username: 'dan', role: 'manager', is_staff: true, last_login: null };
+    const patched: unknown[] = [];
+    screen.handler = (method, _url, body) => {
+      if (method !== 'PATCH') return json({ count: 1, results: [staff] });
+      patched.push(body);
+      return json({ ...staff, ...(body as object) });
+    };
+    const changeRole = async (role: string) => {
+      await render(<UsersPage />, '/admin/users');
+      act(() => $<HTMLButtonElement>('button[aria-label="Modifier : dan"]').click());
+      setValue($<HTMLSelectElement>('#edit-user-8-role'), role);
+      await submit($<HTMLFormElement>('form[aria-label="Modifier l’utilisateur dan"]'));
+    };
+    superuser();
+    await changeRole('readonly');
+    expect(patched.at(-1)).toEqual({ role: 'readonly', is_superuser: false, is_staff: false });
+    memberAs('admin');
+    await changeRole('user');
+    expect(patched.at(-1)).toEqual({ role: 'user' });
+  });
+
+  it('users: details read the account by id (spec §7), flags and dates included; a failure is said', async () => {
+    const full = {
+      ...bob,
+      first_name: 'Bob',
+      last_name: 'Martin',
+      role: 'manager',
+      is_staff: true,
+      is_superuser: false,
+      date_joined: '2026-01-05T08:00:00Z',
+      last_login: null,
+    };
+    let fail = false;
+    screen.handler = (_method, url) =>
+      url.pathname === '/api/admin/users/5/'
+        ? fail
+          ? json({ detail: 'Utilisateur introuvable.' }, 400)
+          : json(full)
+        : json({ count: 1, results: [{ ...bob, role: 'user', last_login: null }] });
+    await render(<UsersPage />, '/admin/users');
+    act(() => $<HTMLButtonElement>('button[aria-label="Détails : bob"]').click());
+    await settle();
+    const detail = $('[data-user-detail="5"]').textContent;
+    expect(screen.calls.filter((c) => c.url.pathname === '/api/admin/users/5/')).toHaveLength(1);
+    expect(detail).toContain('Bob Martin');
+    expect(detail).toContain('Rôle dans l’organisationResponsable');
+    expect(detail).toContain('SuperutilisateurNon');
+    expect(detail).toContain('StaffOui');
+    expect(detail).toContain('Dernière connexionJamais');
+    expect($<HTMLButtonElement>('button[aria-label="Détails : bob"]').textContent).toBe('Masquer');
+    act(() => $<HTMLButtonElement>('button[aria-label="Détails : bob"]').click());
+    expect(screen.container.querySelector('[data-user-detail="5"]')).toBeNull();
+    fail = true;
+    act(() => $<HTMLButtonElement>('button[aria-label="Détails : bob"]').click());
+    await settle();
+    expect($('[data-user-detail="5"]').textContent).toBe('Impossible de lire ce compte : Utilisateur introuvable.');
+  });
+
+  it('users: sample rows offer no details', async () => {
+    screen.handler = () => json({}, 500);
+    await render(<UsersPage />, '/admin/users');
+    expect(screen.container.querySelector('button[aria-label^="Détails"]')).toBeNull();
+  });
+
   it('permissions: the spec §6 fallback is shown as assumed', async () => {
     screen.handler = () => {
       throw new TypeError('Failed to fetch');

@@ -2,6 +2,7 @@ import { apiRequest, apiRequestWithOrigin, ApiError, type DataOrigin } from '../
 import { UNEXPECTED_ERROR } from '../../lib/error-message.ts';
 import { kvGet, kvSet } from '../../lib/storage.ts';
 import { currentTenantId, session } from '../../lib/auth/session.ts';
+import { roleUpdatePayload } from '../../lib/auth/roles.ts';
 import { ADMIN_USERS_CACHE_KEY } from './users-local.ts';
 
 /** One row of the user list (spec §3 user-list sample plus last_login). */
@@ -131,32 +132,62 @@ function serverDetail(err: ApiError): string | undefined {
     : undefined;
 }
 
-/** spec §7/§8 delete: /admin/users/{id}/, then /users/{id}/ when the first does not know the path; French messages. */
-export async function deleteUser(id: AdminUser['id']): Promise<void> {
-  if (!session.value?.tokens.access_token) throw new ApiError(401, DELETE_MESSAGES.noToken);
-  const paths = [`/admin/users/${encodeURIComponent(String(id))}/`, `/users/${encodeURIComponent(String(id))}/`];
+/** spec §7: one account's paths, tried in order: /admin/users/{id}/, then /users/{id}/. */
+export function userPaths(id: AdminUser['id']): [string, string] {
+  const key = encodeURIComponent(String(id));
+  return [`/admin/users/${key}/`, `/users/${key}/`];
+}
+
+/** A path this backend does not serve (404, 405): the next one of the spec §7 chain is tried. */
+const unknownPath = (err: unknown) => err instanceof ApiError && (err.status === 404 || err.status === 405);
+
+/**
+ * Calls each path in turn until one is served: any answer other than 404/405 (a refusal, a field error) is the
+ * backend's word and is thrown as it is; when none is served, the first failure is.
+ */
+async function firstServed<T>(paths: readonly string[], call: (path: string) => Promise<T>): Promise<T> {
   let first: ApiError | undefined;
   for (const path of paths) {
     try {
-      await apiRequest<unknown>(path, { method: 'DELETE', allowForbidden: true });
-      // The kept list must not bring the user back.
-      const stored = await kvGet<StoredUsers>(ADMIN_USERS_CACHE_KEY).catch(() => undefined);
-      if (stored?.users) {
-        const users = stored.users.filter((u) => String(u.id) !== String(id));
-        await kvSet(ADMIN_USERS_CACHE_KEY, { ...stored, users, count: Math.max(0, stored.count - 1) }).catch(
-          () => undefined,
-        );
-      }
-      return;
+      return await call(path);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      if (err.status === 401 || err.status === 403)
-        throw new ApiError(err.status, serverDetail(err) ?? DELETE_MESSAGES.denied, err.data);
+      if (!(err instanceof ApiError) || !unknownPath(err)) throw err;
       first ??= err;
-      if (err.status !== 404 && err.status !== 405) break;
     }
   }
   throw first ?? new ApiError(0, UNEXPECTED_ERROR);
+}
+
+/** The tenant header of a superuser administering another tenant (`?tenant=` on the screen). */
+const inTenant = (tenantId: string | undefined) => (tenantId ? { tenantId } : {});
+
+/** spec §7/§8 delete: /admin/users/{id}/, then /users/{id}/ when the first does not know the path; French messages. */
+export async function deleteUser(id: AdminUser['id'], tenantId?: string): Promise<void> {
+  if (!session.value?.tokens.access_token) throw new ApiError(401, DELETE_MESSAGES.noToken);
+  try {
+    await firstServed(userPaths(id), (path) =>
+      apiRequest<unknown>(path, { method: 'DELETE', allowForbidden: true, ...inTenant(tenantId) }),
+    );
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403))
+      throw new ApiError(err.status, serverDetail(err) ?? DELETE_MESSAGES.denied, err.data);
+    throw err;
+  }
+  // The kept list must not bring the user back.
+  const stored = await kvGet<StoredUsers>(ADMIN_USERS_CACHE_KEY).catch(() => undefined);
+  if (stored?.users) {
+    const users = stored.users.filter((u) => String(u.id) !== String(id));
+    await kvSet(ADMIN_USERS_CACHE_KEY, { ...stored, users, count: Math.max(0, stored.count - 1) }).catch(
+      () => undefined,
+    );
+  }
+}
+
+/** spec §7 GET by id: one account as the server has it now (/admin/users/{id}/, then /users/{id}/). */
+export function fetchUser(id: AdminUser['id'], tenantId?: string): Promise<AdminUser> {
+  return firstServed(userPaths(id), (path) =>
+    apiRequest<AdminUser>(path, { allowForbidden: true, ...inTenant(tenantId) }),
+  );
 }
 
 export type NewUser = {
@@ -169,28 +200,37 @@ export type NewUser = {
   role: string;
 };
 
-/** Creates an account in the current tenant, or in `tenantId` (superusers); field errors come back in ApiError.fields. */
-export async function createUser(body: NewUser, tenantId?: string): Promise<AdminUser> {
-  return apiRequest<AdminUser>('/admin/users/', {
-    method: 'POST',
-    body,
-    allowForbidden: true,
-    ...(tenantId ? { tenantId } : {}),
-  });
+/**
+ * Creates an account in the current tenant, or in `tenantId` (superusers), on the spec §7 list paths in turn;
+ * field errors come back in ApiError.fields.
+ */
+export function createUser(body: NewUser, tenantId?: string): Promise<AdminUser> {
+  return firstServed(USER_LIST_PATHS, (path) =>
+    apiRequest<AdminUser>(path, { method: 'POST', body, allowForbidden: true, ...inTenant(tenantId) }),
+  );
 }
 
 /** What the edit form changes: names, address, the role in the tenant, whether the account may sign in. */
 export type UserChanges = Pick<AdminUser, 'email' | 'first_name' | 'last_name' | 'role' | 'is_active'>;
 
+/** A PATCH body: some of the form's fields, and with a role change by a superuser the spec §6 flags. */
+export type UserPatch = Partial<UserChanges> & { is_superuser?: boolean; is_staff?: boolean };
+
+/** spec §7 PATCH by id (/admin/users/{id}/, then /users/{id}/), in the current tenant or in `tenantId`. */
+export function updateUser(id: AdminUser['id'], changes: UserPatch, tenantId?: string): Promise<AdminUser> {
+  return firstServed(userPaths(id), (path) =>
+    apiRequest<AdminUser>(path, { method: 'PATCH', body: changes, allowForbidden: true, ...inTenant(tenantId) }),
+  );
+}
+
 /**
- * Changes an account of the current tenant (or of `tenantId`, superusers). Only the membership's role is sent: making
- * someone a platform superuser is not a tenant's role (the server refuses the flags from anyone but a superuser).
+ * What an edit sends: only what changed, and with a role change by a superuser the spec §6 payload (role,
+ * is_superuser and is_staff, both true for admin). A tenant's own admin sends the role alone: the platform flags
+ * are no tenant's to give, and the server refuses them from anyone but a superuser.
  */
-export async function updateUser(id: AdminUser['id'], changes: UserChanges, tenantId?: string): Promise<AdminUser> {
-  return apiRequest<AdminUser>(`/admin/users/${encodeURIComponent(String(id))}/`, {
-    method: 'PATCH',
-    body: changes,
-    allowForbidden: true,
-    ...(tenantId ? { tenantId } : {}),
-  });
+export function editPayload(initial: UserChanges, draft: UserChanges, platformFlags: boolean): UserPatch {
+  const changes = Object.fromEntries(
+    Object.entries(draft).filter(([k, v]) => v !== initial[k as keyof UserChanges]),
+  ) as UserPatch;
+  return changes.role !== undefined && platformFlags ? { ...changes, ...roleUpdatePayload(changes.role) } : changes;
 }

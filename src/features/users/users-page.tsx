@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { Fragment, useState, type ReactNode } from 'react';
 import { useSearch } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
@@ -18,6 +18,8 @@ import { SelectField, TextField } from '../../components/form-field.tsx';
 import {
   createUser,
   deleteUser,
+  editPayload,
+  fetchUser,
   fetchUsers,
   updateUser,
   type AdminUser,
@@ -31,7 +33,11 @@ const { guest: _guest, ...MEMBERSHIP_ROLE_LABELS } = ROLE_LABELS;
 
 const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'short' });
 
-/** User administration of the current tenant: the list with the spec §8 fallbacks, and deletion with the spec §8 messages. */
+/**
+ * User administration of the current tenant: the list with the spec §8 fallbacks, each account's details read from
+ * the server (spec §7 GET by id), creation, edition with the role change (spec §6 payload) and deletion with the
+ * spec §8 messages.
+ */
 export function UsersPage() {
   useSignals();
   const me = session.value?.profile.id;
@@ -44,6 +50,7 @@ export function UsersPage() {
   const users = useResource(async () => ({ data: await fetchUsers(tenantParam) }), [tenantParam ?? null, version]);
   const [confirming, setConfirming] = useState<AdminUser['id'] | null>(null);
   const [editing, setEditing] = useState<AdminUser['id'] | null>(null);
+  const [shown, setShown] = useState<AdminUser['id'] | null>(null);
   const { busy, notice, setNotice, actionError, run } = useRowActions<AdminUser['id']>();
 
   const list = users.data ?? null;
@@ -52,12 +59,13 @@ export function UsersPage() {
   const mayAdd = !sample && may('add_user');
   const mayChange = !sample && may('change_user');
   const mayDelete = !sample && may('delete_user');
-  const deletable = mayChange || mayDelete;
+  // Sample rows have nothing behind them to read: no details, no action.
+  const actions = !sample;
   const mayCreateAdmin = !sample && isSuperuser(session.value?.profile);
 
   const remove = (user: AdminUser) =>
     run(user.id, async () => {
-      await deleteUser(user.id);
+      await deleteUser(user.id, tenantParam);
       setConfirming(null);
       users.update((l) => ({
         ...l,
@@ -116,12 +124,12 @@ export function UsersPage() {
               caption={sample && 'Exemple — ces utilisateurs ne sont pas réels'}
               captionClass=""
               headers={['Nom d’utilisateur', 'Nom', 'Email', 'Rôle', 'Actif', 'Dernière connexion']}
-              actions={deletable}
+              actions={actions}
             >
               {list.users.map((u) =>
                 editing === u.id ? (
                   <tr key={u.id} data-user-id={u.id}>
-                    <td colSpan={deletable ? 7 : 6}>
+                    <td colSpan={actions ? 7 : 6}>
                       <EditUserForm
                         user={u}
                         tenantId={tenantParam}
@@ -132,39 +140,60 @@ export function UsersPage() {
                     </td>
                   </tr>
                 ) : (
-                  <tr key={u.id} data-user-id={u.id}>
-                    <td>{u.username}</td>
-                    <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
-                    <td>{u.email}</td>
-                    <td>{roleLabel(u.role)}</td>
-                    <td>{u.is_active ? 'Oui' : 'Non'}</td>
-                    <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
-                    {deletable && (
-                      <td>
-                        {mayChange && (
+                  <Fragment key={u.id}>
+                    <tr data-user-id={u.id}>
+                      <td>{u.username}</td>
+                      <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</td>
+                      <td>{u.email}</td>
+                      <td>{roleLabel(u.role)}</td>
+                      <td>{u.is_active ? 'Oui' : 'Non'}</td>
+                      <td>{u.last_login ? DATE.format(new Date(u.last_login)) : 'Jamais'}</td>
+                      {actions && (
+                        <td>
                           <button
                             type="button"
                             className="btn small secondary"
-                            aria-label={`Modifier : ${u.username}`}
-                            onClick={() => setEditing(u.id)}
+                            aria-label={`Détails : ${u.username}`}
+                            aria-expanded={shown === u.id}
+                            onClick={() => setShown(shown === u.id ? null : u.id)}
                           >
-                            Modifier
-                          </button>
-                        )}{' '}
-                        {mayDelete && String(u.id) !== String(me) && (
-                          <DeletableRowActions
-                            name={u.username}
-                            question={`Supprimer ${u.username} ?`}
-                            confirming={confirming === u.id}
-                            busy={busy === u.id}
-                            onAsk={() => setConfirming(u.id)}
-                            onConfirm={() => void remove(u)}
-                            onCancel={() => setConfirming(null)}
-                          />
-                        )}
-                      </td>
+                            {shown === u.id ? 'Masquer' : 'Détails'}
+                          </button>{' '}
+                          {mayChange && (
+                            <button
+                              type="button"
+                              className="btn small secondary"
+                              aria-label={`Modifier : ${u.username}`}
+                              onClick={() => {
+                                setShown(null);
+                                setEditing(u.id);
+                              }}
+                            >
+                              Modifier
+                            </button>
+                          )}{' '}
+                          {mayDelete && String(u.id) !== String(me) && (
+                            <DeletableRowActions
+                              name={u.username}
+                              question={`Supprimer ${u.username} ?`}
+                              confirming={confirming === u.id}
+                              busy={busy === u.id}
+                              onAsk={() => setConfirming(u.id)}
+                              onConfirm={() => void remove(u)}
+                              onCancel={() => setConfirming(null)}
+                            />
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                    {shown === u.id && (
+                      <tr className="admin-detail-row" data-user-detail={u.id}>
+                        <td colSpan={7}>
+                          <UserDetail id={u.id} tenantId={tenantParam} />
+                        </td>
+                      </tr>
                     )}
-                  </tr>
+                  </Fragment>
                 ),
               )}
             </DataTable>
@@ -172,6 +201,46 @@ export function UsersPage() {
         </>
       )}
     </section>
+  );
+}
+
+const yesNo = (v: boolean | undefined) => (v === undefined ? '—' : v ? 'Oui' : 'Non');
+const when = (iso: string | null | undefined, never: string) => (iso ? DATE.format(new Date(iso)) : never);
+
+/** One account as the server has it now (spec §7 GET /admin/users/{id}/, then /users/{id}/). */
+function UserDetail({ id, tenantId }: { id: AdminUser['id']; tenantId: string | undefined }) {
+  const read = useResource(async () => ({ data: await fetchUser(id, tenantId) }), [String(id), tenantId ?? null]);
+  const u = read.data;
+  if (read.loading) return <p role="status">Chargement du compte…</p>;
+  if (!u)
+    return (
+      <p className="error" role="alert">
+        Impossible de lire ce compte : {read.error}
+      </p>
+    );
+  return (
+    <dl className="admin-dl" aria-label={`Compte ${u.username}`}>
+      <dt>Identifiant</dt>
+      <dd>{String(u.id)}</dd>
+      <dt>Nom d’utilisateur</dt>
+      <dd>{u.username}</dd>
+      <dt>Nom</dt>
+      <dd>{[u.first_name, u.last_name].filter(Boolean).join(' ') || '—'}</dd>
+      <dt>Email</dt>
+      <dd>{u.email || '—'}</dd>
+      <dt>Rôle dans l’organisation</dt>
+      <dd>{roleLabel(u.role)}</dd>
+      <dt>Superutilisateur</dt>
+      <dd>{yesNo(u.is_superuser)}</dd>
+      <dt>Staff</dt>
+      <dd>{yesNo(u.is_staff)}</dd>
+      <dt>Actif</dt>
+      <dd>{yesNo(u.is_active)}</dd>
+      <dt>Inscrit le</dt>
+      <dd>{when(u.date_joined, '—')}</dd>
+      <dt>Dernière connexion</dt>
+      <dd>{when(u.last_login, 'Jamais')}</dd>
+    </dl>
   );
 }
 
@@ -197,12 +266,11 @@ function EditUserForm({
     is_active: user.is_active,
   };
   const form = useForm<UserChanges>(initial, { id: `edit-user-${user.id}` });
+  const platformFlags = isSuperuser(session.value?.profile);
   const send = async (draft: UserChanges) => {
     // Only what changed: an unchanged role or state is not the admin's decision to record.
-    const changes = Object.fromEntries(
-      Object.entries(draft).filter(([k, v]) => v !== initial[k as keyof UserChanges]),
-    ) as Partial<UserChanges>;
-    onSaved(Object.keys(changes).length === 0 ? user : await updateUser(user.id, changes as UserChanges, tenantId));
+    const changes = editPayload(initial, draft, platformFlags);
+    onSaved(Object.keys(changes).length === 0 ? user : await updateUser(user.id, changes, tenantId));
   };
   return (
     <form
@@ -219,6 +287,15 @@ function EditUserForm({
       ) : (
         <>
           <SelectField form={form} name="role" label="Rôle" options={optionsOf(MEMBERSHIP_ROLE_LABELS)} />
+          {platformFlags &&
+            form.values.role !== initial.role &&
+            (form.values.role === 'admin' || user.is_superuser || user.is_staff) && (
+              <p className="muted" role="note">
+                {form.values.role === 'admin'
+                  ? 'Administrateur : le compte devient aussi superutilisateur et staff, sur toute la plateforme.'
+                  : 'Ce rôle retire au compte les droits superutilisateur et staff de la plateforme.'}
+              </p>
+            )}
           <label className="vm-check">
             <input
               type="checkbox"
