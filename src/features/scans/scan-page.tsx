@@ -1,23 +1,32 @@
+import { useState, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { findingStateLabel } from '../../../contract/finding-states.ts';
 import { REPORT_FORMAT_LABELS, type ReportFormat } from '../../../contract/scan-formats.ts';
 import { FINDING_SEVERITIES, FINDING_SEVERITY_LABELS } from '../../../contract/severity.ts';
-import { DataOriginNote, PartOriginNote } from '../../components/data-origin-note.tsx';
+import { DataOriginNote, PartOriginNote, readOnlyNote } from '../../components/data-origin-note.tsx';
 import { RetryError } from '../../components/list-state.tsx';
 import { currentTenantId } from '../../lib/auth/session.ts';
+import { useCanWrite } from '../../lib/auth/can-write.ts';
 import { formatDateTime, NUMBER } from '../../lib/format.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { fetchScan, fetchScanChanges, type Scan, type ScanChange } from './scans-api.ts';
 import { SCAN_STATUS_LABELS, SCANNER_LABELS } from './scan-rules.ts';
+import { ScanEditForm } from './scan-edit-form.tsx';
 import './scans.css';
 
-/** One scan (issue 21): its report, counts, findings and what its reconciliation changed. */
+/**
+ * One scan (issue 21), read by id (spec §7 GET): its report, counts, findings and what its reconciliation changed;
+ * writers edit its name, scanner, target and asset (spec §7 PUT).
+ */
 export default function ScanPage() {
   useSignals();
   const { id = '' } = useParams<{ id: string }>();
   const tenant = currentTenantId() ?? '';
+  const canWrite = useCanWrite();
   const scan = useResource(() => fetchScan(id), [id, tenant]);
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const changes = useResource(() => fetchScanChanges(id), [id, tenant]);
   const { state } = scan;
   const missing = state.status === 'error' && state.httpStatus === 404;
@@ -41,7 +50,38 @@ export default function ScanPage() {
       {state.status === 'ready' && (
         <>
           <DataOriginNote origin={state.origin} />
-          <ScanDetail scan={state.data} />
+          <ScanDetail scan={state.data}>
+            {canWrite && !editing && (
+              <p>
+                <button
+                  type="button"
+                  className="btn secondary"
+                  disabled={readOnlyNote(state.origin) !== null}
+                  title={readOnlyNote(state.origin) ?? undefined}
+                  onClick={() => {
+                    setSaved(null);
+                    setEditing(true);
+                  }}
+                >
+                  Modifier le scan
+                </button>
+              </p>
+            )}
+            {canWrite && editing && (
+              <ScanEditForm
+                scan={state.data}
+                onClose={() => setEditing(false)}
+                onSaved={(updated) => {
+                  setEditing(false);
+                  scan.update((s) => ({ ...s, ...updated }));
+                  setSaved(`Scan « ${updated.name} » enregistré.`);
+                }}
+              />
+            )}
+            <p className="muted" role="status">
+              {saved ?? ''}
+            </p>
+          </ScanDetail>
           <section className="card" aria-labelledby="scan-changes">
             <h2 id="scan-changes">Ce que ce scan a changé</h2>
             {changes.state.status === 'ready' ? (
@@ -61,12 +101,13 @@ export default function ScanPage() {
   );
 }
 
-function ScanDetail({ scan }: { scan: Scan }) {
+function ScanDetail({ scan, children }: { scan: Scan; children?: ReactNode }) {
   const s = scan.summary;
   const link = `/vulnerabilities/list?scan=${encodeURIComponent(String(scan.id))}`;
   return (
     <>
       <h1>{scan.name}</h1>
+      {children}
       <div className="detail-grid scan-grid">
         <section className="card" aria-labelledby="scan-facts">
           <h2 id="scan-facts">Rapport</h2>

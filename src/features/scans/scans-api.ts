@@ -1,5 +1,5 @@
 import { apiRequest, apiRequestWithOrigin, type DataOrigin } from '../../lib/api-client.ts';
-import type { Paged } from '../../../contract/paged.ts';
+import { MAX_PAGE_SIZE, type Paged } from '../../../contract/paged.ts';
 import type { ReportFormat as ContractReportFormat } from '../../../contract/scan-formats.ts';
 import type { FindingSeverity } from '../../../contract/severity.ts';
 import { uploadForm, type UploadProgress } from '../../lib/upload.ts';
@@ -83,6 +83,35 @@ export function listScans(query: ScanQuery): Promise<{ data: Paged<Scan>; origin
 
 export function createScan(body: { name: string; scanner: string; target?: string; asset_id?: number }): Promise<Scan> {
   return apiRequest<Scan>(SCANS_PATH, { method: 'POST', body, allowForbidden: true });
+}
+
+/** What a scan's PUT carries (spec §7 PUT .../scans/{id}/): every field, since PUT replaces them all. */
+export interface ScanInput {
+  name: string;
+  scanner: string;
+  target: string | null;
+  asset_id: number | null;
+}
+
+/** spec §7 PUT /api/vulnerabilities/scans/{id}/: the scan's name, scanner, target and asset, as given. */
+export function updateScan(id: Scan['id'], body: ScanInput): Promise<Scan> {
+  return apiRequest<Scan>(`${SCANS_PATH}${encodeURIComponent(String(id))}/`, {
+    method: 'PUT',
+    body: { ...body },
+    allowForbidden: true,
+  });
+}
+
+/** The tenant's assets a scan may name (names only, by name); an empty list when they cannot be read. */
+export async function fetchAssetChoices(): Promise<{ id: number | string; name: string }[]> {
+  try {
+    const page = await apiRequest<Paged<{ id: number | string; name: string }>>('/assets/', {
+      query: { page: 1, page_size: MAX_PAGE_SIZE, ordering: 'name' },
+    });
+    return page.results.map((a) => ({ id: a.id, name: a.name }));
+  } catch {
+    return [];
+  }
 }
 
 export function runScanAction(id: Scan['id'], action: ScanAction): Promise<Scan> {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useSignals } from '@preact/signals-react/runtime';
 import { DataOriginNote, readOnlyNote } from '../../components/data-origin-note.tsx';
-import { fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
+import { deleteVulnerability, fetchVulnerability, markResolved } from './api/vulnerabilities.ts';
 import type { Vulnerability } from './api/types.ts';
 import { KevBadge, SeverityBadge } from '../../components/severity-badges.tsx';
 import { CvePanel } from './cve-panel.tsx';
@@ -13,9 +13,11 @@ import { canWriteVulnerabilities, tenantKey } from './permissions.ts';
 import { messageOf } from '../../lib/error-message.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { RetryError } from '../../components/list-state.tsx';
+import { ConfirmDelete } from '../../components/confirm-delete.tsx';
+import { FindingForm } from './finding-form.tsx';
 import './vulnerabilities.css';
 
-/** One finding: its CVE explained, its asset, and resolve / reopen for writers. */
+/** One finding: its CVE explained, its asset, and for writers resolve / reopen, edit (PUT) and delete. */
 export default function VulnerabilityDetailPage() {
   useSignals();
   const { id = '' } = useParams<{ id: string }>();
@@ -23,6 +25,20 @@ export default function VulnerabilityDetailPage() {
   const resource = useResource(() => fetchVulnerability(id), [id, tenantKey()]);
   const { state } = resource;
   const notFound = state.status === 'error' && state.httpStatus === 404;
+  /** The title of the finding deleted from this page (for this id), said in place of the page. */
+  const [deleted, setDeleted] = useState<{ id: string; title: string } | null>(null);
+
+  if (deleted?.id === id) {
+    return (
+      <section className="page page-wide vuln-page">
+        <h1>Vulnérabilité supprimée</h1>
+        <p role="status">La vulnérabilité « {deleted.title} » a été supprimée.</p>
+        <p>
+          <Link href="/vulnerabilities/list">← Liste des vulnérabilités</Link>
+        </p>
+      </section>
+    );
+  }
 
   return (
     <section className="page page-wide vuln-page" aria-busy={state.status === 'loading'}>
@@ -48,6 +64,8 @@ export default function VulnerabilityDetailPage() {
             canWrite={canWrite}
             readOnly={readOnlyNote(state.origin)}
             onChange={(next) => resource.update((v) => ({ ...v, ...next }))}
+            onEdited={() => void resource.refresh()}
+            onDeleted={(v) => setDeleted({ id, title: v.title })}
           />
         </>
       )}
@@ -86,16 +104,37 @@ function Detail({
   canWrite,
   readOnly,
   onChange,
+  onEdited,
+  onDeleted,
 }: {
   v: Vulnerability;
   canWrite: boolean;
   /** Why this copy of the finding cannot be written (a sample, a kept copy); null when live. */
   readOnly: string | null;
   onChange: (v: Vulnerability) => void;
+  /** After an edit: the page reads the finding again (its CVE sheet and SSVC decision may have changed). */
+  onEdited: () => void;
+  onDeleted: (v: Vulnerability) => void;
 }) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+
+  const remove = () => {
+    setPending(true);
+    setError(null);
+    setDone(null);
+    deleteVulnerability(v.id).then(
+      () => onDeleted(v),
+      (err: unknown) => {
+        setPending(false);
+        // The question stays open: the finding is still there.
+        setError(`La suppression de la vulnérabilité a échoué : ${messageOf(err)}`);
+      },
+    );
+  };
 
   const toggle = () => {
     const next = !v.is_resolved;
@@ -142,11 +181,62 @@ function Detail({
         <StateBadge v={v} />
       </p>
       {canWrite && (
-        <p>
+        <div className="vm-actions">
           <button type="button" className="btn primary" disabled={pending} onClick={toggle} aria-busy={pending}>
             {pending ? 'Enregistrement…' : v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}
           </button>
-        </p>
+          <button
+            type="button"
+            className="btn secondary"
+            disabled={pending || readOnly !== null || editing}
+            title={readOnly ?? undefined}
+            onClick={() => {
+              setDone(null);
+              setError(null);
+              setConfirming(false);
+              setEditing(true);
+            }}
+          >
+            Modifier
+          </button>
+          {confirming ? (
+            <ConfirmDelete
+              name={v.title}
+              question="Supprimer définitivement cette vulnérabilité (et son historique) ?"
+              busy={pending}
+              onConfirm={remove}
+              onCancel={() => setConfirming(false)}
+            />
+          ) : (
+            <button
+              type="button"
+              className="btn danger"
+              disabled={pending || readOnly !== null}
+              title={readOnly ?? undefined}
+              onClick={() => {
+                setDone(null);
+                setError(null);
+                setEditing(false);
+                setConfirming(true);
+              }}
+            >
+              Supprimer
+            </button>
+          )}
+        </div>
+      )}
+      {canWrite && editing && (
+        <FindingForm
+          finding={v}
+          onClose={() => setEditing(false)}
+          onSaved={(saved) => {
+            setEditing(false);
+            // The answer has no CVE sheet: the old one stays until the page has read the finding again.
+            onChange({ ...v, ...saved, cve: saved.cve_id === v.cve_id ? v.cve : null });
+            setDone('Vulnérabilité enregistrée.');
+            onEdited();
+          }}
+        />
       )}
       {error && (
         <p className="error" role="alert">

@@ -28,6 +28,7 @@ import './vulnerabilities.css';
 import { may } from '../../lib/auth/can-write.ts';
 import { BulkBar, noSelection, type Selection } from './bulk-bar.tsx';
 import { SsvcBadge } from './ssvc-badge.tsx';
+import { FindingForm } from './finding-form.tsx';
 
 export const ROW_HEIGHT = 44;
 /** Rows read at a time as the visible range needs them. */
@@ -72,6 +73,7 @@ export default function VulnerabilityListPage() {
     setBulkOutcome(null);
   }
   const selectable = may('change_content');
+  const [creating, setCreating] = useState(false);
   const rows = usePagedWindow(key, (page, size) => fetchVulnerabilityPage(apiQuery, page, size), {
     pageSize: PAGE_SIZE,
     pagesKept: PAGES_KEPT,
@@ -85,6 +87,19 @@ export default function VulnerabilityListPage() {
   return (
     <section className="page page-wide vuln-page">
       <ScreenHead title="Liste des vulnérabilités" links={[DASHBOARD_LINK, CVE_SEARCH_LINK]} />
+      {selectable && !creating && (
+        <p>
+          <button type="button" className="btn primary" onClick={() => setCreating(true)}>
+            Nouvelle vulnérabilité
+          </button>
+        </p>
+      )}
+      {selectable && creating && (
+        <FindingForm
+          onClose={() => setCreating(false)}
+          onSaved={(created) => navigate(`/vulnerabilities/${encodeURIComponent(String(created.id))}`)}
+        />
+      )}
 
       <FilterForm filters={filters} onChange={setFilters} />
 

@@ -79,6 +79,46 @@ export function markResolved(id: string | number, isResolved: boolean): Promise<
 
 const itemPath = (id: string | number) => `${BASE}/vulnerabilities/${encodeURIComponent(String(id))}/`;
 
+/**
+ * What a person writes of a finding (docs/api-vulnerabilities.md): null clears a field. `severity` is an analyst's
+ * rating, sent on creation only (an existing finding's rating changes through `overrideSeverity`, with its reason).
+ */
+export interface FindingInput {
+  title: string;
+  cve_id: string | null;
+  asset_id: number | null;
+  cvss_score: number | null;
+  description: string;
+  solution: string;
+  port: number | null;
+  protocol: string | null;
+  service: string | null;
+  severity?: FindingSeverity;
+}
+
+/** spec §7 POST /api/vulnerabilities/vulnerabilities/: a finding entered by hand (201, the new finding). */
+export function createVulnerability(body: FindingInput): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(`${BASE}/vulnerabilities/`, {
+    method: 'POST',
+    body: { ...body },
+    allowForbidden: true,
+  });
+}
+
+/**
+ * spec §7 PUT /api/vulnerabilities/vulnerabilities/{id}/: the finding's own fields as the edit form has them (the
+ * title is required on PUT). Assignments and due dates keep PATCH (`assignFinding`): they change one or two fields
+ * and must not resend, nor require, the rest.
+ */
+export function updateVulnerability(id: string | number, body: Omit<FindingInput, 'severity'>): Promise<Vulnerability> {
+  return apiRequest<Vulnerability>(itemPath(id), { method: 'PUT', body: { ...body }, allowForbidden: true });
+}
+
+/** spec §7 DELETE /api/vulnerabilities/vulnerabilities/{id}/ (204). */
+export async function deleteVulnerability(id: string | number): Promise<void> {
+  await apiRequest<unknown>(itemPath(id), { method: 'DELETE', allowForbidden: true });
+}
+
 /** A move through the lifecycle (a justification where the state needs one, an expiry for an accepted risk). */
 export function moveFinding(
   id: string | number,
