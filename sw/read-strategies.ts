@@ -49,7 +49,8 @@ export interface ReadPlan {
   kept: Response | undefined;
 }
 
-export function marked(response: Response, source: Source, storedAt?: number): Response {
+/** A copy of `response` (same body) marked with where it came from. */
+function marked(response: Response, source: Source, storedAt?: number): Response {
   return new Response(response.body, {
     status: response.status,
     statusText: response.statusText,
@@ -84,7 +85,7 @@ class KeptCopyHandler extends StrategyHandler {
   }
 }
 
-/** spec: the network gets NETWORK_TIMEOUT_MS to answer (its headers); then the request is aborted, as a failure. */
+/** The network gets NETWORK_TIMEOUT_MS to answer (its headers); then the request is aborted, as a failure. */
 function timeoutPlugin(): WorkboxPlugin {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return {
