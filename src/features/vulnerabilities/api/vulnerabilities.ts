@@ -127,7 +127,11 @@ export function moveFinding(
   return apiRequest<Vulnerability>(`${itemPath(id)}transition/`, { method: 'POST', body: move, allowForbidden: true });
 }
 
-/** Assignee and due date (null clears them). */
+/**
+ * Assignee and due date (null clears them). PATCH, deliberately, where spec §7 names PUT: the change concerns these
+ * two fields only, and a PUT would have to resend (and require) the finding's title and other fields
+ * (docs/api-vulnerabilities.md lists PATCH beside PUT). The finding's own fields go by PUT: `updateVulnerability`.
+ */
 export function assignFinding(
   id: string | number,
   change: { assignee_id?: number | null; due_date?: string | null },
