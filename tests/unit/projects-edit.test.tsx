@@ -82,7 +82,8 @@ function routes(access: ProjectAccess) {
     if (method === 'POST' && p === '/api/projects/risks/') return json({ ...RISK, ...(body as object), id: 8 }, 201);
     if (p === '/api/projects/risks/') return paged([RISK]);
     if (p === '/api/projects/remediation-plans/') return paged([PLAN]);
-    if (p === '/api/projects/corrective-actions/') return paged([ACTION]);
+    // A plan's actions are read through the plan (spec §7), unpaged.
+    if (method === 'GET' && p === '/api/projects/remediation-plans/5/actions/') return json([ACTION]);
     if (p === '/api/projects/tasks/') return paged([TASK]);
     if (p === '/api/projects/documents/') return paged([DOC]);
     return paged([]);

@@ -5,10 +5,23 @@ import { FormField } from '../../components/form-field.tsx';
 import { ActionMessages } from '../../components/list-state.tsx';
 import { Select } from '../../components/select.tsx';
 import { messageOf } from '../../lib/error-message.ts';
+import { RowAction } from '../../components/row-action.tsx';
 import { linkAsset, listProjectAssets, searchTenantAssets, unlinkAsset } from './projects-api.ts';
 import type { Id, ProjectAsset } from './project-types.ts';
 import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, label, NUMBER } from './project-rules.ts';
-import { RemovableRow, TabBody, TabMessages, useTabList, type Removal, type TabProps } from './project-tab.tsx';
+import {
+  RemovableRow,
+  TabBody,
+  TabMessages,
+  useTabList,
+  type Removal,
+  type TabList,
+  type TabProps,
+} from './project-tab.tsx';
+import { AssetDetails, AssetEditForm } from './asset-details.tsx';
+import { useRowDetails } from './row-details.tsx';
+
+const HEADERS = ['Nom', 'Type', 'Criticité', 'Hôte', 'Adresse IP', 'Système', 'Vulnérabilités ouvertes', 'Détails'];
 
 const REMOVAL: Removal<ProjectAsset> = {
   question: 'Retirer cet actif du projet (il reste dans l’inventaire) ?',
@@ -16,14 +29,30 @@ const REMOVAL: Removal<ProjectAsset> = {
   removed: (a) => `Actif « ${a.name} » retiré du projet.`,
 };
 
-/** Actifs: the tenant's assets linked to the project; editors link one from the inventory or remove the link. */
+/**
+ * Actifs: the tenant's assets linked to the project, each with its findings and threats on demand; editors link one
+ * from the inventory, change an asset (PUT) or remove the link.
+ */
 export function AssetsTab(props: TabProps) {
   const { project, canEdit } = props;
   const tab = useTabList(props, () => listProjectAssets({ project: project.id }));
+  const [editing, setEditing] = useState<ProjectAsset | null>(null);
 
   return (
     <div className="pj-tab">
       <TabMessages tab={tab} />
+      {canEdit && editing && (
+        <AssetEditForm
+          key={editing.id}
+          asset={editing}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            tab.setNotice(saved.queued ? saved.message : `Actif « ${saved.data.name} » enregistré.`);
+            setEditing(null);
+            tab.changed();
+          }}
+        />
+      )}
       {canEdit && (
         <LinkAsset
           busy={tab.busy === 'link'}
@@ -34,41 +63,65 @@ export function AssetsTab(props: TabProps) {
       )}
       <TabBody tab={tab} loading="Chargement des actifs…" empty="Aucun actif lié à ce projet.">
         {(page) => (
-          <DataTable
-            caption="Actifs du projet"
-            headers={['Nom', 'Type', 'Criticité', 'Hôte', 'Adresse IP', 'Système', 'Vulnérabilités ouvertes']}
-            actions={canEdit}
-          >
+          <DataTable caption="Actifs du projet" headers={HEADERS} actions={canEdit}>
             {page.results.map((a) => (
-              <tr key={a.id} data-link-id={a.id}>
-                <th scope="row">{a.name}</th>
-                <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
-                <td>
-                  <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
-                </td>
-                <td>{a.hostname || '—'}</td>
-                <td>{a.ip_address || '—'}</td>
-                <td>{a.operating_system || '—'}</td>
-                <td>
-                  {(a.vulnerabilities_count ?? 0) > 0 ? (
-                    <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
-                      {NUMBER.format(a.vulnerabilities_count)}
-                    </Link>
-                  ) : (
-                    <span className="muted">Aucune</span>
-                  )}
-                </td>
-                {canEdit && (
-                  <td>
-                    <RemovableRow tab={tab} row={a} name={a.name} removal={REMOVAL} />
-                  </td>
-                )}
-              </tr>
+              <AssetRow key={a.id} tab={tab} asset={a} canEdit={canEdit} onEdit={() => setEditing(a)} />
             ))}
           </DataTable>
         )}
       </TabBody>
     </div>
+  );
+}
+
+/** One linked asset: its facts, its findings and threats under it on demand, and the editors' actions. */
+function AssetRow({
+  tab,
+  asset: a,
+  canEdit,
+  onEdit,
+}: {
+  tab: TabList<ProjectAsset>;
+  asset: ProjectAsset;
+  canEdit: boolean;
+  onEdit: () => void;
+}) {
+  const { toggle, details } = useRowDetails(
+    'Vulnérabilités et menaces de l’actif',
+    a.name,
+    HEADERS.length + (canEdit ? 1 : 0),
+  );
+  return (
+    <>
+      <tr data-link-id={a.id}>
+        <th scope="row">{a.name}</th>
+        <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
+        <td>
+          <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
+        </td>
+        <td>{a.hostname || '—'}</td>
+        <td>{a.ip_address || '—'}</td>
+        <td>{a.operating_system || '—'}</td>
+        <td>
+          {(a.vulnerabilities_count ?? 0) > 0 ? (
+            <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
+              {NUMBER.format(a.vulnerabilities_count)}
+            </Link>
+          ) : (
+            <span className="muted">Aucune</span>
+          )}
+        </td>
+        <td>{toggle}</td>
+        {canEdit && (
+          <td>
+            <RemovableRow tab={tab} row={a} name={a.name} removal={REMOVAL}>
+              <RowAction action="edit" text="Modifier" name={a.name} onClick={onEdit} />
+            </RemovableRow>
+          </td>
+        )}
+      </tr>
+      {details(<AssetDetails asset={a} />)}
+    </>
   );
 }
 

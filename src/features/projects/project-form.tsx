@@ -36,7 +36,7 @@ export function ProjectForm({
   const statuses = project ? nextStatuses(project.status) : CREATE_STATUSES;
 
   const send = async () => {
-    const body: ProjectInput = {
+    const body: ProjectInput & { name: string } = {
       name: values.name.trim(),
       description: values.description.trim(),
       status: values.status as ProjectStatus,

@@ -280,6 +280,30 @@ export interface ProjectThreat {
   updated_at: string;
 }
 
+/** A finding on a linked asset, as the findings API shows it (GET /projects/assets/{id}/vulnerabilities/). */
+export interface AssetFinding {
+  id: Id;
+  title: string;
+  cve_id: string | null;
+  severity: string;
+  cvss_score: number | null;
+  kev?: boolean;
+  state?: string;
+  is_resolved: boolean;
+  created_at: string;
+}
+
+/** A threat on a linked asset, as the threats API shows it (GET /projects/assets/{id}/threats/). */
+export interface AssetThreat {
+  id: Id;
+  title: string;
+  threat_type?: string;
+  severity: string;
+  status: string;
+  is_mitigated: boolean;
+  created_at: string;
+}
+
 export interface ProjectDocument {
   id: Id;
   name: string;

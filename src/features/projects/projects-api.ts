@@ -16,9 +16,12 @@ import {
   type ListResult,
   type Written,
 } from './project-http.ts';
+import type { AssetFields } from '../../../contract/assets.ts';
 import type {
   ActionInput,
   ActionUpdate,
+  AssetFinding,
+  AssetThreat,
   CorrectiveAction,
   DocumentType,
   Id,
@@ -95,8 +98,21 @@ export async function getProject(id: Id): Promise<{ data: Project; origin: DataO
   return { data: answer.data as Project, origin: answer.origin };
 }
 
-export function updateProject(id: Id, body: ProjectInput): Promise<Written<Project>> {
-  return write<Project>('modification du projet', `${PROJECTS_PATH}${id}/`, 'PATCH', { ...body });
+/**
+ * The edit form's save: PUT (spec §7) with every field the form shows, `name` included (the server requires it on a
+ * PUT); fields the form does not show (`is_active`, the owner) stay as they are. docs/api-projects.md "PUT or PATCH".
+ */
+export function updateProject(id: Id, body: ProjectInput & { name: string }): Promise<Written<Project>> {
+  return write<Project>('modification du projet', `${PROJECTS_PATH}${id}/`, 'PUT', { ...body });
+}
+
+/**
+ * A new owner, and nothing else: PATCH `{owner_id}`, kept on purpose (docs/api-projects.md "PUT or PATCH"). A PUT
+ * would have to send the name, status, dates… as this screen last read them, and would put back whatever someone
+ * else changed since (or, replayed from the offline queue, hours later).
+ */
+export function changeProjectOwner(id: Id, ownerId: Id): Promise<Written<Project>> {
+  return write<Project>('changement de propriétaire', `${PROJECTS_PATH}${id}/`, 'PATCH', { owner_id: ownerId });
 }
 
 export function deleteProject(id: Id): Promise<Written<unknown>> {
@@ -163,12 +179,33 @@ export function createRisk(body: RiskInput & { project: Id }): Promise<Written<R
   return write<Risk>('création du risque', RISKS_PATH, 'POST', { ...body });
 }
 
+/**
+ * The risk form's save: PATCH with the changed fields only, kept on purpose (docs/api-projects.md "PUT or PATCH"):
+ * several people score and treat the same register, and a queued edit may be replayed hours later.
+ */
 export function updateRisk(id: Id, body: Partial<RiskInput>): Promise<Written<Risk>> {
   return write<Risk>('modification du risque', `${RISKS_PATH}${id}/`, 'PATCH', { ...body });
 }
 
 export function deleteRisk(id: Id): Promise<Written<unknown>> {
   return write<unknown>('suppression du risque', `${RISKS_PATH}${id}/`, 'DELETE');
+}
+
+/**
+ * A risk's remediation plan (GET /projects/risks/{riskId}/remediation-plan/), or null on the server's 404: the risk
+ * has no plan (any more), or is gone. Any other failure is the project error of spec §8.
+ */
+export async function getRiskPlan(riskId: Id): Promise<{ data: RemediationPlan | null; origin: DataOrigin }> {
+  try {
+    return await apiRequestWithOrigin<RemediationPlan>(`${RISKS_PATH}${riskId}/remediation-plan/`, {
+      timeoutMs: TIMEOUTS.project,
+      allowForbidden: true,
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404 && err.kind === 'http')
+      return { data: null, origin: { source: 'network' } };
+    throw projectError(err, 'lecture du plan de remédiation du risque');
+  }
 }
 
 export function listPlans(query: { project: Id; risk?: Id }): Promise<ListResult<RemediationPlan>> {
@@ -182,6 +219,7 @@ export function createPlan(body: PlanInput): Promise<Written<RemediationPlan>> {
   return write<RemediationPlan>('création du plan de remédiation', PLANS_PATH, 'POST', { ...body });
 }
 
+/** The plan form's save: PATCH with the changed fields only, kept on purpose (as `updateRisk`). */
 export function updatePlan(id: Id, body: PlanUpdate): Promise<Written<RemediationPlan>> {
   return write<RemediationPlan>('modification du plan de remédiation', `${PLANS_PATH}${id}/`, 'PATCH', { ...body });
 }
@@ -190,15 +228,9 @@ export function deletePlan(id: Id): Promise<Written<unknown>> {
   return write<unknown>('suppression du plan de remédiation', `${PLANS_PATH}${id}/`, 'DELETE');
 }
 
-export function listActions(query: {
-  project: Id;
-  plan?: Id;
-  overdue?: boolean;
-}): Promise<ListResult<CorrectiveAction>> {
-  return list<CorrectiveAction>('liste des actions correctives', ACTIONS_PATH, {
-    page_size: SUBLIST_PAGE_SIZE,
-    ...query,
-  });
+/** A plan's corrective actions (GET /projects/remediation-plans/{planId}/actions/, spec §7): all of them, unpaged. */
+export function listPlanActions(planId: Id): Promise<ListResult<CorrectiveAction>> {
+  return list<CorrectiveAction>('liste des actions correctives', `${PLANS_PATH}${planId}/actions/`, {});
 }
 
 export function createAction(planId: Id, body: ActionInput): Promise<Written<CorrectiveAction>> {
@@ -218,6 +250,7 @@ export function updateActionProgress(id: Id, progress: number): Promise<Written<
   );
 }
 
+/** The action form's save: PATCH with the changed fields only, kept on purpose (as `updateRisk`). */
 export function updateAction(id: Id, body: ActionUpdate): Promise<Written<CorrectiveAction>> {
   return write<CorrectiveAction>('modification de l’action corrective', `${ACTIONS_PATH}${id}/`, 'PATCH', {
     ...body,
@@ -271,6 +304,27 @@ export function linkAsset(project: Id, assetId: Id): Promise<Written<ProjectAsse
 
 export function unlinkAsset(id: Id): Promise<Written<unknown>> {
   return write<unknown>('retrait de l’actif', `${LINKED_ASSETS_PATH}${id}/`, 'DELETE');
+}
+
+/** An asset's fields on a PUT: the name is required; absent fields (tags, exposure…) stay as they are. */
+export type AssetUpdate = Partial<AssetFields> & Pick<AssetFields, 'name'>;
+
+/**
+ * Changes the linked asset itself in the tenant's inventory (PUT /projects/assets/{id}/, spec §7): the edit form
+ * sends every field it shows, as the inventory's own form does (PUT /api/assets/{id}/).
+ */
+export function updateProjectAsset(id: Id, body: AssetUpdate): Promise<Written<ProjectAsset>> {
+  return write<ProjectAsset>('modification de l’actif', `${LINKED_ASSETS_PATH}${id}/`, 'PUT', { ...body });
+}
+
+/** The tenant's findings on a linked asset (GET /projects/assets/{id}/vulnerabilities/), newest first. */
+export function listAssetVulnerabilities(id: Id): Promise<ListResult<AssetFinding>> {
+  return list<AssetFinding>('vulnérabilités de l’actif', `${LINKED_ASSETS_PATH}${id}/vulnerabilities/`, {});
+}
+
+/** The tenant's threats on a linked asset (GET /projects/assets/{id}/threats/). */
+export function listAssetThreats(id: Id): Promise<ListResult<AssetThreat>> {
+  return list<AssetThreat>('menaces de l’actif', `${LINKED_ASSETS_PATH}${id}/threats/`, {});
 }
 
 /** The tenant's inventory (GET /api/assets/), to pick an asset to link. */

@@ -9,7 +9,7 @@ import {
   createAction,
   deleteAction,
   deletePlan,
-  listActions,
+  listPlanActions,
   listPlans,
   listRisks,
   updateActionProgress,
@@ -28,16 +28,23 @@ import { LevelBadge, ProgressEditor } from './project-widgets.tsx';
 import { TabHead, useProjectActions, useProjectResource, type TabProps } from './project-tab.tsx';
 import { ActionEditForm, AddAction, PlanEditForm, PlanForm } from './remediation-forms.tsx';
 
-/** The project's risks, plans and actions, read together; each list's failure is said once. */
+/**
+ * The project's risks and plans, then each plan's actions (GET /remediation-plans/{planId}/actions/, spec §7: all of
+ * a plan's actions, unpaged); each list's failure is said once.
+ */
 async function loadRemediation(project: Id) {
-  const [risks, plans, actions] = await Promise.all([
-    listRisks({ project }),
-    listPlans({ project }),
-    listActions({ project }),
-  ]);
-  const errors = [...new Set([risks.error, plans.error, actions.error].filter((e): e is string => !!e))];
+  const [risks, plans] = await Promise.all([listRisks({ project }), listPlans({ project })]);
+  const ofPlans = await Promise.all(plans.data.results.map((plan) => listPlanActions(plan.id)));
+  const errors = [
+    ...new Set([risks.error, plans.error, ...ofPlans.map((a) => a.error)].filter((e): e is string => !!e)),
+  ];
   return {
-    data: { risks: risks.data.results, plans: plans.data.results, actions: actions.data.results },
+    data: {
+      risks: risks.data.results,
+      plans: plans.data.results,
+      /** Each plan's actions, by the plan's id. */
+      actions: new Map(plans.data.results.map((plan, i) => [String(plan.id), ofPlans[i]!.data.results])),
+    },
     origin: plans.origin,
     error: errors.join('\n') || null,
   };
@@ -56,7 +63,7 @@ export function RemediationTab({ project, canEdit, onChanged }: TabProps) {
   };
 
   if (remediation.loading) return <p role="status">Chargement des plans de remédiation…</p>;
-  const { risks = [], plans = [], actions = [] } = remediation.data ?? {};
+  const { risks = [], plans = [], actions = new Map<string, CorrectiveAction[]>() } = remediation.data ?? {};
   const riskById = new Map(risks.map((r) => [String(r.id), r]));
   const withoutPlan = risks.filter((r) => !plans.some((p) => String(p.risk) === String(r.id)));
   const deleted = (key: string, call: () => Promise<Written<unknown>>, success: string) =>
@@ -102,7 +109,7 @@ export function RemediationTab({ project, canEdit, onChanged }: TabProps) {
               projectId={project.id}
               plan={plan}
               risk={riskById.get(String(plan.risk))}
-              actions={actions.filter((a) => String(a.remediation_plan) === String(plan.id))}
+              actions={actions.get(String(plan.id)) ?? []}
               canEdit={canEdit}
               busy={busy}
               confirming={confirming}

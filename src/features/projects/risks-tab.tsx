@@ -19,8 +19,21 @@ import {
 } from './project-rules.ts';
 import { LevelBadge, RiskMatrix } from './project-widgets.tsx';
 import { RemovableRow, TabBody, TabHead, TabMessages, useTabList } from './project-tab.tsx';
-import type { Removal, TabProps } from './project-tab.tsx';
+import type { Removal, TabList, TabProps } from './project-tab.tsx';
 import { RiskForm } from './risk-form.tsx';
+import { RiskPlan } from './risk-plan.tsx';
+import { useRowDetails } from './row-details.tsx';
+
+const HEADERS = [
+  'Risque',
+  'Vraisemblance',
+  'Gravité',
+  'Niveau initial',
+  'Niveau résiduel',
+  'Traitement',
+  'Statut',
+  'Plan de remédiation',
+];
 
 const REMOVAL: Removal<Risk> = {
   question: 'Supprimer ce risque et son plan de remédiation ?',
@@ -97,45 +110,11 @@ export function RisksTab(props: TabProps) {
                   )
                 }
                 caption="Registre des risques"
-                headers={[
-                  'Risque',
-                  'Vraisemblance',
-                  'Gravité',
-                  'Niveau initial',
-                  'Niveau résiduel',
-                  'Traitement',
-                  'Statut',
-                ]}
+                headers={HEADERS}
                 actions={canEdit}
               >
                 {page.results.map((r) => (
-                  <tr key={r.id} data-risk-id={r.id}>
-                    <th scope="row" className="pj-name">
-                      {r.title}
-                      {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
-                    </th>
-                    <td>
-                      {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
-                    </td>
-                    <td>
-                      {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
-                    </td>
-                    <td>
-                      <LevelBadge level={r.initial_level} score={r.initial_score} />
-                    </td>
-                    <td>
-                      <LevelBadge level={r.residual_level} score={r.residual_score} />
-                    </td>
-                    <td>{label(TREATMENT_LABELS, r.treatment)}</td>
-                    <td>{label(RISK_STATUS_LABELS, r.status)}</td>
-                    {canEdit && (
-                      <td>
-                        <RemovableRow tab={tab} row={r} name={r.title} removal={REMOVAL}>
-                          <RowAction action="edit" text="Modifier" name={r.title} onClick={() => setEditing(r)} />
-                        </RemovableRow>
-                      </td>
-                    )}
-                  </tr>
+                  <RiskRow key={r.id} tab={tab} risk={r} canEdit={canEdit} onEdit={() => setEditing(r)} />
                 ))}
               </DataTable>
             )}
@@ -143,5 +122,57 @@ export function RisksTab(props: TabProps) {
         )}
       </TabBody>
     </div>
+  );
+}
+
+/** One risk of the register; its remediation plan, when it has one, opens under it (read through the risk). */
+function RiskRow({
+  tab,
+  risk: r,
+  canEdit,
+  onEdit,
+}: {
+  tab: TabList<Risk>;
+  risk: Risk;
+  canEdit: boolean;
+  onEdit: () => void;
+}) {
+  const { toggle, details } = useRowDetails(
+    'Plan de remédiation du risque',
+    r.title,
+    HEADERS.length + (canEdit ? 1 : 0),
+  );
+  return (
+    <>
+      <tr data-risk-id={r.id}>
+        <th scope="row" className="pj-name">
+          {r.title}
+          {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
+        </th>
+        <td>
+          {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
+        </td>
+        <td>
+          {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
+        </td>
+        <td>
+          <LevelBadge level={r.initial_level} score={r.initial_score} />
+        </td>
+        <td>
+          <LevelBadge level={r.residual_level} score={r.residual_score} />
+        </td>
+        <td>{label(TREATMENT_LABELS, r.treatment)}</td>
+        <td>{label(RISK_STATUS_LABELS, r.status)}</td>
+        <td>{(r.remediation_plan ?? null) !== null ? toggle : <span className="muted">Aucun</span>}</td>
+        {canEdit && (
+          <td>
+            <RemovableRow tab={tab} row={r} name={r.title} removal={REMOVAL}>
+              <RowAction action="edit" text="Modifier" name={r.title} onClick={onEdit} />
+            </RemovableRow>
+          </td>
+        )}
+      </tr>
+      {details(<RiskPlan risk={r} />)}
+    </>
   );
 }

@@ -7,7 +7,7 @@ import { RowAction } from '../../components/row-action.tsx';
 import { optionsOf, Select } from '../../components/select.tsx';
 import { may } from '../../lib/auth/can-write.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { addTeamMember, listTeam, listTenantUsers, removeTeamMember, updateProject } from './projects-api.ts';
+import { addTeamMember, changeProjectOwner, listTeam, listTenantUsers, removeTeamMember } from './projects-api.ts';
 import type { Id, TeamMember, TeamRole, TenantUser } from './project-types.ts';
 import { formatDateTime, label, parseId, TEAM_ROLE_LABELS, TEAM_ROLES, USER_ID_MESSAGE } from './project-rules.ts';
 import { TabBody, TabMessages, useTabList, type TabProps } from './project-tab.tsx';
@@ -56,7 +56,7 @@ export function TeamTab(props: TabProps) {
   const makeOwner = async (m: TeamMember) => {
     const ok = await tab.act(
       `owner-${m.id}`,
-      () => updateProject(project.id, { owner_id: m.id }),
+      () => changeProjectOwner(project.id, m.id),
       `${m.name} est désormais propriétaire du projet.`,
     );
     if (ok) {
