@@ -1,7 +1,7 @@
 import { signal } from '@preact/signals-react';
-import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS } from '../lib/api-client.ts';
-import { kvGet, kvSet } from '../lib/storage.ts';
-import { recordAuditEvent } from '../lib/audit-log.ts';
+import { apiRequest, ApiError, setClientEnvironment, TIMEOUTS, type UnansweredRequest } from '../lib/api-client.ts';
+import { kvDelete, kvGet, kvSet } from '../lib/storage.ts';
+import { pathOnly, recordAuditEvent } from '../lib/audit-log.ts';
 import { session } from '../lib/auth/session.ts';
 
 /** spec §1: on when the backend availability check failed; the app then works from cached and sample data. */
@@ -17,13 +17,84 @@ export const HEALTH_COOLDOWN_MS = 60_000;
 export const HEALTH_MAX_FAILURES = 3;
 export const MAX_BACKENDS = 6;
 
-/** spec §9: up to six backend base URLs, the same origin first; extra ones come from VITE_BACKEND_URLS. */
-export function backendList(configured: string | undefined): string[] {
-  const extra = (configured ?? '')
-    .split(',')
-    .map((u) => u.trim().replace(/\/+$/, ''))
-    .filter((u) => u !== '');
+/**
+ * spec §9 "fallback backend URL list: six entries": the same origin first, then up to five more, in the order given.
+ * They come from the deployment's /config.json when it lists some (run time), else from VITE_BACKEND_URLS (build
+ * time); see `startBackends`. An entry is an absolute http(s) URL or a path of this origin (`/backend-2`, behind
+ * the same reverse proxy); anything else is dropped, and so is a trailing slash.
+ */
+export function backendList(configured: string | readonly string[] | undefined): string[] {
+  const given = typeof configured === 'string' ? configured.split(',') : (configured ?? []);
+  const here = typeof location === 'undefined' ? undefined : location.origin;
+  const extra = given
+    .map((u) => (typeof u === 'string' ? u.trim().replace(/\/+$/, '') : ''))
+    .filter((u) => /^(https?:\/\/[^\s/?#]+|(?=\/[^/\\]))(\/[^\s?#]*)?$/i.test(u) && u !== here);
   return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
+}
+
+/** The deployment's own settings, read by the running app (no rebuild): a JSON file next to index.html. */
+export const RUNTIME_CONFIG_URL = '/config.json';
+/** The last /config.json read, kept for starts without the network (IndexedDB, like the other modes). */
+export const RUNTIME_CONFIG_KEY = 'runtime-config';
+export const RUNTIME_CONFIG_TIMEOUT_MS = 2_000;
+
+/** What /config.json may hold: `{"backendUrls": ["https://api2.example.fr", …]}` (or one comma-separated string). */
+export interface RuntimeConfig {
+  backendUrls?: string[];
+}
+
+/** The known settings of a /config.json body; anything else is ignored. */
+export function parseRuntimeConfig(body: unknown): RuntimeConfig {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  const urls = (body as { backendUrls?: unknown }).backendUrls;
+  if (typeof urls === 'string') return { backendUrls: urls.split(',').map((u) => u.trim()) };
+  if (Array.isArray(urls)) return { backendUrls: urls.filter((u): u is string => typeof u === 'string') };
+  return {};
+}
+
+/**
+ * Reads /config.json. An answer decides: a JSON object is the configuration (kept), anything else (404, the index
+ * page of a host that answers every path) means none (the kept one is forgotten). No answer (offline, timeout): the
+ * configuration kept from the last read.
+ */
+export async function loadRuntimeConfig(
+  fetchFn: typeof globalThis.fetch = globalThis.fetch,
+  url: string = RUNTIME_CONFIG_URL,
+): Promise<RuntimeConfig> {
+  let response: Response;
+  try {
+    response = await fetchFn(url, {
+      cache: 'no-store',
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+      signal: AbortSignal.timeout(RUNTIME_CONFIG_TIMEOUT_MS),
+    });
+  } catch {
+    return parseRuntimeConfig(await kvGet<unknown>(RUNTIME_CONFIG_KEY).catch(() => undefined));
+  }
+  let body: unknown;
+  try {
+    body = response.ok && /json/i.test(response.headers.get('content-type') ?? '') ? await response.json() : undefined;
+  } catch {
+    body = undefined;
+  }
+  const config = parseRuntimeConfig(body);
+  await (body && typeof body === 'object' ? kvSet(RUNTIME_CONFIG_KEY, config) : kvDelete(RUNTIME_CONFIG_KEY)).catch(
+    () => undefined,
+  );
+  return config;
+}
+
+/**
+ * The backend list the app starts with: /config.json's `backendUrls` when it lists any (run time wins: the
+ * deployment knows its backends), else the build's VITE_BACKEND_URLS.
+ */
+export async function startBackends(
+  buildTime: string | undefined,
+  load: () => Promise<RuntimeConfig> = () => loadRuntimeConfig(),
+): Promise<string[]> {
+  const runtime = (await load().catch((): RuntimeConfig => ({}))).backendUrls;
+  return backendList(runtime && runtime.length > 0 ? runtime : buildTime);
 }
 
 /**
@@ -69,10 +140,26 @@ export async function checkAvailability(
   return false;
 }
 
-/** Schedules the availability check 2 s after start. Returns a cancel function. */
-export function scheduleAvailabilityCheck(backends: string[], delayMs = AVAILABILITY_DELAY_MS): () => void {
-  const timer = setTimeout(() => void checkAvailability(backends), delayMs);
-  return () => clearTimeout(timer);
+/**
+ * Schedules the availability check 2 s after start (later only if the list, read meanwhile, is not known yet).
+ * Returns a cancel function.
+ */
+export function scheduleAvailabilityCheck(
+  backends: string[] | Promise<string[]>,
+  delayMs = AVAILABILITY_DELAY_MS,
+): () => void {
+  let cancelled = false;
+  const timer = setTimeout(
+    () =>
+      void Promise.resolve(backends)
+        .catch(() => [''])
+        .then((list) => (cancelled ? undefined : checkAvailability(list))),
+    delayMs,
+  );
+  return () => {
+    cancelled = true;
+    clearTimeout(timer);
+  };
 }
 
 /**
@@ -125,7 +212,8 @@ export type ConnectionTestOutcome = 'backend_reachable' | 'backend_unreachable' 
 
 /**
  * spec §8 "no response": the backend connection is tested (the spec §9 health check), then the error is recorded as an
- * `api_error` event (error) carrying the test's outcome; when the backend is down, local-data mode switches on.
+ * `api_error` event (error) carrying the test's outcome and the first request left unanswered (path and method); when
+ * the backend is down, local-data mode switches on.
  * `onNoResponse` is told at once, before the test. Requests that get no answer while a test runs (the health
  * request itself among them) share that test and its one event, which counts them.
  */
@@ -134,6 +222,7 @@ export function watchConnection(
   monitor: Pick<HealthMonitor, 'healthy' | 'consecutiveFailures'> = health,
 ): void {
   let unanswered = 0;
+  let first: UnansweredRequest | undefined;
   let testing = false;
   const test = async () => {
     // spec §9: after three failures in a row the check is bypassed and says "healthy" without asking anyone.
@@ -146,12 +235,16 @@ export function watchConnection(
         ? 'backend_reachable'
         : 'backend_unreachable';
     const count = unanswered;
+    const request = first;
     unanswered = 0;
+    first = undefined;
     testing = false;
     recordAuditEvent(
       'api_error',
       {
         error: 'no_response',
+        // The first request left unanswered (its path only: a query string may carry secrets).
+        ...(request ? { url: pathOnly(request.url), method: request.method, failure: request.kind } : {}),
         connection_test: outcome,
         backend_reachable: bypassed ? null : ok,
         unanswered_requests: count,
@@ -161,9 +254,10 @@ export function watchConnection(
     );
   };
   setClientEnvironment({
-    onNoResponse: () => {
+    onNoResponse: (request) => {
       onNoResponse();
       unanswered++;
+      first ??= request;
       if (testing) return;
       testing = true;
       void test();

@@ -5,7 +5,7 @@ import { registerServiceWorker } from './update-prompt.ts';
 import { watchWriteQueue } from './write-queue-status.ts';
 import { installOfflineCopies } from './offline-copy.ts';
 import { installMockFetch } from './mock-fetch.ts';
-import { backendList, mockApiMode, restoreMockMode, scheduleAvailabilityCheck, watchConnection } from './modes.ts';
+import { mockApiMode, restoreMockMode, scheduleAvailabilityCheck, startBackends, watchConnection } from './modes.ts';
 import { restoreSession } from '../lib/auth/session.ts';
 import { startAppearance } from '../lib/appearance.ts';
 import { startTokenRefresh } from '../lib/auth/token-refresh.ts';
@@ -35,7 +35,8 @@ export function start(): void {
     void import('./audit.ts').then((m) => m.startAudit());
     watchConnection();
     watchWriteQueue();
-    scheduleAvailabilityCheck(backendList(import.meta.env.VITE_BACKEND_URLS as string | undefined));
+    // spec §9's six backends: /config.json's list (run time), else VITE_BACKEND_URLS (build time).
+    scheduleAvailabilityCheck(startBackends(import.meta.env.VITE_BACKEND_URLS as string | undefined));
   });
   registerServiceWorker();
 }

@@ -66,15 +66,22 @@ export interface SessionHooks {
   recordAudit(eventType: string, details: Record<string, unknown>, severity: 'info' | 'warning' | 'error'): void;
 }
 
+/**
+ * spec §7: "Authorization uses a Bearer style or a Token style". Bearer is the default (our server, SimpleJWT); the
+ * logout calls use the Token style, as spec §7 names it there; a backend that challenges with `Token` (DRF's
+ * TokenAuthentication) gets the Token style from then on (see `schemeChallenged`).
+ */
+export type AuthScheme = 'Bearer' | 'Token';
+
 export interface ClientEnvironment {
   /** Backend base URLs, same origin ('') first; the availability check picks the one in use. */
   baseUrl(): string;
-  authScheme(): 'Bearer' | 'Token';
+  authScheme(): AuthScheme;
   pathname(): string;
   navigate(url: string): void;
   csrfToken(): string | undefined;
-  /** Called when a request got no answer at all, so the app can test the backend connection. */
-  onNoResponse(): void;
+  /** Called when a request got no answer at all, so the app can test the backend connection and record it. */
+  onNoResponse(request?: UnansweredRequest): void;
   /** A 403 `two_factor_setup_required`: the app takes the user to the two-factor setup (no sign-out, no loop). */
   onTwoFactorSetupRequired(): void;
   /**
@@ -83,6 +90,13 @@ export interface ClientEnvironment {
    */
   keepCopy?(copy: LiveCopy): void;
   fetch?: typeof globalThis.fetch;
+}
+
+/** The request that got no answer (spec §8), as the error is recorded: its API path (no query string) and method. */
+export interface UnansweredRequest {
+  url: string;
+  method: string;
+  kind: 'timeout' | 'network';
 }
 
 /** What `keepCopy` receives: the request's absolute URL and tenant, and the answer as read. */
@@ -104,6 +118,8 @@ export interface RequestOptions {
   anonymous?: boolean;
   /** Use this access token instead of the session's (right after sign-in). */
   token?: string;
+  /** This request's authorization style, whatever the backend's (spec §7: the logout calls use the Token style). */
+  authScheme?: AuthScheme;
   /** Do not put the path under /api (the login chain's /auth/token/ and /token/). */
   raw?: boolean;
   /** A 403 is an expected answer here (its French message is shown): no redirect. */
@@ -184,6 +200,24 @@ let hooks: SessionHooks = signedOutHooks;
 let env: ClientEnvironment = browserEnvironment();
 let refreshing: Promise<void> | undefined;
 let redirectTimer: ReturnType<typeof setTimeout> | undefined;
+/** The style a backend asked for in a 401 challenge, by base URL; it wins over the environment's default. */
+const challengedSchemes = new Map<string, AuthScheme>();
+
+/** The authorization style requests to the backend in use carry now (uploads build their header with it). */
+export function currentAuthScheme(): AuthScheme {
+  return challengedSchemes.get(env.baseUrl()) ?? env.authScheme();
+}
+
+/**
+ * The style a 401's `WWW-Authenticate` challenge names, when it is one of spec §7's two and not the one sent:
+ * DRF's TokenAuthentication answers a Bearer header with `WWW-Authenticate: Token`, SimpleJWT a Token header with
+ * `Bearer realm="api"`. Our server sends no challenge, so its clients keep Bearer.
+ */
+export function schemeChallenged(challenge: string | null, sent: AuthScheme): AuthScheme | undefined {
+  const scheme = /^\s*(bearer|token)\b/i.exec(challenge ?? '')?.[1]?.toLowerCase();
+  const asked: AuthScheme | undefined = scheme === 'bearer' ? 'Bearer' : scheme === 'token' ? 'Token' : undefined;
+  return asked && asked !== sent ? asked : undefined;
+}
 
 export function setSessionHooks(next: SessionHooks): void {
   hooks = next;
@@ -196,6 +230,7 @@ export function setClientEnvironment(next: Partial<ClientEnvironment>): void {
 /** Tests: back to the browser environment with no refresh or redirect pending (session hooks stay). */
 export function resetApiClient(): void {
   env = browserEnvironment();
+  challengedSchemes.clear();
   refreshing = undefined;
   if (redirectTimer) clearTimeout(redirectTimer);
   redirectTimer = undefined;
@@ -254,6 +289,15 @@ export async function apiRequestWithOrigin<T>(
   opts: RequestOptions = {},
   retried = false,
 ): Promise<{ data: T; origin: DataOrigin }> {
+  return send<T>(path, opts, retried, false);
+}
+
+async function send<T>(
+  path: string,
+  opts: RequestOptions,
+  retried: boolean,
+  schemeSwitched: boolean,
+): Promise<{ data: T; origin: DataOrigin }> {
   const method = opts.method ?? 'GET';
   const headers: Record<string, string> = {
     'X-Requested-With': 'XMLHttpRequest',
@@ -266,7 +310,8 @@ export async function apiRequestWithOrigin<T>(
   const csrf = device ? undefined : env.csrfToken();
   if (csrf) headers['X-CSRFToken'] = csrf;
   const token = device ? undefined : (opts.token ?? (opts.anonymous ? undefined : hooks.accessToken()));
-  if (token) headers.Authorization = `${env.authScheme()} ${token}`;
+  const scheme = opts.authScheme ?? currentAuthScheme();
+  if (token) headers.Authorization = `${scheme} ${token}`;
   const tenant = device ? device.tenantId : (opts.tenantId ?? hooks.tenantId());
   if (tenant && !opts.anonymous) headers['X-Tenant-ID'] = tenant;
   if (device) headers.Authorization = `Display ${device.token}`;
@@ -277,7 +322,8 @@ export async function apiRequestWithOrigin<T>(
     opts = { ...opts, headers: { ...opts.headers, 'Idempotency-Key': headers['Idempotency-Key'] } };
   }
 
-  const url = env.baseUrl().replace(/\/+$/, '') + normalizeApiPath(path, opts.raw);
+  const base = env.baseUrl();
+  const url = base.replace(/\/+$/, '') + normalizeApiPath(path, opts.raw);
   const timeoutMs = opts.timeoutMs ?? TIMEOUTS.default;
   const fetchOptions: FetchOptions<'json'> = {
     method,
@@ -300,7 +346,7 @@ export async function apiRequestWithOrigin<T>(
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     const timedOut = err instanceof Error && /aborted|timeout/i.test(`${err.name} ${err.message} ${String(err.cause)}`);
-    env.onNoResponse();
+    env.onNoResponse({ url: normalizeApiPath(path, opts.raw), method, kind: timedOut ? 'timeout' : 'network' });
     throw timedOut
       ? new ApiError(0, MESSAGES.timeout, undefined, 'timeout')
       : new ApiError(0, MESSAGES.backendDown, undefined, 'network');
@@ -343,6 +389,16 @@ export async function apiRequestWithOrigin<T>(
       detailOf(data) ?? (status === 401 ? MESSAGES.tokenExpired : MESSAGES.accessDenied),
       data,
     );
+  // A token was sent and the backend refused its style, not the token (spec §7: Bearer or Token): once more in the
+  // style its challenge names, before any refresh; the profile chain right after sign-in (anonymous + token) too.
+  const asked =
+    status === 401 && token && !opts.authScheme && !schemeSwitched
+      ? schemeChallenged(response.headers.get('www-authenticate'), scheme)
+      : undefined;
+  if (asked) {
+    challengedSchemes.set(base, asked);
+    return send<T>(path, opts, retried, true);
+  }
   if (status === 401 && signedIn) {
     if (!retried && hooks.hasRefreshToken()) {
       try {
@@ -353,7 +409,7 @@ export async function apiRequestWithOrigin<T>(
         redirectToLogin();
         throw new ApiError(401, MESSAGES.tokenExpired, data);
       }
-      const answer = await apiRequestWithOrigin<T>(path, opts, true);
+      const answer = await send<T>(path, opts, true, schemeSwitched);
       void hooks.reloadCurrentUser().catch(() => {});
       return answer;
     }

@@ -66,7 +66,9 @@ describe('sign-in against the Vigie server', () => {
     expect(err).toBeInstanceOf(LoginError);
     expect((err as LoginError).status).toBe(400);
     expect((err as LoginError).message).toBe('Invalid credentials');
-    expect(loginErrorMessage(err)).toBe('Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.');
+    expect(loginErrorMessage(err)).toBe(
+      'Invalid credentials — identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.',
+    );
     expect(seen.requests.map((r) => r.path)).toEqual(['/api/token/', '/api/auth/token/', '/auth/token/', '/token/']);
     expect(isAuthenticated.value).toBe(false);
   });
@@ -77,12 +79,14 @@ describe('sign-in against the Vigie server', () => {
     expect(seen.requests).toEqual([]);
   });
 
-  it('shows the spec’s English texts in French on the form, keeping them as they are in the error', () => {
+  it('shows spec §5’s texts in French on the form and spec §8’s exactly, with their French sense', () => {
     expect(loginErrorMessage(new LoginError('Username is required', 0))).toBe('Nom d’utilisateur obligatoire.');
     expect(loginErrorMessage(new LoginError('Password is required', 0))).toBe('Mot de passe obligatoire.');
     const otp = new LoginError('Two-factor authentication required', 403, true);
     expect(otp.message).toBe('Two-factor authentication required');
-    expect(loginErrorMessage(otp)).toBe('Double authentification requise : saisissez le code de votre application.');
+    expect(loginErrorMessage(otp)).toBe(
+      'Two-factor authentication required — double authentification requise : saisissez le code de votre application.',
+    );
     expect(loginFormError({ username: '', password: '' })).toBe('Identifiants incomplets');
     expect(loginFormError({ username: ' ', password: 'x' })).toBe('Nom d’utilisateur obligatoire.');
     expect(loginFormError({ username: 'a', password: 'x' })).toBeNull();

@@ -49,12 +49,13 @@ describe('first slice in Chromium', () => {
     await context.close();
   });
 
-  it('refuses a wrong password with a French message', async () => {
+  it('refuses a wrong password with spec §8’s « Invalid credentials » and its French sense', async () => {
     const { context, page } = await newPage();
     await signIn(page, 'manager', 'wrong-password');
     await expect
       .poll(() => page.getByRole('alert').textContent())
-      .toBe('Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.');
+      .toBe('Invalid credentials — identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.');
+    expect(await page.getByRole('alert').locator('[lang="en"]').textContent()).toBe('Invalid credentials');
     expect(new URL(page.url()).pathname).toBe('/login');
     await context.close();
   });

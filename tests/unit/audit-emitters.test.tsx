@@ -135,7 +135,9 @@ describe('login_failed', () => {
       screen.container.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     });
     await settle();
-    expect(screen.container.querySelector('[role="alert"]')!.textContent).toContain('Identifiants invalides');
+    expect(screen.container.querySelector('[role="alert"]')!.textContent).toBe(
+      'Invalid credentials — identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.',
+    );
 
     const events = await stored('login_failed');
     expect(events).toHaveLength(1);

@@ -27,9 +27,11 @@ describe('signing in with a recovery code', () => {
     typeInto($<HTMLInputElement>('#username'), 'ana');
     typeInto($<HTMLInputElement>('#password'), 'secret');
     await submit();
+    // spec §8's words exactly, marked English, then their French sense.
     expect($('[role="alert"]').textContent).toBe(
-      'Double authentification requise : saisissez le code de votre application.',
+      'Two-factor authentication required — double authentification requise : saisissez le code de votre application.',
     );
+    expect($('[role="alert"] [lang="en"]').textContent).toBe('Two-factor authentication required');
     expect($<HTMLInputElement>('#otp').inputMode).toBe('numeric');
 
     act(() => button('Application indisponible ? Utiliser un code de secours').click());

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDB } from 'idb';
 import {
   backendList,
@@ -11,12 +11,17 @@ import {
   mockApiMode,
   restoreMockMode,
   watchConnection,
+  loadRuntimeConfig,
+  parseRuntimeConfig,
+  RUNTIME_CONFIG_KEY,
+  scheduleAvailabilityCheck,
+  startBackends,
 } from '../../src/app/modes.ts';
 import { connectAuditLog } from '../../src/app/audit.ts';
 import { AuditBuffer, type AuditEvent } from '../../src/features/audit/audit-buffer.ts';
 import { apiRequest, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { setAuditLogSink } from '../../src/lib/audit-log.ts';
-import { kvGet } from '../../src/lib/storage.ts';
+import { kvDelete, kvGet } from '../../src/lib/storage.ts';
 
 afterEach(() => {
   localDataMode.value = false;
@@ -33,7 +38,83 @@ describe('backend list (spec §9)', () => {
       'https://a.example',
       'https://b.example',
     ]);
-    expect(backendList('1,2,3,4,5,6,7,8')).toHaveLength(6);
+    const eight = Array.from({ length: 8 }, (_, i) => `https://b${i}.example`);
+    expect(backendList(eight.join(','))).toEqual(['', ...eight.slice(0, 5)]);
+    expect(backendList(eight)).toEqual(['', ...eight.slice(0, 5)]);
+  });
+
+  it('keeps absolute http(s) URLs and paths of this origin, nothing else', () => {
+    expect(
+      backendList([
+        'https://api2.example.fr/',
+        '/backend-2',
+        'http://10.0.0.5:8000/api-root',
+        '//evil.example',
+        'javascript:alert(1)',
+        'ftp://x.example',
+        'https://a.example/?q=1',
+        '',
+        location.origin,
+      ]),
+    ).toEqual(['', 'https://api2.example.fr', '/backend-2', 'http://10.0.0.5:8000/api-root']);
+  });
+});
+
+describe('run-time backend list (spec §9): /config.json, else the build’s VITE_BACKEND_URLS', () => {
+  const answer =
+    (body: string, status = 200, type = 'application/json') =>
+    () =>
+      Promise.resolve(new Response(body, { status, headers: { 'content-type': type } }));
+  const noAnswer = () => Promise.reject(new TypeError('Failed to fetch'));
+  afterEach(() => kvDelete(RUNTIME_CONFIG_KEY));
+
+  it('reads backendUrls as a list or one comma-separated string, ignoring the rest', () => {
+    expect(parseRuntimeConfig({ backendUrls: ['https://a', 3, 'https://b'], other: 1 })).toEqual({
+      backendUrls: ['https://a', 'https://b'],
+    });
+    expect(parseRuntimeConfig({ backendUrls: 'https://a, https://b' })).toEqual({
+      backendUrls: ['https://a', 'https://b'],
+    });
+    for (const none of [null, [], 'x', { backendUrls: 5 }]) expect(parseRuntimeConfig(none)).toEqual({});
+  });
+
+  it('prefers the run-time list to the build-time one, and falls back to it when /config.json lists none', async () => {
+    const runtime = () => loadRuntimeConfig(answer('{"backendUrls":["https://run.example"]}'));
+    expect(await startBackends('https://build.example', runtime)).toEqual(['', 'https://run.example']);
+    const empty = () => loadRuntimeConfig(answer('{"backendUrls":[]}'));
+    expect(await startBackends('https://build.example', empty)).toEqual(['', 'https://build.example']);
+    const failing = () => Promise.reject(new Error('boom'));
+    expect(await startBackends('https://build.example', failing)).toEqual(['', 'https://build.example']);
+  });
+
+  it('keeps the last configuration read for a start without the network, and forgets it once the file is gone', async () => {
+    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'));
+    expect(await loadRuntimeConfig(noAnswer)).toEqual({ backendUrls: ['https://kept.example'] });
+    // A host answering every path with its index page has no configuration either.
+    expect(await loadRuntimeConfig(answer('<!doctype html>', 200, 'text/html'))).toEqual({});
+    expect(await loadRuntimeConfig(noAnswer)).toEqual({});
+    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'));
+    expect(await loadRuntimeConfig(answer('Not found', 404, 'text/plain'))).toEqual({});
+    expect(await kvGet(RUNTIME_CONFIG_KEY)).toBeUndefined();
+  });
+
+  it('asks /config.json without caching, and the availability check waits for the list', async () => {
+    const asked: [string, RequestInit | undefined][] = [];
+    await loadRuntimeConfig((url, init) => {
+      asked.push([url instanceof Request ? url.url : url.toString(), init]);
+      return noAnswer();
+    });
+    expect(asked[0]![0]).toBe('/config.json');
+    expect(asked[0]![1]).toMatchObject({ cache: 'no-store', credentials: 'same-origin' });
+
+    let resolve!: (list: string[]) => void;
+    const list = new Promise<string[]>((r) => (resolve = r));
+    setClientEnvironment({ fetch: () => Promise.reject(new TypeError('Failed to fetch')) });
+    scheduleAvailabilityCheck(list, 0);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(localDataMode.value).toBe(false);
+    resolve(['']);
+    await vi.waitFor(() => expect(localDataMode.value).toBe(true));
   });
 });
 
@@ -213,6 +294,10 @@ describe('no response (spec §8): the connection is tested, then the error is re
         severity: 'error',
         details: {
           error: 'no_response',
+          // The first request left without an answer: its path and method.
+          url: '/api/projects/',
+          method: 'GET',
+          failure: 'network',
           connection_test: 'backend_unreachable',
           backend_reachable: false,
           unanswered_requests: 2,

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { login, LoginError, loginErrorMessage, loginFormError } from './api/login.ts';
+import { login, LoginError, loginErrorNotice, loginFormError, type LoginNotice } from './api/login.ts';
 import { ProfileError } from '../../lib/auth/profile.ts';
 import { OneTimeCodeInput } from '../../components/one-time-code-input.tsx';
 import { registrationOpen } from './api/registration.ts';
@@ -47,13 +47,13 @@ export function LoginPage() {
       live = false;
     };
   }, []);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<LoginNotice | null>(null);
   const [busy, setBusy] = useState(false);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const invalid = loginFormError({ username, password });
-    if (invalid) return setError(invalid);
+    if (invalid) return setError({ french: invalid });
     setBusy(true);
     setError(null);
     try {
@@ -64,11 +64,11 @@ export function LoginPage() {
       if (err instanceof ProfileError) {
         // spec §2: the page says why through its query flag.
         navigate(`/login?${err.flag}=true`, { replace: true });
-        setError(err.message);
+        setError({ french: err.message });
         return;
       }
       if (err instanceof LoginError && err.twoFactorRequired) setNeedsOtp(true);
-      setError(loginErrorMessage(err));
+      setError(loginErrorNotice(err));
     }
   };
 
@@ -136,7 +136,14 @@ export function LoginPage() {
         )}
         {error && (
           <p className="error" role="alert">
-            {error}
+            {/* spec §8's own words, as they are (marked English for screen readers), then their French sense. */}
+            {error.spec && (
+              <>
+                <span lang="en">{error.spec}</span>
+                {' — '}
+              </>
+            )}
+            {error.french}
           </p>
         )}
         <button type="submit" className="btn primary" disabled={busy}>

@@ -332,7 +332,13 @@ export async function loseSession(details: { reason: string; trigger: RefreshTri
 
 /** spec §7: every logout endpoint, in parallel, best effort, 5 s each; errors ignored. */
 export const LOGOUT_ENDPOINTS = ['/api/token/logout/', '/api/auth/logout/', '/api/logout/'] as const;
+/** spec §7: the header that names the refresh token to revoke, next to the Token-style Authorization. */
+export const LOGOUT_TOKEN_HEADER = 'logout-token';
 
+/**
+ * spec §7 logout call: `Authorization: Token <access>` (the Token style, whatever the other calls use) plus the
+ * logout-token header, and the refresh token as `refresh` and `logout_token` in the body, to all three endpoints.
+ */
 export async function notifyServerLogout(tokens: TokenSet | undefined): Promise<void> {
   if (!tokens) return;
   await Promise.allSettled(
@@ -341,9 +347,10 @@ export async function notifyServerLogout(tokens: TokenSet | undefined): Promise<
         method: 'POST',
         anonymous: true,
         token: tokens.access_token,
+        authScheme: 'Token',
         timeoutMs: TIMEOUTS.logout,
         body: { refresh: tokens.refresh_token, logout_token: tokens.refresh_token },
-        headers: { 'logout-token': tokens.refresh_token },
+        headers: { [LOGOUT_TOKEN_HEADER]: tokens.refresh_token },
       }),
     ),
   );

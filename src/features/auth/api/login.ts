@@ -27,17 +27,33 @@ export interface LoginInput {
 }
 
 /**
- * What the sign-in form says, in French. spec §5/§8 give English texts ('Username is required', 'Invalid
- * credentials', 'Two-factor authentication required'): they stay exactly so on the wire, in LoginError and in the
- * audit trail; the form shows their French sense. Both fields empty is spec §5's 'Identifiants incomplets'.
+ * What the sign-in form says. spec §8's login texts are part of the contract: 'Invalid credentials' (a 400) and
+ * 'Two-factor authentication required' (a 403) are shown exactly so, marked as English, each followed by its French
+ * sense (`LoginNotice`). spec §5's 'Username is required' and 'Password is required' stay exactly so on the wire, in
+ * LoginError and in the audit trail; the form says their French sense. Both fields empty is spec §5's 'Identifiants
+ * incomplets'.
  */
 export const LOGIN_FORM_MESSAGES = {
   incomplete: LOGIN_MESSAGES.incomplete,
   usernameRequired: 'Nom d’utilisateur obligatoire.',
   passwordRequired: 'Mot de passe obligatoire.',
-  invalidCredentials: 'Identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.',
-  twoFactor: 'Double authentification requise : saisissez le code de votre application.',
+  /** Follows 'Invalid credentials'. */
+  invalidCredentials: 'identifiants invalides : vérifiez le nom d’utilisateur et le mot de passe.',
+  /** Follows 'Two-factor authentication required'. */
+  twoFactor: 'double authentification requise : saisissez le code de votre application.',
+  unreachable: 'Impossible de joindre le serveur. Vérifiez votre connexion internet.',
 } as const;
+
+/** A message under the sign-in form: spec §8's own words when it gives them (English, as they are), then French. */
+export interface LoginNotice {
+  spec?: string;
+  french: string;
+}
+
+/** The notice as one line of text: « <spec's words> — <French> », or the French alone. */
+export function loginNoticeText(notice: LoginNotice): string {
+  return notice.spec ? `${notice.spec} — ${notice.french}` : notice.french;
+}
 
 /** The sign-in form's own check, in French (spec §5: both required; 'Identifiants incomplets' when both are empty). */
 export function loginFormError(input: LoginInput): string | null {
@@ -158,7 +174,9 @@ async function signIn(input: LoginInput): Promise<UserProfile> {
         if (err instanceof LoginError) throw err;
         if (!(err instanceof ApiError)) throw err;
         // The account exists and wants a code, or the server asks to slow down: no other endpoint will do better.
-        if (isTwoFactor(err)) throw new LoginError(LOGIN_MESSAGES.twoFactor, 403, true);
+        // A code was sent and refused: the server's own words ('Code de vérification invalide.') say more.
+        if (isTwoFactor(err))
+          throw new LoginError(input.otp && err.message ? err.message : LOGIN_MESSAGES.twoFactor, 403, true);
         if (err.status === 429) throw new LoginError(err.message, 429);
         // A 404 from a later endpoint says less than a refusal from an earlier one.
         if (!lastError || err.status !== 404) lastError = err;
@@ -177,19 +195,31 @@ async function signIn(input: LoginInput): Promise<UserProfile> {
   return profile;
 }
 
-/** French text for a failed sign-in, shown under the form. */
-export function loginErrorMessage(err: unknown): string {
+/**
+ * What the form says of a failed sign-in: spec §8's 'Invalid credentials' for a refused password (400, and a 401
+ * left at the end of the chain) and 'Two-factor authentication required' for the 403 asking for a code, each with
+ * its French sense; otherwise French.
+ */
+export function loginErrorNotice(err: unknown): LoginNotice {
   if (err instanceof LoginError) {
-    if (err.twoFactorRequired) return LOGIN_FORM_MESSAGES.twoFactor;
-    if (err.status === 400 || err.status === 401) return LOGIN_FORM_MESSAGES.invalidCredentials;
-    if (err.status === 403) return err.message;
-    if (err.status === 429) return err.message;
+    if (err.twoFactorRequired)
+      return err.message === LOGIN_MESSAGES.twoFactor
+        ? { spec: LOGIN_MESSAGES.twoFactor, french: LOGIN_FORM_MESSAGES.twoFactor }
+        : { french: err.message };
+    if (err.status === 400 || err.status === 401)
+      return { spec: LOGIN_MESSAGES.invalidCredentials, french: LOGIN_FORM_MESSAGES.invalidCredentials };
+    if (err.status === 403 || err.status === 429) return { french: err.message };
     const missing = MISSING_IN_FRENCH[err.message];
-    if (missing) return missing;
+    if (missing) return { french: missing };
     if (err.status === 0 && (err.message === 'Backend connection failed' || err.message.startsWith('La requête')))
-      return 'Impossible de joindre le serveur. Vérifiez votre connexion internet.';
-    return err.message;
+      return { french: LOGIN_FORM_MESSAGES.unreachable };
+    return { french: err.message };
   }
-  if (err instanceof Error && err.name === 'ProfileError') return err.message;
-  return LOGIN_MESSAGES.allFailed;
+  if (err instanceof Error && err.name === 'ProfileError') return { french: err.message };
+  return { french: LOGIN_MESSAGES.allFailed };
+}
+
+/** The same, as one line of text. */
+export function loginErrorMessage(err: unknown): string {
+  return loginNoticeText(loginErrorNotice(err));
 }
