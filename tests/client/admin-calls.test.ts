@@ -12,8 +12,10 @@ import {
   type UserChanges,
 } from '../../src/features/users/users-api.ts';
 import type { ApiError } from '../../src/lib/api-client.ts';
+import { fetchHealth, fetchSystemLogs } from '../../src/features/admin/admin-api.ts';
+import { serverLogs } from '../../server/src/db/schema.ts';
 
-const { seen } = useVigieClient('/admin/users');
+const { t, seen } = useVigieClient('/admin/users');
 
 const calls = () => seen.requests.map((r) => `${r.method} ${r.path}`);
 const failure = (p: Promise<unknown>) => p.then(() => undefined).catch((e: unknown) => e as ApiError);
@@ -117,5 +119,41 @@ describe('user administration calls (spec §7) against the Vigie server', () => 
       `GET /api/admin/users/${member.id}/`,
       `GET /api/users/${member.id}/`,
     ]);
+  });
+});
+
+describe('system calls (spec §7 /system/health/, /system/logs/) against the Vigie server', () => {
+  it('reads the service’s health without a session', async () => {
+    const health = await fetchHealth();
+    expect(health.error).toBeUndefined();
+    expect(health.data).toMatchObject({ status: 'ok', database: 'ok', version: expect.any(String) });
+    expect(calls()).toEqual(['GET /api/system/health/']);
+  });
+
+  it('reads the newest warnings and worse as a superuser, with the line count asked', async () => {
+    const marker = `client-syslog-${Date.now()}`;
+    // An hour ahead, so they come before the lines the suite's own requests log meanwhile.
+    const at = (m: number) => new Date(Date.now() + 3_600_000 - m * 60_000);
+    await t.database.db.insert(serverLogs).values([
+      { time: at(3), level: 'info', message: `${marker} info`, context: {} },
+      { time: at(2), level: 'warning', message: `${marker} warning`, statusCode: 429, context: {} },
+      { time: at(1), level: 'error', message: `${marker} error`, context: { secret: 'non' } },
+    ]);
+    await login({ username: 'admin', password: TEST_PASSWORD });
+    seen.requests.length = 0;
+    const read = await fetchSystemLogs(2);
+    expect(read.error).toBeUndefined();
+    expect(read.data.logs.map((l) => l.message)).toEqual([`${marker} error`, `${marker} warning`]);
+    expect(read.data.logs[1]).toMatchObject({ level: 'warning', status_code: 429 });
+    expect(read.data.logs[0]).not.toHaveProperty('context');
+    expect(read.data.total).toBeGreaterThanOrEqual(2);
+    expect(calls()).toEqual(['GET /api/system/logs/']);
+  });
+
+  it('a manager is refused: an empty list with total 0 and the 403, no redirect (spec §8)', async () => {
+    await login({ username: 'manager', password: TEST_PASSWORD });
+    const read = await fetchSystemLogs();
+    expect(read).toMatchObject({ data: { logs: [], total: 0 }, status: 403 });
+    expect(seen.navigations).toEqual([]);
   });
 });

@@ -189,6 +189,11 @@ export function canReadServerLogs(actor: Actor): boolean {
   return actor.isSuperuser;
 }
 
+/** The latest problem lines (GET /api/system/logs/) come from the same platform-wide store: superusers only. */
+export function canReadSystemLogs(actor: Actor): boolean {
+  return canReadServerLogs(actor);
+}
+
 export function canReadSystemStatus(actor: Actor): boolean {
   return actor.isSuperuser;
 }

@@ -403,6 +403,56 @@ export function fetchStatus(): Promise<AdminRead<SystemStatus>> {
   );
 }
 
+/** The service's own answer to GET /system/health/ (docs/api-admin.md "Health and status"). */
+export interface ServiceHealth {
+  /** 'ok' or 'error'. */
+  status?: string;
+  /** 'ok' or 'down'. */
+  database?: string;
+  version?: string;
+  /** Why the service is unavailable (503 only). */
+  detail?: string;
+}
+
+/** spec §7 "system": the service's liveness, public (no session needed). */
+export const HEALTH_PATH = '/system/health/';
+
+/**
+ * The service's health (spec §7 GET /system/health/). Never throws: a 503 still carries the service's answer
+ * (status error, and why); no answer at all is said in `error` with status 0.
+ */
+export async function fetchHealth(): Promise<AdminRead<ServiceHealth>> {
+  try {
+    const { data, origin } = await apiRequestWithOrigin<unknown>(HEALTH_PATH, { allowForbidden: true });
+    return { data: isObject(data) ? data : {}, origin };
+  } catch (err) {
+    const data = err instanceof ApiError && isObject(err.data) ? (err.data as ServiceHealth) : {};
+    return { data, origin: undefined, ...failure(err) };
+  }
+}
+
+/** A line of GET /system/logs/: the logs console's line without who, where and the context. */
+export type SystemLogLine = Pick<
+  LogLine,
+  'id' | 'time' | 'level' | 'message' | 'request_id' | 'method' | 'url' | 'status_code'
+>;
+
+/** spec §7 "system": the newest lines at or above a level (warnings and worse unless asked). */
+export const SYSTEM_LOGS_PATH = '/system/logs/';
+/** How many of them the status screen shows. */
+export const SYSTEM_LOGS_SHOWN = 10;
+
+/** spec §7 GET /system/logs/; spec §8 "logs give an empty list with total 0" when they cannot be read. */
+export function fetchSystemLogs(
+  limit = SYSTEM_LOGS_SHOWN,
+  minLevel?: string,
+): Promise<AdminRead<{ logs: SystemLogLine[]; total: number }>> {
+  return readChain([SYSTEM_LOGS_PATH], logPageOf, () => ({ logs: [], total: 0 }), {
+    limit,
+    ...(minLevel ? { min_level: minLevel } : {}),
+  });
+}
+
 export const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 
 export interface LogLine {

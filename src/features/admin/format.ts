@@ -12,6 +12,15 @@ function valid(iso: string | null | undefined): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** A log level's badge colour (the logs console and the status screen's latest problems). */
+export const LOG_LEVEL_BADGES: Record<string, string> = {
+  debug: 'info',
+  info: 'low',
+  warning: 'medium',
+  error: 'high',
+  critical: 'critical',
+};
+
 export function formatDate(iso: string | null | undefined): string {
   const d = valid(iso);
   return d ? DATE.format(d) : '—';

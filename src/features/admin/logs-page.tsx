@@ -10,16 +10,9 @@ import { SearchFilters, type SearchFilterField } from '../../components/search-f
 import { pageCount, usePagedList } from '../../lib/use-paged-list.ts';
 import { LOG_LEVEL_LABELS, LOG_LEVELS } from '../../../contract/levels.ts';
 import { fetchLogs, LOG_EXPORT_PATH, LOG_PAGE_SIZE, type LogLine } from './admin-api.ts';
-import { formatDateTime, NUMBER } from './format.ts';
+import { formatDateTime, LOG_LEVEL_BADGES, NUMBER } from './format.ts';
 
 export const LEVEL_LABELS: Record<string, string> = LOG_LEVEL_LABELS;
-const LEVEL_BADGES: Record<string, string> = {
-  debug: 'info',
-  info: 'low',
-  warning: 'medium',
-  error: 'high',
-  critical: 'critical',
-};
 
 /** The filters of GET /admin/logs/ and its export, as kept in the URL. */
 export const LOG_FILTER_KEYS = [
@@ -177,7 +170,7 @@ export default function LogsPage() {
                       <time dateTime={line.time}>{formatDateTime(line.time)}</time>
                     </td>
                     <td>
-                      <span className={`vm-badge ${LEVEL_BADGES[line.level] ?? ''}`}>
+                      <span className={`vm-badge ${LOG_LEVEL_BADGES[line.level] ?? ''}`}>
                         {LEVEL_LABELS[line.level] ?? line.level}
                       </span>
                     </td>

@@ -1,9 +1,21 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link } from 'wouter';
+import { LOG_LEVEL_LABELS } from '../../../contract/levels.ts';
 import { usePolling } from '../../lib/use-polling.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
-import { fetchStatus, type PartStatus, type SystemStatus } from './admin-api.ts';
-import { formatBytes, formatDateTime, formatUptime, NUMBER } from './format.ts';
+import {
+  fetchHealth,
+  fetchStatus,
+  fetchSystemLogs,
+  SYSTEM_LOGS_SHOWN,
+  type AdminRead,
+  type PartStatus,
+  type ServiceHealth,
+  type SystemLogLine,
+  type SystemStatus,
+} from './admin-api.ts';
+import { formatBytes, formatDateTime, formatUptime, LOG_LEVEL_BADGES, NUMBER } from './format.ts';
 
 /** How often the page reads the status again while it is visible and online. */
 export const STATUS_REFRESH_MS = 15_000;
@@ -64,15 +76,82 @@ function useHidden(): boolean {
   return hidden;
 }
 
-/** État du système: every part with an ok/down badge, read again every 15 s while visible and online. */
+/**
+ * The service's own word (GET /system/health/) as a part: ok, or down with why. It answers even when the status
+ * cannot be read (it needs no session), so a refused or failed status read still says whether the service runs.
+ */
+function HealthPart({ health }: { health: AdminRead<ServiceHealth> }) {
+  const h = health.data;
+  const up = h.status === 'ok';
+  const part: PartStatus = {
+    status: up ? 'ok' : 'down',
+    ...(up ? {} : { error: h.detail ?? `Le service ne répond pas : ${health.error ?? 'réponse inattendue'}` }),
+  };
+  return (
+    <Part title="Disponibilité du service" part={part}>
+      <dt>Base de données</dt>
+      <dd>{h.database === 'ok' ? 'Opérationnel' : h.database === 'down' ? 'Hors service' : '—'}</dd>
+      <dt>Version</dt>
+      <dd>{h.version ?? '—'}</dd>
+    </Part>
+  );
+}
+
+/** The newest warnings and worse of the platform's log (GET /system/logs/), with the way to the full console. */
+function LatestProblems({ read }: { read: AdminRead<{ logs: SystemLogLine[]; total: number }> }) {
+  const { logs, total } = read.data;
+  return (
+    <section className="card admin-part admin-part-wide" aria-label="Derniers incidents">
+      <h2>Derniers incidents</h2>
+      {read.error ? (
+        <p className="error" role="alert">
+          Impossible de lire les derniers incidents : {read.error}
+        </p>
+      ) : logs.length === 0 ? (
+        <p className="muted">Aucun avertissement ni erreur dans le journal.</p>
+      ) : (
+        <>
+          <p className="muted">
+            Avertissements et erreurs, les plus récents d’abord
+            {total > logs.length ? ` (${NUMBER.format(logs.length)} sur ${NUMBER.format(total)})` : ''}.
+          </p>
+          <ul className="admin-incidents">
+            {logs.map((line) => (
+              <li key={line.id} data-log-id={line.id}>
+                <time dateTime={line.time}>{formatDateTime(line.time)}</time>{' '}
+                <span className={`vm-badge ${LOG_LEVEL_BADGES[line.level] ?? ''}`}>
+                  {(LOG_LEVEL_LABELS as Record<string, string>)[line.level] ?? line.level}
+                </span>{' '}
+                <span className="admin-wrap">{line.message}</span>
+                {typeof line.status_code === 'number' && <span className="muted"> ({line.status_code})</span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <p>
+        <Link href="/admin/logs?min_level=warning">Voir les journaux du serveur</Link>
+      </p>
+    </section>
+  );
+}
+
+/**
+ * État du système: every part with an ok/down badge, the service's health and the latest problems of its log, read
+ * again every 15 s while visible and online.
+ */
 export default function StatusPage() {
   const online = useOnline();
   const hidden = useHidden();
   const read = useResource(async () => {
-    const answer = await fetchStatus();
+    const [answer, health, problems] = await Promise.all([
+      fetchStatus(),
+      fetchHealth(),
+      fetchSystemLogs(SYSTEM_LOGS_SHOWN),
+    ]);
     // A cached answer is as old as its copy, not as the moment it was shown again.
     const at = answer.origin?.source === 'cache' && answer.origin.storedAt ? answer.origin.storedAt : Date.now();
-    return { ...answer, data: { status: answer.data, readAt: at } };
+    return { ...answer, data: { status: answer.data, health, problems, readAt: at } };
   }, []);
   const readAt = read.data?.readAt ?? null;
   const running = useRef<Promise<void> | null>(null);
@@ -122,6 +201,12 @@ export default function StatusPage() {
       )}
       {read.data && <DataOriginNote origin={read.origin} />}
       {empty && <p className="vm-empty card">Aucune information d’état disponible.</p>}
+      {read.data && (
+        <div className="admin-parts">
+          <HealthPart health={read.data.health} />
+          <LatestProblems read={read.data.problems} />
+        </div>
+      )}
       {read && !empty && (
         <>
           <div className="admin-summary card">

@@ -5,14 +5,17 @@ import { SystemSettingsSchema } from '../../../presenters/system-settings.ts';
 import { keyedBody } from '../../../schemas/admin/common.ts';
 import { replies, Type } from '../../../schemas/common.ts';
 import { settingChanges, validateSettingsPatch } from '../../../services/system-settings.ts';
+import systemLogRoutes from './logs.ts';
 
 const PATH = '/api/system/settings/';
 // Platform settings: no tenant needed; the refusal's audit line is a sentence of its own.
 const GUARD = { refusal: { audit: 'Accès refusé aux paramètres système' }, tenant: false };
 
-/** GET and PATCH /api/system/settings/ (docs/api-admin.md "System settings"). */
+/** GET and PATCH /api/system/settings/ (docs/api-admin.md "System settings"), and the rest of /api/system/. */
 const systemSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['Paramètres système'];
+  // app.ts registers one plugin for the system area: its other routes ride along here.
+  await app.register(systemLogRoutes);
 
   app.get(
     PATH,
