@@ -1,7 +1,7 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, settle, setupScreen, signIn } from './screen-helpers.tsx';
-import TasksPage from '../../src/features/tasks/tasks-page.tsx';
+import TasksPage, { TASK_POLL_MS } from '../../src/features/tasks/tasks-page.tsx';
 import { formatDuration, scheduleLabel } from '../../src/features/tasks/task-rules.ts';
 import type { BackgroundTask } from '../../src/features/tasks/tasks-api.ts';
 import celerySample from '../../sample-data/celery-tasks.json';
@@ -169,6 +169,112 @@ describe('live progress', () => {
     expect(post.url.pathname).toBe('/api/celery/tasks/a/cancel/');
     expect(post.body).toEqual({ reason: 'Trop long' });
     expect(screen.container.textContent).toContain('Annulée par ana — Trop long');
+  });
+});
+
+describe('a task launched here is followed by its own status (GET /api/celery/tasks/{id}/)', () => {
+  const NAME = 'vulnerabilities.tasks.update_cve_database';
+  let state: BackgroundTask['status'];
+  let progress: number;
+  let own: () => Response;
+  let listed: BackgroundTask[];
+
+  beforeEach(() => {
+    signIn('manager');
+    state = 'PENDING';
+    progress = 0;
+    listed = [];
+    own = () => json({ ...task('run-1', state, progress), name: 'Mise à jour des CVE' });
+    screen.handler = (method, url) => {
+      if (method === 'POST')
+        return json(
+          {
+            task_id: 'run-1',
+            task_name: NAME,
+            status: 'PENDING',
+            message: 'Tâche lancée.',
+            created_at: '2026-06-02T08:00:00Z',
+          },
+          202,
+        );
+      if (url.pathname === '/api/celery/tasks/available/')
+        return json({ tasks: [{ task_name: NAME, name: 'Mise à jour des CVE', scope: 'platform' }] });
+      if (url.pathname === '/api/celery/tasks/run-1/') return own();
+      if (url.pathname === '/api/celery/tasks/recent/') return json({ recent_tasks: listed });
+      return json({ recent_tasks: listed, scheduled_tasks: [] });
+    };
+  });
+
+  const reads = (path: string) => screen.calls.filter((c) => c.method === 'GET' && c.url.pathname === path).length;
+  const tick = () =>
+    act(async () => {
+      await vi.advanceTimersByTimeAsync(TASK_POLL_MS);
+    });
+
+  async function launch() {
+    await render();
+    listed = [task('run-1', 'PENDING')];
+    act(() => [...screen.container.querySelectorAll('button')].find((b) => b.textContent === 'Lancer')!.click());
+    await settle();
+  }
+
+  it('reads the run every 2 s, shows its state and progress, not the recent list, until it ends', async () => {
+    await launch();
+    const notice = () => screen.container.querySelector('.task-launched')!;
+    expect(notice().getAttribute('data-status')).toBe('PENDING');
+    expect(reads('/api/celery/tasks/run-1/')).toBe(0);
+    state = 'STARTED';
+    progress = 40;
+    await tick();
+    expect(reads('/api/celery/tasks/run-1/')).toBe(1);
+    expect(notice().textContent).toContain('En cours');
+    expect(notice().textContent).toContain('Suivi de la tâche : actualisation toutes les 2 secondes.');
+    expect(notice().querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('40');
+    // The row in the list follows too, without reading the recent list.
+    const row = screen.container.querySelector('tr[data-task-id="run-1"]')!;
+    expect(row.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('40');
+    expect(reads('/api/celery/tasks/recent/')).toBe(0);
+    const lists = reads('/api/celery/tasks/');
+    state = 'SUCCESS';
+    progress = 100;
+    listed = [task('run-1', 'SUCCESS', 100)];
+    await tick();
+    await settle();
+    expect(notice().getAttribute('data-status')).toBe('SUCCESS');
+    expect(notice().textContent).toContain('Réussie');
+    expect(notice().textContent).not.toContain('Suivi de la tâche');
+    // Its end brings the whole list up to date once; then nothing more is read.
+    expect(reads('/api/celery/tasks/')).toBe(lists + 1);
+    const calls = screen.calls.length;
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(20_000);
+    });
+    expect(screen.calls.length).toBe(calls);
+    expect(reads('/api/celery/tasks/run-1/')).toBe(2);
+  });
+
+  it('stops following, and says why, when the run cannot be read (404)', async () => {
+    own = () => json({ detail: 'Tâche introuvable.' }, 404);
+    await launch();
+    await tick();
+    expect(screen.container.querySelector('.task-launched [role="alert"]')!.textContent).toBe(
+      'Impossible de suivre la tâche : Tâche introuvable.',
+    );
+    await tick();
+    await tick();
+    expect(reads('/api/celery/tasks/run-1/')).toBe(1);
+  });
+
+  it('keeps following through an outage (no answer is no end)', async () => {
+    let down = true;
+    own = () => (down ? json({}, 503) : json(task('run-1', 'SUCCESS', 100)));
+    await launch();
+    await tick();
+    expect(screen.container.querySelector('.task-launched [role="alert"]')).toBeNull();
+    down = false;
+    await tick();
+    expect(reads('/api/celery/tasks/run-1/')).toBe(2);
+    expect(screen.container.querySelector('.task-launched')!.getAttribute('data-status')).toBe('SUCCESS');
   });
 });
 

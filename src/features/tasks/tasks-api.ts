@@ -90,6 +90,11 @@ export async function fetchAvailableTasks(): Promise<{ data: AvailableTask[]; or
   return { data: tasks, origin };
 }
 
+/** One run's own state (GET /celery/tasks/{id}/): how the page follows a task it launched until it ends. */
+export function fetchTask(id: string): Promise<{ data: BackgroundTask; origin: DataOrigin }> {
+  return apiRequestWithOrigin<BackgroundTask>(`${BASE}${encodeURIComponent(id)}/`, { allowForbidden: true });
+}
+
 export function launchTask(taskName: string): Promise<{ data: LaunchResult; origin: DataOrigin }> {
   return apiRequestWithOrigin<LaunchResult>(`${BASE}run/`, {
     method: 'POST',

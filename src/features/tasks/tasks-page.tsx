@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import type { DataOrigin } from '../../lib/api-client.ts';
+import { ApiError, type DataOrigin } from '../../lib/api-client.ts';
 import { DataOriginNote } from '../../components/data-origin-note.tsx';
 import { Figure, SampleScope } from '../../components/sample-scope.tsx';
 import { messageOf } from '../../lib/error-message.ts';
@@ -12,6 +12,7 @@ import { useResource } from '../../lib/use-resource.ts';
 import {
   cancelTask,
   fetchAvailableTasks,
+  fetchTask,
   fetchRecentTasks,
   fetchTasks,
   launchTask,
@@ -27,8 +28,56 @@ import { useTaskPermissions, type TaskPermissions } from './can-run.ts';
 import './tasks.css';
 import { dateFormat } from '../../lib/format.ts';
 
-/** While a task is PENDING or STARTED the recent tasks are read again this often (ms). */
+/**
+ * While a task is PENDING or STARTED it is read again this often (ms): a task launched here on its own
+ * (GET /celery/tasks/{id}/), the others through the recent tasks.
+ */
 export const TASK_POLL_MS = 2_000;
+
+/** A launch and what the page has read of that run since. */
+interface Launched {
+  result: LaunchResult;
+  origin: DataOrigin;
+  /** The run as last read by its id. */
+  task?: BackgroundTask;
+  /** Why it could not be read (the follow-up stops on a refusal or an unknown id). */
+  error?: string;
+}
+
+/** A run is followed by its id when the server gave one and it is still running (sample launches are not real). */
+function followed(launched: Launched | null): string | null {
+  if (!launched || launched.origin.source === 'sample' || !launched.result.task_id || launched.error) return null;
+  return isRunning(launched.task?.status ?? launched.result.status) ? launched.result.task_id : null;
+}
+
+/** The launch notice: the message of the launch, then the run's own state as read by its id until it ends. */
+function LaunchedNotice({ launched }: { launched: Launched }) {
+  const { result, task } = launched;
+  const status = task?.status ?? result.status;
+  const following = followed(launched) !== null;
+  return (
+    <div className="notice task-launched" role="status" data-status={status}>
+      <DataOriginNote origin={launched.origin} />
+      <p>
+        <strong>{result.message || 'Tâche lancée.'}</strong>{' '}
+        <span className={`vm-badge ${taskStatusTone(status)}`}>{taskStatusLabel(status)}</span>
+      </p>
+      <p className="muted">
+        {task?.name ?? result.task_name}
+        {result.task_id && ` — identifiant ${result.task_id}`}
+        {result.created_at && ` — ${formatDate(result.created_at)}`}
+      </p>
+      {task && <TaskProgress task={task} label={`Progression de la tâche lancée : ${task.name}`} />}
+      {task && !isRunning(task.status) && <TaskDetails task={task} />}
+      {following && <p className="muted">Suivi de la tâche : actualisation toutes les 2 secondes.</p>}
+      {launched.error && (
+        <p className="error" role="alert">
+          Impossible de suivre la tâche : {launched.error}
+        </p>
+      )}
+    </div>
+  );
+}
 
 const DATE = dateFormat({ dateStyle: 'short', timeStyle: 'medium' });
 const NUMBER = new Intl.NumberFormat('fr-FR');
@@ -39,10 +88,10 @@ function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : DATE.format(d);
 }
 
-function TaskProgress({ task }: { task: BackgroundTask }) {
+function TaskProgress({ task, label = `Progression : ${task.name}` }: { task: BackgroundTask; label?: string }) {
   const raw = task.meta?.progress ?? (task.status === 'SUCCESS' ? 100 : 0);
   const value = Math.max(0, Math.min(100, Math.round(raw)));
-  return <ProgressBar label={`Progression : ${task.name}`} value={value} />;
+  return <ProgressBar label={label} value={value} />;
 }
 
 function TaskDetails({ task }: { task: BackgroundTask }) {
@@ -173,10 +222,13 @@ function LaunchPanel({
   );
 }
 
-/** Background-task manager: recent runs with live progress, scheduled tasks, launch and cancel. */
+/**
+ * Background-task manager: recent runs with live progress, scheduled tasks, launch and cancel; a task launched here
+ * is followed by its own status until it ends.
+ */
 export default function TasksPage() {
   const perms = useTaskPermissions();
-  const [launched, setLaunched] = useState<{ result: LaunchResult; origin: DataOrigin } | null>(null);
+  const [launched, setLaunched] = useState<Launched | null>(null);
   const [cancelling, setCancelling] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   // The live follow-up reads only the recent runs; the schedule stays as last read.
@@ -216,9 +268,28 @@ export default function TasksPage() {
   };
 
   const state = tasks.data;
-  // Sample data never changes: following it would only spin.
-  const running = !!state && tasks.origin?.source !== 'sample' && state.recent.some((t) => isRunning(t.status));
+  const following = followed(launched);
+  // Sample data never changes: following it would only spin. The run launched here is read by its own id.
+  const running =
+    !!state && tasks.origin?.source !== 'sample' && state.recent.some((t) => isRunning(t.status) && t.id !== following);
   usePolling(running, TASK_POLL_MS, refreshRecent);
+
+  /** One read of the launched run: its row follows, and its end brings the list up to date. */
+  const followLaunched = async () => {
+    if (!following) return;
+    try {
+      const { data } = await fetchTask(following);
+      setLaunched((l) => (l?.result.task_id === following ? { ...l, task: data } : l));
+      tasks.update((prev) => ({ ...prev, recent: prev.recent.map((t) => (t.id === data.id ? data : t)) }));
+      if (!isRunning(data.status)) reload();
+    } catch (err) {
+      // A refusal or an unknown run will not change: the follow-up stops. An outage is tried again.
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
+        setLaunched((l) => (l?.result.task_id === following ? { ...l, error: messageOf(err) } : l));
+      }
+    }
+  };
+  usePolling(following !== null, TASK_POLL_MS, followLaunched);
 
   const scopeOf = (task: BackgroundTask) => available.find((a) => a.task_name === task.full_name)?.scope;
 
@@ -241,22 +312,7 @@ export default function TasksPage() {
           reload();
         }}
       />
-      {launched && (
-        <div className="notice task-launched" role="status">
-          <DataOriginNote origin={launched.origin} />
-          <p>
-            <strong>{launched.result.message || 'Tâche lancée.'}</strong>{' '}
-            <span className={`vm-badge ${taskStatusTone(launched.result.status)}`}>
-              {taskStatusLabel(launched.result.status)}
-            </span>
-          </p>
-          <p className="muted">
-            {launched.result.task_name}
-            {launched.result.task_id && ` — identifiant ${launched.result.task_id}`}
-            {launched.result.created_at && ` — ${formatDate(launched.result.created_at)}`}
-          </p>
-        </div>
-      )}
+      {launched && <LaunchedNotice launched={launched} />}
       <ActionMessages notice={notice} />
       <LoadStatus loaded={!!state} error={tasks.error} failure="Impossible de charger les tâches" />
 
