@@ -469,7 +469,7 @@ describe('users, permissions, configuration, logs', () => {
     expect(detail).toContain('SuperutilisateurNon');
     expect(detail).toContain('StaffOui');
     expect(detail).toContain('Dernière connexionJamais');
-    expect($<HTMLButtonElement>('button[aria-label="Détails : bob"]').textContent).toBe('Masquer');
+    expect($<HTMLButtonElement>('button[aria-label="Détails : bob"]').getAttribute('aria-expanded')).toBe('true');
     act(() => $<HTMLButtonElement>('button[aria-label="Détails : bob"]').click());
     expect(screen.container.querySelector('[data-user-detail="5"]')).toBeNull();
     fail = true;

@@ -157,7 +157,7 @@ export function UsersPage() {
                             aria-expanded={shown === u.id}
                             onClick={() => setShown(shown === u.id ? null : u.id)}
                           >
-                            {shown === u.id ? 'Masquer' : 'Détails'}
+                            Détails
                           </button>{' '}
                           {mayChange && (
                             <button
@@ -219,7 +219,7 @@ function UserDetail({ id, tenantId }: { id: AdminUser['id']; tenantId: string | 
       </p>
     );
   return (
-    <dl className="admin-dl" aria-label={`Compte ${u.username}`}>
+    <dl className="admin-dl">
       <dt>Identifiant</dt>
       <dd>{String(u.id)}</dd>
       <dt>Nom d’utilisateur</dt>
