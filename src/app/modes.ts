@@ -19,7 +19,8 @@ export const MAX_BACKENDS = 6;
 
 /**
  * spec §9 "fallback backend URL list: six entries": the same origin first, then up to five more, in the order given.
- * They come from the deployment's /config.json when it lists some (run time), else from VITE_BACKEND_URLS (build
+ * They come from the deployment's run-time file (VITE_RUNTIME_CONFIG_URL, e.g. /config.json) when it lists some, else
+ * from VITE_BACKEND_URLS (build
  * time); see `startBackends`. An entry is an absolute http(s) URL or a path of this origin (`/backend-2`, behind
  * the same reverse proxy); anything else is dropped, and so is a trailing slash.
  */
@@ -32,9 +33,14 @@ export function backendList(configured: string | readonly string[] | undefined):
   return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
 }
 
-/** The deployment's own settings, read by the running app (no rebuild): a JSON file next to index.html. */
-export const RUNTIME_CONFIG_URL = '/config.json';
-/** The last /config.json read, kept for starts without the network (IndexedDB, like the other modes). */
+/**
+ * Where the running app reads the deployment's own settings, changeable without a rebuild: a JSON file such as
+ * `/config.json` next to index.html. The build names it (VITE_RUNTIME_CONFIG_URL); unnamed, nothing is asked, so a
+ * deployment without the file shows no 404 in the console at every start.
+ */
+export const RUNTIME_CONFIG_URL: string | undefined =
+  (import.meta.env.VITE_RUNTIME_CONFIG_URL as string | undefined) || undefined;
+/** The last run-time configuration read, kept for starts without the network (IndexedDB, like the other modes). */
 export const RUNTIME_CONFIG_KEY = 'runtime-config';
 export const RUNTIME_CONFIG_TIMEOUT_MS = 2_000;
 
@@ -53,14 +59,15 @@ export function parseRuntimeConfig(body: unknown): RuntimeConfig {
 }
 
 /**
- * Reads /config.json. An answer decides: a JSON object is the configuration (kept), anything else (404, the index
+ * Reads the run-time file (none named: no configuration, nothing asked). An answer decides: a JSON object is the configuration (kept), anything else (404, the index
  * page of a host that answers every path) means none (the kept one is forgotten). No answer (offline, timeout): the
  * configuration kept from the last read.
  */
 export async function loadRuntimeConfig(
   fetchFn: typeof globalThis.fetch = globalThis.fetch,
-  url: string = RUNTIME_CONFIG_URL,
+  url: string | undefined = RUNTIME_CONFIG_URL,
 ): Promise<RuntimeConfig> {
+  if (!url) return {};
   let response: Response;
   try {
     response = await fetchFn(url, {

@@ -35,7 +35,7 @@ export function start(): void {
     void import('./audit.ts').then((m) => m.startAudit());
     watchConnection();
     watchWriteQueue();
-    // spec §9's six backends: /config.json's list (run time), else VITE_BACKEND_URLS (build time).
+    // spec §9's six backends: the run-time file's list (VITE_RUNTIME_CONFIG_URL), else VITE_BACKEND_URLS.
     scheduleAvailabilityCheck(startBackends(import.meta.env.VITE_BACKEND_URLS as string | undefined));
   });
   registerServiceWorker();

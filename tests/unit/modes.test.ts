@@ -60,12 +60,13 @@ describe('backend list (spec §9)', () => {
   });
 });
 
-describe('run-time backend list (spec §9): /config.json, else the build’s VITE_BACKEND_URLS', () => {
+describe('run-time backend list (spec §9): the run-time file, else the build’s VITE_BACKEND_URLS', () => {
   const answer =
     (body: string, status = 200, type = 'application/json') =>
     () =>
       Promise.resolve(new Response(body, { status, headers: { 'content-type': type } }));
   const noAnswer = () => Promise.reject(new TypeError('Failed to fetch'));
+  const CONFIG = '/config.json';
   afterEach(() => kvDelete(RUNTIME_CONFIG_KEY));
 
   it('reads backendUrls as a list or one comma-separated string, ignoring the rest', () => {
@@ -79,31 +80,35 @@ describe('run-time backend list (spec §9): /config.json, else the build’s VIT
   });
 
   it('prefers the run-time list to the build-time one, and falls back to it when /config.json lists none', async () => {
-    const runtime = () => loadRuntimeConfig(answer('{"backendUrls":["https://run.example"]}'));
+    const runtime = () => loadRuntimeConfig(answer('{"backendUrls":["https://run.example"]}'), CONFIG);
     expect(await startBackends('https://build.example', runtime)).toEqual(['', 'https://run.example']);
-    const empty = () => loadRuntimeConfig(answer('{"backendUrls":[]}'));
+    const empty = () => loadRuntimeConfig(answer('{"backendUrls":[]}'), CONFIG);
     expect(await startBackends('https://build.example', empty)).toEqual(['', 'https://build.example']);
     const failing = () => Promise.reject(new Error('boom'));
     expect(await startBackends('https://build.example', failing)).toEqual(['', 'https://build.example']);
   });
 
   it('keeps the last configuration read for a start without the network, and forgets it once the file is gone', async () => {
-    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'));
-    expect(await loadRuntimeConfig(noAnswer)).toEqual({ backendUrls: ['https://kept.example'] });
+    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'), CONFIG);
+    expect(await loadRuntimeConfig(noAnswer, CONFIG)).toEqual({ backendUrls: ['https://kept.example'] });
     // A host answering every path with its index page has no configuration either.
-    expect(await loadRuntimeConfig(answer('<!doctype html>', 200, 'text/html'))).toEqual({});
-    expect(await loadRuntimeConfig(noAnswer)).toEqual({});
-    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'));
-    expect(await loadRuntimeConfig(answer('Not found', 404, 'text/plain'))).toEqual({});
+    expect(await loadRuntimeConfig(answer('<!doctype html>', 200, 'text/html'), CONFIG)).toEqual({});
+    expect(await loadRuntimeConfig(noAnswer, CONFIG)).toEqual({});
+    await loadRuntimeConfig(answer('{"backendUrls":["https://kept.example"]}'), CONFIG);
+    expect(await loadRuntimeConfig(answer('Not found', 404, 'text/plain'), CONFIG)).toEqual({});
     expect(await kvGet(RUNTIME_CONFIG_KEY)).toBeUndefined();
   });
 
   it('asks /config.json without caching, and the availability check waits for the list', async () => {
     const asked: [string, RequestInit | undefined][] = [];
-    await loadRuntimeConfig((url, init) => {
+    const record: typeof fetch = (url, init) => {
       asked.push([url instanceof Request ? url.url : url.toString(), init]);
       return noAnswer();
-    });
+    };
+    // The build names no run-time file (VITE_RUNTIME_CONFIG_URL): nothing is asked.
+    expect(await loadRuntimeConfig(record)).toEqual({});
+    expect(asked).toEqual([]);
+    await loadRuntimeConfig(record, '/config.json');
     expect(asked[0]![0]).toBe('/config.json');
     expect(asked[0]![1]).toMatchObject({ cache: 'no-store', credentials: 'same-origin' });
 
