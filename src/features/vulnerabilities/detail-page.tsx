@@ -181,7 +181,7 @@ function Detail({
         <StateBadge v={v} />
       </p>
       {canWrite && (
-        <div className="vm-actions">
+        <div className="vm-actions detail-actions">
           <button type="button" className="btn primary" disabled={pending} onClick={toggle} aria-busy={pending}>
             {pending ? 'Enregistrement…' : v.is_resolved ? 'Rouvrir' : 'Marquer comme résolue'}
           </button>
