@@ -202,8 +202,13 @@ describe('Actifs: a linked asset’s findings and threats (GET /projects/assets/
         expect.arrayContaining(['/api/projects/assets/61/vulnerabilities/', '/api/projects/assets/61/threats/']),
       );
       const details = screen.container.querySelector(`#${CSS.escape(toggle.getAttribute('aria-controls')!)}`)!;
-      expect(details.getAttribute('aria-label')).toBe('Vulnérabilités et menaces de l’actif : srv-web-01');
-      const findings = details.querySelector('table[data-caption], table')!;
+      // A panel under the table (not a row inside it), titled after the asset, which takes the focus.
+      expect(details.closest('table')).toBeNull();
+      const title = details.querySelector('h4')!;
+      expect(details.getAttribute('aria-labelledby')).toBe(title.id);
+      expect(title.textContent).toBe('Vulnérabilités et menaces de l’actif « srv-web-01 »');
+      expect(document.activeElement).toBe(title);
+      const findings = details.querySelector('table')!;
       expect(findings.querySelector('caption')!.textContent).toBe('Vulnérabilités de l’actif srv-web-01');
       expect(details.textContent).toContain('Service SSH exposé');
       expect(details.textContent).toContain('CVE-2024-6387');
@@ -215,6 +220,17 @@ describe('Actifs: a linked asset’s findings and threats (GET /projects/assets/
       expect(text()).not.toContain('Hameçonnage ciblé');
     },
   );
+
+  it('« Fermer » closes the panel and gives the focus back to the row’s button', async () => {
+    await render('assets');
+    const toggle = button('Vulnérabilités et menaces de l’actif : srv-web-01');
+    await click(toggle);
+    const close = [...screen.container.querySelectorAll('.pj-details button')].find((b) => b.textContent === 'Fermer');
+    await click(close as HTMLButtonElement);
+    expect(screen.container.querySelector('.pj-details')).toBeNull();
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(toggle);
+  });
 
   it('says so when the asset has neither', async () => {
     const base = routes('edit');
@@ -281,12 +297,16 @@ describe('Risques: a risk’s remediation plan (GET /projects/risks/{riskId}/rem
     expect(gets()).toContain('/api/projects/risks/4/remediation-plan/');
     expect(gets()).not.toContain('/api/projects/remediation-plans/');
     const details = screen.container.querySelector(`#${CSS.escape(toggle.getAttribute('aria-controls')!)}`)!;
-    expect(details.querySelector('h4')!.textContent).toBe('Durcir le portail');
+    expect(details.querySelector('h4')!.textContent).toBe(
+      'Plan de remédiation du risque « Fuite de données du portail »',
+    );
+    expect(details.querySelector('h5')!.textContent).toBe('Durcir le portail');
     expect(details.textContent).toContain('En cours');
     expect(details.textContent).toContain('V1 × G2');
     expect(details.textContent).toContain('Filtrage applicatif.');
     expect(details.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')).toBe('50');
     expect(details.querySelector('a')!.getAttribute('href')).toBe('/projects/7?tab=remediation');
+    expect(details.querySelector('a')!.textContent).toBe('Voir le plan dans l’onglet Remédiation');
   });
 
   it('a risk without a plan says « Aucun » and asks nothing', async () => {

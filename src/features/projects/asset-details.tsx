@@ -46,7 +46,7 @@ export function AssetDetails({ asset }: { asset: ProjectAsset }) {
       {details.error?.split('\n').map((e) => (
         <ActionMessages key={e} error={e} />
       ))}
-      <h4>Vulnérabilités de l’actif</h4>
+      <h5>Vulnérabilités de l’actif</h5>
       {findings.length === 0 ? (
         <EmptyState>Aucune vulnérabilité sur cet actif.</EmptyState>
       ) : (
@@ -76,7 +76,7 @@ export function AssetDetails({ asset }: { asset: ProjectAsset }) {
           ))}
         </DataTable>
       )}
-      <h4>Menaces sur l’actif</h4>
+      <h5>Menaces sur l’actif</h5>
       {threats.length === 0 ? (
         <EmptyState>Aucune menace sur cet actif.</EmptyState>
       ) : (

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { DataTable } from '../../components/data-table.tsx';
 import { FormField } from '../../components/form-field.tsx';
@@ -37,6 +37,7 @@ export function AssetsTab(props: TabProps) {
   const { project, canEdit } = props;
   const tab = useTabList(props, () => listProjectAssets({ project: project.id }));
   const [editing, setEditing] = useState<ProjectAsset | null>(null);
+  const details = useRowDetails('Vulnérabilités et menaces de l’actif');
 
   return (
     <div className="pj-tab">
@@ -62,66 +63,74 @@ export function AssetsTab(props: TabProps) {
         />
       )}
       <TabBody tab={tab} loading="Chargement des actifs…" empty="Aucun actif lié à ce projet.">
-        {(page) => (
-          <DataTable caption="Actifs du projet" headers={HEADERS} actions={canEdit}>
-            {page.results.map((a) => (
-              <AssetRow key={a.id} tab={tab} asset={a} canEdit={canEdit} onEdit={() => setEditing(a)} />
-            ))}
-          </DataTable>
-        )}
+        {(page) => {
+          const opened = page.results.find((a) => String(a.id) === details.open);
+          return (
+            <>
+              <DataTable caption="Actifs du projet" headers={HEADERS} actions={canEdit}>
+                {page.results.map((a) => (
+                  <AssetRow
+                    key={a.id}
+                    tab={tab}
+                    asset={a}
+                    canEdit={canEdit}
+                    toggle={details.toggle(a.id, a.name)}
+                    onEdit={() => setEditing(a)}
+                  />
+                ))}
+              </DataTable>
+              {opened && details.panel(opened.id, opened.name, <AssetDetails asset={opened} />)}
+            </>
+          );
+        }}
       </TabBody>
     </div>
   );
 }
 
-/** One linked asset: its facts, its findings and threats under it on demand, and the editors' actions. */
+/** One linked asset: its facts, the button opening its findings and threats, and the editors' actions. */
 function AssetRow({
   tab,
   asset: a,
   canEdit,
+  toggle,
   onEdit,
 }: {
   tab: TabList<ProjectAsset>;
   asset: ProjectAsset;
   canEdit: boolean;
+  /** The button opening the asset's findings and threats under the table. */
+  toggle: ReactNode;
   onEdit: () => void;
 }) {
-  const { toggle, details } = useRowDetails(
-    'Vulnérabilités et menaces de l’actif',
-    a.name,
-    HEADERS.length + (canEdit ? 1 : 0),
-  );
   return (
-    <>
-      <tr data-link-id={a.id}>
-        <th scope="row">{a.name}</th>
-        <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
-        <td>
-          <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
-        </td>
-        <td>{a.hostname || '—'}</td>
-        <td>{a.ip_address || '—'}</td>
-        <td>{a.operating_system || '—'}</td>
-        <td>
-          {(a.vulnerabilities_count ?? 0) > 0 ? (
-            <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
-              {NUMBER.format(a.vulnerabilities_count)}
-            </Link>
-          ) : (
-            <span className="muted">Aucune</span>
-          )}
-        </td>
-        <td>{toggle}</td>
-        {canEdit && (
-          <td>
-            <RemovableRow tab={tab} row={a} name={a.name} removal={REMOVAL}>
-              <RowAction action="edit" text="Modifier" name={a.name} onClick={onEdit} />
-            </RemovableRow>
-          </td>
+    <tr data-link-id={a.id}>
+      <th scope="row">{a.name}</th>
+      <td>{label(ASSET_TYPE_LABELS, a.asset_type)}</td>
+      <td>
+        <span className={`vm-badge ${a.criticality}`}>{label(CRITICALITY_LABELS, a.criticality)}</span>
+      </td>
+      <td>{a.hostname || '—'}</td>
+      <td>{a.ip_address || '—'}</td>
+      <td>{a.operating_system || '—'}</td>
+      <td>
+        {(a.vulnerabilities_count ?? 0) > 0 ? (
+          <Link href={`/vulnerabilities/list?asset=${encodeURIComponent(String(a.asset_id))}`}>
+            {NUMBER.format(a.vulnerabilities_count)}
+          </Link>
+        ) : (
+          <span className="muted">Aucune</span>
         )}
-      </tr>
-      {details(<AssetDetails asset={a} />)}
-    </>
+      </td>
+      <td>{toggle}</td>
+      {canEdit && (
+        <td>
+          <RemovableRow tab={tab} row={a} name={a.name} removal={REMOVAL}>
+            <RowAction action="edit" text="Modifier" name={a.name} onClick={onEdit} />
+          </RemovableRow>
+        </td>
+      )}
+    </tr>
   );
 }
 

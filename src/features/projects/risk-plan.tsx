@@ -20,7 +20,7 @@ export function RiskPlan({ risk }: { risk: Risk }) {
   const target = p.target_likelihood * p.target_impact;
   return (
     <>
-      <h4>{p.title}</h4>
+      <h5>{p.title}</h5>
       <dl className="pj-plan-facts">
         <div>
           <dt>Statut</dt>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { DataTable } from '../../components/data-table.tsx';
 import { FilterBar } from '../../components/filter-bar.tsx';
 import { EmptyState } from '../../components/list-state.tsx';
@@ -48,6 +48,7 @@ export function RisksTab(props: TabProps) {
   const { level, treatment, status } = filters;
   const tab = useTabList(props, () => listRisks({ project: project.id, ...filters }), [level, treatment, status]);
   const [editing, setEditing] = useState<Risk | 'new' | null>(null);
+  const details = useRowDetails('Plan de remédiation du risque');
 
   return (
     <div className="pj-tab">
@@ -87,92 +88,100 @@ export function RisksTab(props: TabProps) {
       />
       <TabMessages tab={tab} />
       <TabBody tab={tab} loading="Chargement des risques…">
-        {(page) => (
-          <div className="pj-risks">
-            <div className="pj-risks-matrix">
-              <RiskMatrix matrix={matrixOf(page.results)} caption="Risques ouverts par niveau résiduel" />
-            </div>
-            {page.results.length === 0 ? (
-              <EmptyState>
-                {level || treatment || status
-                  ? 'Aucun risque ne correspond à ces filtres.'
-                  : 'Aucun risque enregistré.'}
-              </EmptyState>
-            ) : (
-              <DataTable
-                wrapClassName="pj-risks-table"
-                after={
-                  page.count > page.results.length && (
-                    <p className="muted small">
-                      {NUMBER.format(page.results.length)} risques affichés sur {NUMBER.format(page.count)} (les plus
-                      élevés d’abord).
-                    </p>
-                  )
-                }
-                caption="Registre des risques"
-                headers={HEADERS}
-                actions={canEdit}
-              >
-                {page.results.map((r) => (
-                  <RiskRow key={r.id} tab={tab} risk={r} canEdit={canEdit} onEdit={() => setEditing(r)} />
-                ))}
-              </DataTable>
-            )}
-          </div>
-        )}
+        {(page) => {
+          const opened = page.results.find((r) => String(r.id) === details.open);
+          return (
+            <>
+              <div className="pj-risks">
+                <div className="pj-risks-matrix">
+                  <RiskMatrix matrix={matrixOf(page.results)} caption="Risques ouverts par niveau résiduel" />
+                </div>
+                {page.results.length === 0 ? (
+                  <EmptyState>
+                    {level || treatment || status
+                      ? 'Aucun risque ne correspond à ces filtres.'
+                      : 'Aucun risque enregistré.'}
+                  </EmptyState>
+                ) : (
+                  <DataTable
+                    wrapClassName="pj-risks-table"
+                    after={
+                      page.count > page.results.length && (
+                        <p className="muted small">
+                          {NUMBER.format(page.results.length)} risques affichés sur {NUMBER.format(page.count)} (les
+                          plus élevés d’abord).
+                        </p>
+                      )
+                    }
+                    caption="Registre des risques"
+                    headers={HEADERS}
+                    actions={canEdit}
+                  >
+                    {page.results.map((r) => (
+                      <RiskRow
+                        key={r.id}
+                        tab={tab}
+                        risk={r}
+                        canEdit={canEdit}
+                        toggle={details.toggle(r.id, r.title)}
+                        onEdit={() => setEditing(r)}
+                      />
+                    ))}
+                  </DataTable>
+                )}
+              </div>
+              {opened && details.panel(opened.id, opened.title, <RiskPlan risk={opened} />)}
+            </>
+          );
+        }}
       </TabBody>
     </div>
   );
 }
 
-/** One risk of the register; its remediation plan, when it has one, opens under it (read through the risk). */
+/** One risk of the register, with the button opening its remediation plan when it has one. */
 function RiskRow({
   tab,
   risk: r,
   canEdit,
+  toggle,
   onEdit,
 }: {
   tab: TabList<Risk>;
   risk: Risk;
   canEdit: boolean;
+  /** The button opening the risk's plan under the table (shown when the risk has a plan). */
+  toggle: ReactNode;
   onEdit: () => void;
 }) {
-  const { toggle, details } = useRowDetails(
-    'Plan de remédiation du risque',
-    r.title,
-    HEADERS.length + (canEdit ? 1 : 0),
-  );
   return (
-    <>
-      <tr data-risk-id={r.id}>
-        <th scope="row" className="pj-name">
-          {r.title}
-          {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
-        </th>
+    <tr data-risk-id={r.id}>
+      <th scope="row" className="pj-name">
+        {r.title}
+        {r.scenario && <span className="muted pj-desc">{r.scenario}</span>}
+      </th>
+      <td>
+        {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
+      </td>
+      <td>
+        {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
+      </td>
+      <td>
+        <LevelBadge level={r.initial_level} score={r.initial_score} />
+      </td>
+      <td>
+        <LevelBadge level={r.residual_level} score={r.residual_score} />
+      </td>
+      <td>{label(TREATMENT_LABELS, r.treatment)}</td>
+      <td>{label(RISK_STATUS_LABELS, r.status)}</td>
+      <td>{(r.remediation_plan ?? null) !== null ? toggle : <span className="muted">Aucun</span>}</td>
+      {canEdit && (
         <td>
-          {r.likelihood} — {label(LIKELIHOOD_LABELS, String(r.likelihood))}
+          <RemovableRow tab={tab} row={r} name={r.title} removal={REMOVAL}>
+            <RowAction action="edit" text="Modifier" name={r.title} onClick={onEdit} />
+          </RemovableRow>
         </td>
-        <td>
-          {r.impact} — {label(IMPACT_LABELS, String(r.impact))}
-        </td>
-        <td>
-          <LevelBadge level={r.initial_level} score={r.initial_score} />
-        </td>
-        <td>
-          <LevelBadge level={r.residual_level} score={r.residual_score} />
-        </td>
-        <td>{label(TREATMENT_LABELS, r.treatment)}</td>
-        <td>{label(RISK_STATUS_LABELS, r.status)}</td>
-        <td>{(r.remediation_plan ?? null) !== null ? toggle : <span className="muted">Aucun</span>}</td>
-        {canEdit && (
-          <td>
-            <RemovableRow tab={tab} row={r} name={r.title} removal={REMOVAL}>
-              <RowAction action="edit" text="Modifier" name={r.title} onClick={onEdit} />
-            </RemovableRow>
-          </td>
-        )}
-      </tr>
-      {details(<RiskPlan risk={r} />)}
-    </>
+      )}
+    </tr>
   );
 }

@@ -1,34 +1,76 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import type { Id } from './project-types.ts';
 
 /**
- * A row that opens a details row under it: `toggle` is its button (« Afficher » / « Masquer », named after the
- * row, `aria-expanded` and `aria-controls` set), `details` the row to put after it while open.
+ * The details of one row of a list (an asset's findings and threats, a risk's plan), one row at a time, shown in a
+ * panel under the table rather than in it: a table that scrolls sideways would cut a row spanning it. `toggle` is a
+ * row's button (« Afficher » / « Masquer », named `{what} : {name}`, with `aria-expanded` and `aria-controls`);
+ * `panel` is the open row's panel, titled `{what} « {name} »`, which takes the focus when it opens and gives it back
+ * to the row's button when it is closed.
  */
-export function useRowDetails(what: string, name: string, colSpan: number) {
-  const id = useId();
-  const [open, setOpen] = useState(false);
-  const toggle = (
-    <button
-      type="button"
-      className="btn secondary small"
-      data-action="details"
-      aria-expanded={open}
-      aria-controls={open ? id : undefined}
-      aria-label={`${what} : ${name}`}
-      onClick={() => setOpen((o) => !o)}
-    >
-      {open ? 'Masquer' : 'Afficher'}
-    </button>
-  );
-  const details = (children: ReactNode) =>
-    open ? (
-      <tr className="pj-details-row">
-        <td colSpan={colSpan}>
-          <section id={id} className="pj-details" aria-label={`${what} : ${name}`}>
-            {children}
-          </section>
-        </td>
-      </tr>
+export function useRowDetails(what: string) {
+  const base = useId();
+  const [open, setOpen] = useState<string | null>(null);
+  const panelId = `${base}-panel`;
+  const toggleId = (key: Id) => `${base}-toggle-${String(key)}`;
+  const close = () => {
+    const key = open;
+    setOpen(null);
+    if (key !== null) document.getElementById(toggleId(key))?.focus();
+  };
+
+  const toggle = (key: Id, name: string) => {
+    const expanded = open === String(key);
+    return (
+      <button
+        type="button"
+        id={toggleId(key)}
+        className="btn secondary small"
+        data-action="details"
+        aria-expanded={expanded}
+        aria-controls={expanded ? panelId : undefined}
+        aria-label={`${what} : ${name}`}
+        onClick={() => setOpen(expanded ? null : String(key))}
+      >
+        {expanded ? 'Masquer' : 'Afficher'}
+      </button>
+    );
+  };
+
+  const panel = (key: Id, name: string, children: ReactNode) =>
+    open === String(key) ? (
+      <DetailsPanel key={String(key)} id={panelId} title={`${what} « ${name} »`} onClose={close}>
+        {children}
+      </DetailsPanel>
     ) : null;
-  return { open, toggle, details };
+
+  return { open, toggle, panel };
+}
+
+function DetailsPanel({
+  id,
+  title,
+  onClose,
+  children,
+}: {
+  id: string;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section id={id} className="card pj-details" aria-labelledby={`${id}-h`}>
+      <div className="vm-head">
+        <h4 id={`${id}-h`} ref={heading} tabIndex={-1}>
+          {title}
+        </h4>
+        <button type="button" className="btn secondary small" onClick={onClose}>
+          Fermer
+        </button>
+      </div>
+      {children}
+    </section>
+  );
 }
