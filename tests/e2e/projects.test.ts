@@ -82,7 +82,7 @@ describe('the project-centred risk workflow in Chromium', () => {
       .toBe(1);
     await expect.poll(() => page.getByRole('rowheader', { name: 'srv-web-01' }).count()).toBeGreaterThan(0);
     // Its findings and threats open in a panel under the table (read through the link).
-    await page.getByRole('button', { name: 'Vulnérabilités et menaces de l’actif : srv-web-01' }).click();
+    await page.getByRole('button', { name: 'Afficher : Vulnérabilités et menaces de l’actif « srv-web-01 »' }).click();
     const assetDetails = page.getByRole('region', { name: 'Vulnérabilités et menaces de l’actif « srv-web-01 »' });
     await expect
       .poll(() => assetDetails.getByRole('heading', { name: 'Vulnérabilités de l’actif' }).count(), { timeout: 10_000 })
@@ -137,7 +137,9 @@ describe('the project-centred risk workflow in Chromium', () => {
     await openTab(page, 'Risques');
     await expect.poll(() => riskRow.textContent(), { timeout: 10_000 }).toContain('Faible');
     // The risk's plan, read through the risk, opens in a panel under the register.
-    await page.getByRole('button', { name: 'Plan de remédiation du risque : Fuite de données du portail' }).click();
+    await page
+      .getByRole('button', { name: 'Afficher : Plan de remédiation du risque « Fuite de données du portail »' })
+      .click();
     const riskPlan = page.getByRole('region', {
       name: 'Plan de remédiation du risque « Fuite de données du portail »',
     });

@@ -194,10 +194,13 @@ describe('Actifs: a linked asset’s findings and threats (GET /projects/assets/
       screen.handler = routes(access);
       await render('assets');
       expect(gets()).not.toContain('/api/projects/assets/61/vulnerabilities/');
-      const toggle = button('Vulnérabilités et menaces de l’actif : srv-web-01');
+      const toggle = button('Afficher : Vulnérabilités et menaces de l’actif « srv-web-01 »');
       expect(toggle.getAttribute('aria-expanded')).toBe('false');
       await click(toggle);
       expect(toggle.getAttribute('aria-expanded')).toBe('true');
+      // Its name holds its visible text (WCAG 2.5.3).
+      expect(toggle.textContent).toBe('Masquer');
+      expect(toggle.getAttribute('aria-label')).toBe('Masquer : Vulnérabilités et menaces de l’actif « srv-web-01 »');
       expect(gets()).toEqual(
         expect.arrayContaining(['/api/projects/assets/61/vulnerabilities/', '/api/projects/assets/61/threats/']),
       );
@@ -223,7 +226,7 @@ describe('Actifs: a linked asset’s findings and threats (GET /projects/assets/
 
   it('« Fermer » closes the panel and gives the focus back to the row’s button', async () => {
     await render('assets');
-    const toggle = button('Vulnérabilités et menaces de l’actif : srv-web-01');
+    const toggle = button('Afficher : Vulnérabilités et menaces de l’actif « srv-web-01 »');
     await click(toggle);
     const close = [...screen.container.querySelectorAll('.pj-details button')].find((b) => b.textContent === 'Fermer');
     await click(close as HTMLButtonElement);
@@ -237,7 +240,7 @@ describe('Actifs: a linked asset’s findings and threats (GET /projects/assets/
     screen.handler = (method, url, body) =>
       url.pathname.startsWith('/api/projects/assets/61/') ? json([]) : base(method, url, body);
     await render('assets');
-    await click(button('Vulnérabilités et menaces de l’actif : srv-web-01'));
+    await click(button('Afficher : Vulnérabilités et menaces de l’actif « srv-web-01 »'));
     expect(text()).toContain('Aucune vulnérabilité sur cet actif.');
     expect(text()).toContain('Aucune menace sur cet actif.');
   });
@@ -292,7 +295,7 @@ describe('Risques: a risk’s remediation plan (GET /projects/risks/{riskId}/rem
     screen.handler = routes('read');
     await render('risks');
     expect(gets()).not.toContain('/api/projects/risks/4/remediation-plan/');
-    const toggle = button('Plan de remédiation du risque : Fuite de données du portail');
+    const toggle = button('Afficher : Plan de remédiation du risque « Fuite de données du portail »');
     await click(toggle);
     expect(gets()).toContain('/api/projects/risks/4/remediation-plan/');
     expect(gets()).not.toContain('/api/projects/remediation-plans/');
@@ -324,7 +327,7 @@ describe('Risques: a risk’s remediation plan (GET /projects/risks/{riskId}/rem
         ? json({ detail: 'Ressource introuvable.', code: 'not_found' }, 404)
         : base(method, url, body);
     await render('risks');
-    await click(button('Plan de remédiation du risque : Fuite de données du portail'));
+    await click(button('Afficher : Plan de remédiation du risque « Fuite de données du portail »'));
     expect(text()).toContain('Ce risque n’a pas de plan de remédiation.');
   });
 });

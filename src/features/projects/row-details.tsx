@@ -4,9 +4,9 @@ import type { Id } from './project-types.ts';
 /**
  * The details of one row of a list (an asset's findings and threats, a risk's plan), one row at a time, shown in a
  * panel under the table rather than in it: a table that scrolls sideways would cut a row spanning it. `toggle` is a
- * row's button (« Afficher » / « Masquer », named `{what} : {name}`, with `aria-expanded` and `aria-controls`);
- * `panel` is the open row's panel, titled `{what} « {name} »`, which takes the focus when it opens and gives it back
- * to the row's button when it is closed.
+ * row's button (« Afficher » / « Masquer », named `Afficher : {what} « {name} »` so that its name holds its text,
+ * with `aria-expanded` and `aria-controls`); `panel` is the open row's panel, titled `{what} « {name} »`, which takes
+ * the focus when it opens and gives it back to the row's button when it is closed.
  */
 export function useRowDetails(what: string) {
   const base = useId();
@@ -21,6 +21,7 @@ export function useRowDetails(what: string) {
 
   const toggle = (key: Id, name: string) => {
     const expanded = open === String(key);
+    const verb = expanded ? 'Masquer' : 'Afficher';
     return (
       <button
         type="button"
@@ -29,10 +30,10 @@ export function useRowDetails(what: string) {
         data-action="details"
         aria-expanded={expanded}
         aria-controls={expanded ? panelId : undefined}
-        aria-label={`${what} : ${name}`}
+        aria-label={`${verb} : ${what} « ${name} »`}
         onClick={() => setOpen(expanded ? null : String(key))}
       >
-        {expanded ? 'Masquer' : 'Afficher'}
+        {verb}
       </button>
     );
   };
