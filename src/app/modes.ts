@@ -19,9 +19,8 @@ export const MAX_BACKENDS = 6;
 
 /**
  * spec §9 "fallback backend URL list: six entries": the same origin first, then up to five more, in the order given.
- * They come from the deployment's run-time file (VITE_RUNTIME_CONFIG_URL, e.g. /config.json) when it lists some, else
- * from VITE_BACKEND_URLS (build
- * time); see `startBackends`. An entry is an absolute http(s) URL or a path of this origin (`/backend-2`, behind
+ * They come from the deployment's run-time file (VITE_RUNTIME_CONFIG_URL, e.g. /config.json) when it lists some,
+ * else from VITE_BACKEND_URLS (build time); see `startBackends`. An entry is an absolute http(s) URL or a path of this origin (`/backend-2`, behind
  * the same reverse proxy); anything else is dropped, and so is a trailing slash.
  */
 export function backendList(configured: string | readonly string[] | undefined): string[] {
@@ -33,23 +32,22 @@ export function backendList(configured: string | readonly string[] | undefined):
   return ['', ...extra.filter((u, i) => extra.indexOf(u) === i)].slice(0, MAX_BACKENDS);
 }
 
-/**
- * Where the running app reads the deployment's own settings, changeable without a rebuild: a JSON file such as
- * `/config.json` next to index.html. The build names it (VITE_RUNTIME_CONFIG_URL); unnamed, nothing is asked, so a
- * deployment without the file shows no 404 in the console at every start.
+/*
+ * The run-time file: the running app reads the deployment's own settings, changeable without a rebuild, from a JSON
+ * file such as `/config.json` next to index.html. The build names it (VITE_RUNTIME_CONFIG_URL, read in start.tsx);
+ * unnamed, nothing is asked, so a deployment without the file shows no 404 in the console at every start.
  */
-export const RUNTIME_CONFIG_URL: string | undefined =
-  (import.meta.env.VITE_RUNTIME_CONFIG_URL as string | undefined) || undefined;
+
 /** The last run-time configuration read, kept for starts without the network (IndexedDB, like the other modes). */
 export const RUNTIME_CONFIG_KEY = 'runtime-config';
 export const RUNTIME_CONFIG_TIMEOUT_MS = 2_000;
 
-/** What /config.json may hold: `{"backendUrls": ["https://api2.example.fr", …]}` (or one comma-separated string). */
+/** What the run-time file may hold: `{"backendUrls": ["https://api2.example.fr", …]}` (or one comma-separated string). */
 export interface RuntimeConfig {
   backendUrls?: string[];
 }
 
-/** The known settings of a /config.json body; anything else is ignored. */
+/** The known settings of a run-time file's body; anything else is ignored. */
 export function parseRuntimeConfig(body: unknown): RuntimeConfig {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
   const urls = (body as { backendUrls?: unknown }).backendUrls;
@@ -59,13 +57,13 @@ export function parseRuntimeConfig(body: unknown): RuntimeConfig {
 }
 
 /**
- * Reads the run-time file (none named: no configuration, nothing asked). An answer decides: a JSON object is the configuration (kept), anything else (404, the index
- * page of a host that answers every path) means none (the kept one is forgotten). No answer (offline, timeout): the
- * configuration kept from the last read.
+ * Reads the run-time file (none named: no configuration, nothing asked). An answer decides: a JSON object is the
+ * configuration (kept), anything else (404, the index page of a host that answers every path) means none (the kept
+ * one is forgotten). No answer (offline, timeout): the configuration kept from the last read.
  */
 export async function loadRuntimeConfig(
-  fetchFn: typeof globalThis.fetch = globalThis.fetch,
-  url: string | undefined = RUNTIME_CONFIG_URL,
+  fetchFn: typeof globalThis.fetch,
+  url: string | undefined,
 ): Promise<RuntimeConfig> {
   if (!url) return {};
   let response: Response;
@@ -93,12 +91,12 @@ export async function loadRuntimeConfig(
 }
 
 /**
- * The backend list the app starts with: /config.json's `backendUrls` when it lists any (run time wins: the
+ * The backend list the app starts with: the run-time file's `backendUrls` when it lists any (run time wins: the
  * deployment knows its backends), else the build's VITE_BACKEND_URLS.
  */
 export async function startBackends(
   buildTime: string | undefined,
-  load: () => Promise<RuntimeConfig> = () => loadRuntimeConfig(),
+  load: () => Promise<RuntimeConfig>,
 ): Promise<string[]> {
   const runtime = (await load().catch((): RuntimeConfig => ({}))).backendUrls;
   return backendList(runtime && runtime.length > 0 ? runtime : buildTime);

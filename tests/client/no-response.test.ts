@@ -4,7 +4,7 @@ import { apiRequest, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { login } from '../../src/features/auth/api/login.ts';
 import { session } from '../../src/lib/auth/session.ts';
 import { HealthMonitor, healthCheck, localDataMode, watchConnection } from '../../src/app/modes.ts';
-import { connectAuditLog } from '../../src/app/audit.ts';
+import { setAuditLogSink } from '../../src/lib/audit-log.ts';
 import { AuditBuffer } from '../../src/features/audit/audit-buffer.ts';
 import { auditEventsOf } from '../server/support/world.ts';
 import { TEST_PASSWORD } from '../server/helpers.ts';
@@ -17,7 +17,7 @@ afterEach(async () => {
   localDataMode.value = false;
 });
 
-/** The app's audit wiring (src/app/audit.ts) on a buffer of the test's own, sending through the API client. */
+/** The app's audit wiring on a buffer of the test's own, sending through the API client. */
 function auditTrail(): AuditBuffer {
   const buffer = new AuditBuffer({
     dbName: `no-response-${Date.now()}`,
@@ -28,7 +28,8 @@ function auditTrail(): AuditBuffer {
     getContext: () =>
       session.value ? { user_id: session.value.profile.id, username: session.value.profile.username } : null,
   });
-  const disconnect = connectAuditLog(buffer);
+  // As src/app/audit.ts connects the app's trail (that module reads the build's settings, out of this project's reach).
+  const disconnect = setAuditLogSink((eventType, details, severity) => void buffer.log(eventType, details, severity));
   cleanup = async () => {
     disconnect();
     await buffer.clear();

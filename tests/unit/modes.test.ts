@@ -106,7 +106,7 @@ describe('run-time backend list (spec §9): the run-time file, else the build’
       return noAnswer();
     };
     // The build names no run-time file (VITE_RUNTIME_CONFIG_URL): nothing is asked.
-    expect(await loadRuntimeConfig(record)).toEqual({});
+    expect(await loadRuntimeConfig(record, undefined)).toEqual({});
     expect(asked).toEqual([]);
     await loadRuntimeConfig(record, '/config.json');
     expect(asked[0]![0]).toBe('/config.json');
