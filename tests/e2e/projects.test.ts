@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { consoleErrors, signInThroughForm, useServerAndBrowser } from './harness.ts';
+import { audit, clean } from './screen-audit.ts';
 
 /**
  * Issue 7 end to end, as a consultant works: create a project, staff it, link an asset, assess a risk, plan its
@@ -87,6 +88,7 @@ describe('the project-centred risk workflow in Chromium', () => {
     await expect
       .poll(() => assetDetails.getByRole('heading', { name: 'Vulnérabilités de l’actif' }).count(), { timeout: 10_000 })
       .toBe(1);
+    expect(await audit(page)).toEqual(clean);
 
     // A critical risk (4 × 4).
     await openTab(page, 'Risques');
@@ -147,6 +149,7 @@ describe('the project-centred risk workflow in Chromium', () => {
       .poll(() => riskPlan.getByRole('heading', { name: 'Durcir le portail' }).count(), { timeout: 10_000 })
       .toBe(1);
     expect(await riskPlan.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    expect(await audit(page)).toEqual(clean);
     await page.reload();
     await expect
       .poll(
