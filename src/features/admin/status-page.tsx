@@ -201,12 +201,6 @@ export default function StatusPage() {
       )}
       {read.data && <DataOriginNote origin={read.origin} />}
       {empty && <p className="vm-empty card">Aucune information d’état disponible.</p>}
-      {read.data && (
-        <div className="admin-parts">
-          <HealthPart health={read.data.health} />
-          <LatestProblems read={read.data.problems} />
-        </div>
-      )}
       {read && !empty && (
         <>
           <div className="admin-summary card">
@@ -283,6 +277,12 @@ export default function StatusPage() {
             </Part>
           </div>
         </>
+      )}
+      {read.data && (
+        <div className="admin-parts">
+          <HealthPart health={read.data.health} />
+          <LatestProblems read={read.data.problems} />
+        </div>
       )}
     </section>
   );

@@ -290,7 +290,7 @@ function EditUserForm({
           {platformFlags &&
             form.values.role !== initial.role &&
             (form.values.role === 'admin' || user.is_superuser || user.is_staff) && (
-              <p className="muted" role="note">
+              <p className="muted vm-wide" role="note">
                 {form.values.role === 'admin'
                   ? 'Administrateur : le compte devient aussi superutilisateur et staff, sur toute la plateforme.'
                   : 'Ce rôle retire au compte les droits superutilisateur et staff de la plateforme.'}
