@@ -211,15 +211,21 @@ const when = (iso: string | null | undefined, never: string) => (iso ? DATE.form
 function UserDetail({ id, tenantId }: { id: AdminUser['id']; tenantId: string | undefined }) {
   const read = useResource(async () => ({ data: await fetchUser(id, tenantId) }), [String(id), tenantId ?? null]);
   const u = read.data;
-  if (read.loading) return <p role="status">Chargement du compte…</p>;
+  // Inside a table wider than its frame, the details stay in view however far the frame is scrolled.
+  if (read.loading)
+    return (
+      <p className="admin-sticky" role="status">
+        Chargement du compte…
+      </p>
+    );
   if (!u)
     return (
-      <p className="error" role="alert">
+      <p className="admin-sticky error" role="alert">
         Impossible de lire ce compte : {read.error}
       </p>
     );
   return (
-    <dl className="admin-dl">
+    <dl className="admin-dl admin-sticky">
       <dt>Identifiant</dt>
       <dd>{String(u.id)}</dd>
       <dt>Nom d’utilisateur</dt>
