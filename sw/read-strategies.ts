@@ -21,25 +21,6 @@ import {
 import { areaSampleResponse } from './mock-api.ts';
 import { sampleAreaOf } from './samples.ts';
 
-/**
- * Workbox's development build (the one Vitest loads: NODE_ENV is not 'production') asserts
- * `event instanceof ExtendableEvent`, a class only a worker's scope defines. Outside a worker (unit tests under
- * happy-dom), any event that can extend its lifetime passes, and Workbox's console logs stay quiet; in the worker
- * nothing changes.
- */
-if (typeof ExtendableEvent === 'undefined') {
-  (globalThis as { __WB_DISABLE_DEV_LOGS?: boolean }).__WB_DISABLE_DEV_LOGS = true;
-  Object.defineProperty(globalThis, 'ExtendableEvent', {
-    configurable: true,
-    writable: true,
-    value: class {
-      static [Symbol.hasInstance](value: unknown): boolean {
-        return typeof (value as { waitUntil?: unknown } | null)?.waitUntil === 'function';
-      }
-    },
-  });
-}
-
 /** What handleApiGet knows of a read before it goes to Workbox. */
 export interface ReadPlan {
   strategy: ReadStrategy;
