@@ -1,4 +1,12 @@
-import { ApiError, MESSAGES, normalizeApiPath, originOf, TIMEOUTS, type DataOrigin } from './api-client.ts';
+import {
+  ApiError,
+  currentAuthScheme,
+  MESSAGES,
+  normalizeApiPath,
+  originOf,
+  TIMEOUTS,
+  type DataOrigin,
+} from './api-client.ts';
 import { SOURCE_HEADER, STORED_AT_HEADER } from '../../contract/sw-messages.ts';
 
 /**
@@ -28,7 +36,6 @@ export interface UploadProgress {
 export interface UploadAuth {
   token?: string | undefined;
   tenantId?: string | undefined;
-  scheme?: 'Bearer' | 'Token';
 }
 
 export interface UploadOptions {
@@ -72,7 +79,8 @@ export function uploadHeaders(auth: UploadAuth = {}, extra: Record<string, strin
   };
   const csrf = csrfToken();
   if (csrf) headers['X-CSRFToken'] = csrf;
-  if (auth.token) headers.Authorization = `${auth.scheme ?? 'Bearer'} ${auth.token}`;
+  // The style the backend asked for (spec §7: Bearer or Token), as every other call sends it.
+  if (auth.token) headers.Authorization = `${currentAuthScheme()} ${auth.token}`;
   if (auth.tenantId) headers['X-Tenant-ID'] = auth.tenantId;
   return headers;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../../src/lib/api-client.ts';
+import { ApiError, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import {
   checkUploadFile,
   MAX_UPLOAD_BYTES,
@@ -171,5 +171,18 @@ describe('checkUploadFile', () => {
 
   it('builds no Authorization header without a token', () => {
     expect(uploadHeaders()).toEqual({ 'X-Requested-With': 'XMLHttpRequest', Accept: 'application/json' });
+  });
+
+  it('sends the token in the style the backend asked for, as every other call (spec §7: Bearer or Token)', () => {
+    expect(uploadHeaders({ token: 'abc' }).Authorization).toBe('Bearer abc');
+    setClientEnvironment({ authScheme: () => 'Token' });
+    try {
+      expect(uploadHeaders({ token: 'abc', tenantId: 't1' })).toMatchObject({
+        Authorization: 'Token abc',
+        'X-Tenant-ID': 't1',
+      });
+    } finally {
+      resetApiClient();
+    }
   });
 });
