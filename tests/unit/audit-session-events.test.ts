@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { audit, startAudit } from '../../src/app/audit.ts';
 import { apiRequest, ApiError, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { logout, session, startSession } from '../../src/lib/auth/session.ts';
@@ -10,6 +10,8 @@ import { logout, session, startSession } from '../../src/lib/auth/session.ts';
 const profile = { id: 7, username: 'manager', email: 'claire@acme.fr', first_name: 'Claire', last_name: 'Dubois' };
 let answer: (path: string) => Response;
 const logged: { type: string; details: unknown; severity: string | undefined }[] = [];
+let flushed: MockInstance;
+let cleared: MockInstance;
 
 const json = (body: unknown, status: number) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -19,8 +21,8 @@ beforeAll(() => {
     logged.push({ type, details, severity });
     return undefined;
   });
-  vi.spyOn(audit, 'flush').mockResolvedValue(0);
-  vi.spyOn(audit, 'clear').mockResolvedValue(undefined);
+  flushed = vi.spyOn(audit, 'flush').mockResolvedValue(0);
+  cleared = vi.spyOn(audit, 'clear').mockResolvedValue(undefined);
   vi.spyOn(audit, 'start').mockImplementation(() => {});
   startAudit();
 });
@@ -49,8 +51,8 @@ describe('session events reach the audit buffer (spec §3)', () => {
     await logout(quietly);
     expect(types()).toEqual(['login', 'logout']);
     expect(session.value).toBeFalsy();
-    expect(audit.flush).toHaveBeenCalled();
-    expect(audit.clear).toHaveBeenCalled();
+    expect(flushed).toHaveBeenCalled();
+    expect(cleared).toHaveBeenCalled();
   });
 
   it('records access_denied (warning) on a refused action, with its path', async () => {
