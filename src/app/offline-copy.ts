@@ -1,14 +1,10 @@
 import { setClientEnvironment, type LiveCopy } from '../lib/api-client.ts';
 import { onAuthChange, session } from '../lib/auth/session.ts';
-import {
-  foreignPartitions,
-  isAuthEndpoint,
-  isCacheable,
-  isDownloadPath,
-  isStreamPath,
-  partitionName,
-} from '../../sw/policy.ts';
 import { STORED_AT_HEADER } from '../../contract/sw-messages.ts';
+
+// The worker's rules, loaded with the first answer to keep rather than before the first paint (the initial
+// JavaScript budget, tests/e2e/bundle.test.ts).
+const policy = () => import('../../sw/policy.ts');
 
 /**
  * The first seconds of a first visit, before the service worker controls the page, the API's answers pass it by:
@@ -18,6 +14,7 @@ import { STORED_AT_HEADER } from '../../contract/sw-messages.ts';
  */
 export async function keepLiveCopy(copy: LiveCopy, userId: string | number | undefined): Promise<void> {
   if (typeof caches === 'undefined') return;
+  const { isAuthEndpoint, isCacheable, isDownloadPath, isStreamPath, partitionName } = await policy();
   const pathname = new URL(copy.url).pathname;
   if (isAuthEndpoint(pathname) || isDownloadPath(pathname) || isStreamPath(pathname)) return;
   if (!isCacheable(copy.status, copy.contentType, copy.cacheControl)) return;
@@ -35,6 +32,7 @@ export async function keepLiveCopy(copy: LiveCopy, userId: string | number | und
 /** Drops every cached API answer on this device (sign-out or a lost session), whether or not a worker runs. */
 export async function purgeApiCopies(): Promise<void> {
   if (typeof caches === 'undefined') return;
+  const { foreignPartitions } = await policy();
   // No user kept: every partition is foreign (the worker's own purge rule).
   await Promise.all(foreignPartitions(await caches.keys(), undefined).map((n) => caches.delete(n)));
 }
