@@ -5,14 +5,7 @@ import { registerServiceWorker } from './update-prompt.ts';
 import { watchWriteQueue } from './write-queue-status.ts';
 import { installOfflineCopies } from './offline-copy.ts';
 import { installMockFetch } from './mock-fetch.ts';
-import {
-  loadRuntimeConfig,
-  mockApiMode,
-  restoreMockMode,
-  scheduleAvailabilityCheck,
-  startBackends,
-  watchConnection,
-} from './modes.ts';
+import { mockApiMode, restoreMockMode, scheduleAvailabilityCheck, startBackends, watchConnection } from './modes.ts';
 import { restoreSession } from '../lib/auth/session.ts';
 import { startAppearance } from '../lib/appearance.ts';
 import { startTokenRefresh } from '../lib/auth/token-refresh.ts';
@@ -43,9 +36,10 @@ export function start(): void {
     watchConnection();
     watchWriteQueue();
     // spec §9's six backends: the run-time file's list (VITE_RUNTIME_CONFIG_URL), else VITE_BACKEND_URLS.
+    const runtimeFile = (import.meta.env.VITE_RUNTIME_CONFIG_URL as string | undefined) || undefined;
     scheduleAvailabilityCheck(
-      startBackends(import.meta.env.VITE_BACKEND_URLS as string | undefined, () =>
-        loadRuntimeConfig(fetch, (import.meta.env.VITE_RUNTIME_CONFIG_URL as string | undefined) || undefined),
+      startBackends(import.meta.env.VITE_BACKEND_URLS as string | undefined, async () =>
+        runtimeFile ? (await import('./runtime-config.ts')).loadRuntimeConfig(fetch, runtimeFile) : {},
       ),
     );
   });

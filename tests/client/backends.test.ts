@@ -2,14 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useVigieClient } from './harness.ts';
 import { login } from '../../src/features/auth/api/login.ts';
-import {
-  activeBackend,
-  checkAvailability,
-  loadRuntimeConfig,
-  localDataMode,
-  MAX_BACKENDS,
-  startBackends,
-} from '../../src/app/modes.ts';
+import { activeBackend, checkAvailability, localDataMode, MAX_BACKENDS, startBackends } from '../../src/app/modes.ts';
+import { loadRuntimeConfig } from '../../src/app/runtime-config.ts';
 import { TEST_PASSWORD } from '../server/helpers.ts';
 
 const { t, seen, pointClient } = useVigieClient();

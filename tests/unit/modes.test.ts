@@ -11,12 +11,10 @@ import {
   mockApiMode,
   restoreMockMode,
   watchConnection,
-  loadRuntimeConfig,
-  parseRuntimeConfig,
-  RUNTIME_CONFIG_KEY,
   scheduleAvailabilityCheck,
   startBackends,
 } from '../../src/app/modes.ts';
+import { loadRuntimeConfig, parseRuntimeConfig, RUNTIME_CONFIG_KEY } from '../../src/app/runtime-config.ts';
 import { connectAuditLog } from '../../src/app/audit.ts';
 import { AuditBuffer, type AuditEvent } from '../../src/features/audit/audit-buffer.ts';
 import { apiRequest, resetApiClient, setClientEnvironment } from '../../src/lib/api-client.ts';
