@@ -220,13 +220,27 @@ export function isOverloadStatus(status: number): boolean {
 }
 
 /**
- * The request a queued write is replayed with: the current token, without the queueable mark. Built from a clone:
- * sending a Request consumes its body, and the stored one must stay whole to go back in the queue when the network
- * (or the server) fails again — otherwise the write is lost.
+ * A queued write is stored without its Authorization header (no token at rest); this header keeps only its style
+ * when it was not the default Bearer, for the replay.
+ */
+export const AUTH_SCHEME_HEADER = 'X-Vigie-Auth-Scheme';
+
+/** The style a write was sent with, to store beside it: 'Token', or nothing for Bearer (and no header). */
+export function storedAuthScheme(authorization: string | null): 'Token' | undefined {
+  return /^token\s/i.test(authorization ?? '') ? 'Token' : undefined;
+}
+
+/**
+ * The request a queued write is replayed with: the current token, in the style the write was sent with (spec §7:
+ * Bearer or Token, whichever the backend asked for), without the queueable mark. Built from a clone: sending a
+ * Request consumes its body, and the stored one must stay whole to go back in the queue when the network (or the
+ * server) fails again — otherwise the write is lost.
  */
 export function replayRequest(stored: Request, token: string, queueableHeader: string): Request {
   const headers = new Headers(stored.headers);
-  headers.set('Authorization', `Bearer ${token}`);
+  const scheme = stored.headers.get(AUTH_SCHEME_HEADER) === 'Token' ? 'Token' : 'Bearer';
+  headers.delete(AUTH_SCHEME_HEADER);
+  headers.set('Authorization', `${scheme} ${token}`);
   headers.delete(queueableHeader);
   return new Request(stored.clone(), { headers });
 }

@@ -2,7 +2,7 @@
 import { Queue } from 'workbox-background-sync';
 import { kvGet } from '../src/lib/storage.ts';
 import { QUEUEABLE_HEADER, QUEUED_MESSAGE, SOURCE_HEADER, type WorkerToPageMessage } from '../contract/sw-messages.ts';
-import { isAuthEndpoint, normalizePath, replayRequest } from './policy.ts';
+import { AUTH_SCHEME_HEADER, isAuthEndpoint, normalizePath, replayRequest, storedAuthScheme } from './policy.ts';
 import { mockModeAnswer, noteWrite } from './api-layer.ts';
 import { areaSampleResponse } from './mock-api.ts';
 import { sampleAreaOf } from './samples.ts';
@@ -142,6 +142,8 @@ export async function handleApiWrite(event: FetchEvent): Promise<Response> {
     }
     if (!queueable || isAuthEndpoint(pathname)) throw err;
     const headers = new Headers(request.headers);
+    const scheme = storedAuthScheme(request.headers.get('Authorization'));
+    if (scheme) headers.set(AUTH_SCHEME_HEADER, scheme);
     headers.delete('Authorization');
     headers.delete('Cookie');
     await writeQueue.pushRequest({

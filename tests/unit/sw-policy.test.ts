@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   replayRequest,
+  AUTH_SCHEME_HEADER,
+  storedAuthScheme,
   foreignPartitions,
   freshness,
   isApiPath,
@@ -149,6 +151,22 @@ describe('replaying a queued write', () => {
     expect(request.headers.has('X-Vigie-Queueable')).toBe(false);
     expect(request.headers.get('Idempotency-Key')).toBe('k-1');
     expect(await request.text()).toBe('{"title":"Restitution"}');
+  });
+
+  it('keeps the style the write was sent with, never its token: a Token-style backend gets Token again (spec §7)', () => {
+    expect(storedAuthScheme('Token ancien')).toBe('Token');
+    expect(storedAuthScheme('Bearer ancien')).toBeUndefined();
+    expect(storedAuthScheme(null)).toBeUndefined();
+    const storedAs = (scheme?: string) =>
+      new Request('https://vigie.test/api/projects/tasks/', {
+        method: 'POST',
+        headers: { 'X-Vigie-Queueable': '1', ...(scheme ? { [AUTH_SCHEME_HEADER]: scheme } : {}) },
+        body: '{}',
+      });
+    const token = replayRequest(storedAs('Token'), 'neuf', 'X-Vigie-Queueable');
+    expect(token.headers.get('Authorization')).toBe('Token neuf');
+    expect(token.headers.has(AUTH_SCHEME_HEADER)).toBe(false);
+    expect(replayRequest(storedAs(), 'neuf', 'X-Vigie-Queueable').headers.get('Authorization')).toBe('Bearer neuf');
   });
 
   it('leaves the stored request whole once the replay is sent, so a failed attempt can go back in the queue', async () => {
