@@ -1,20 +1,15 @@
 import type { ServerLogRow } from '../repositories/server-logs.ts';
 import { redactContext } from '../services/server-logs.ts';
 import { AnyObject, Nullable, Type, type Static } from '../schemas/common.ts';
-import { isoTime, storedObject } from './stored.ts';
+import { storedObject } from './stored.ts';
+import { presentSystemLog, SystemLogSchema } from './system-log.ts';
 import { csvLine } from './vulnerability.ts';
 
 /** A log line (docs/api-admin.md "Logs") on the wire. */
 export const ServerLogSchema = Type.Object(
   {
-    id: Type.Integer(),
-    time: Type.String({ format: 'date-time' }),
-    level: Type.String(),
-    message: Type.String(),
-    request_id: Nullable(Type.String()),
-    method: Nullable(Type.String()),
-    url: Nullable(Type.String()),
-    status_code: Nullable(Type.Integer()),
+    // The system's short line (GET /api/system/logs/), then who, where and the context, for the console only.
+    ...SystemLogSchema.properties,
     response_time_ms: Nullable(Type.Number()),
     tenant_id: Nullable(Type.String()),
     user_id: Nullable(Type.Integer()),
@@ -28,14 +23,7 @@ export type ServerLog = Static<typeof ServerLogSchema>;
 /** Exactly these fields leave the server. */
 export function presentServerLog(r: ServerLogRow): ServerLog {
   return {
-    id: r.id,
-    time: isoTime(r.time),
-    level: r.level,
-    message: r.message,
-    request_id: r.requestId,
-    method: r.method,
-    url: r.url,
-    status_code: r.statusCode,
+    ...presentSystemLog(r),
     response_time_ms: r.responseTimeMs,
     tenant_id: r.tenantId,
     user_id: r.userId,
