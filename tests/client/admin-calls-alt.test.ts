@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetClientState, useClient, type Observed } from './harness.ts';
+import { useStubBackend } from './stub-backend.ts';
 import { saveSession } from '../../src/lib/auth/session.ts';
 import type { ApiError } from '../../src/lib/api-client.ts';
 import { createUser, deleteUser, fetchUser, fetchUsers, updateUser } from '../../src/features/users/users-api.ts';
@@ -12,30 +12,13 @@ type Handler = (body: Record<string, unknown>) => { status: number; json?: unkno
  * second step of the spec §7 chains). Each test installs its routes; anything else is a 404.
  */
 let routes: Record<string, Handler> = {};
-let server: Server;
-let base: string;
 let seen: Observed;
+const base = useStubBackend(({ method, path, body }) => routes[`${method} ${path}`]?.(body));
 
-beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const key = `${req.method} ${new URL(req.url!, 'http://x').pathname}`;
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      const answer = routes[key]?.(body) ?? { status: 404, json: { detail: 'Not found.' } };
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.json === undefined ? '' : JSON.stringify(answer.json));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(async () => {
   await resetClientState();
   routes = {};
-  seen = useClient(base, '/admin/users');
+  seen = useClient(base(), '/admin/users');
   await saveSession({
     tokens: { access_token: 'a.b.c', refresh_token: 'r', expires_at: Date.now() + 3_600_000 },
     profile: { id: 1, username: 'root', email: 'root@client.fr', is_active: true, is_superuser: true },

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetClientState, useClient, type Observed } from './harness.ts';
+import { useStubBackend } from './stub-backend.ts';
 import { login, LoginError } from '../../src/features/auth/api/login.ts';
 import { ProfileError } from '../../src/lib/auth/profile.ts';
 import { refreshTokens, REFRESH_MESSAGES, saveSession, session } from '../../src/lib/auth/session.ts';
@@ -9,37 +9,20 @@ import { refreshTokens, REFRESH_MESSAGES, saveSession, session } from '../../src
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const jwt = (claims: Record<string, unknown>) => `${b64({ alg: 'none' })}.${b64(claims)}.sig`;
 
-type Handler = (body: Record<string, unknown>, req: IncomingMessage) => { status: number; json?: unknown } | undefined;
+type Handler = (body: Record<string, unknown>) => { status: number; json?: unknown } | undefined;
 
 /**
  * Another backend speaking the same contract differently (DRF/SimpleJWT and friends). Each test installs the
  * routes it needs; anything else is a 404.
  */
 let routes: Record<string, Handler> = {};
-let server: Server;
-let base: string;
 let seen: Observed;
+const base = useStubBackend(({ method, path, body }) => routes[`${method} ${path}`]?.(body));
 
-beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const key = `${req.method} ${new URL(req.url!, 'http://x').pathname}`;
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      const answer = routes[key]?.(body, req) ?? { status: 404, json: { detail: 'Not found.' } };
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.json === undefined ? '' : JSON.stringify(answer.json));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(async () => {
   await resetClientState();
   routes = {};
-  seen = useClient(base);
+  seen = useClient(base());
 });
 afterEach(async () => resetClientState());
 
@@ -112,7 +95,7 @@ describe('sign-in on other backends', () => {
     expect((await login({ username: 'jdupont', password: 'pw' })).id).toBe(12);
 
     await resetClientState();
-    seen = useClient(base);
+    seen = useClient(base());
     routes['GET /api/tenants/user-data/'] = () => ({
       status: 200,
       json: { authenticated: true, user: { ...PROFILE, is_active: false } },

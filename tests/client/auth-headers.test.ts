@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resetClientState, useClient, useVigieClient } from './harness.ts';
+import { useStubBackend } from './stub-backend.ts';
 import { apiRequest, ApiError, schemeChallenged, setClientEnvironment } from '../../src/lib/api-client.ts';
 import { login } from '../../src/features/auth/api/login.ts';
 import { LOGOUT_ENDPOINTS, logout, saveSession, session, type LogoutEffects } from '../../src/lib/auth/session.ts';
@@ -88,47 +88,30 @@ describe('against DRF-style backends (spec §7: a Bearer style or a Token style)
   /** When set, even the right style is refused (an expired token). */
   let expired = false;
   let hits: { method: string; path: string; authorization: string | undefined; body: unknown }[] = [];
-  let server: Server;
-  let base: string;
-
-  beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        const path = new URL(req.url!, 'http://x').pathname;
-        hits.push({
-          method: req.method!,
-          path,
-          authorization: req.headers.authorization,
-          body: raw ? (JSON.parse(raw) as unknown) : undefined,
-        });
-        const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-          res.writeHead(status, { 'content-type': 'application/json', ...headers });
-          res.end(JSON.stringify(body));
-        };
-        if (req.method === 'POST' && path === '/api/token/') return reply(200, { access: KEY, refresh: 'drf-refresh' });
-        if (req.method === 'POST' && path === '/api/token/refresh/') return reply(401, { detail: 'Token is invalid' });
-        if (req.method === 'POST' && (LOGOUT_ENDPOINTS as readonly string[]).includes(path)) return reply(200, {});
-        if (req.headers.authorization !== `${wants} ${KEY}` || expired)
-          return reply(
-            401,
-            { detail: 'Authentication credentials were not provided.' },
-            { 'WWW-Authenticate': wants === 'Token' ? 'Token' : 'Bearer realm="api"' },
-          );
-        if (path === '/api/users/me/') return reply(200, PROFILE);
-        if (path === '/api/projects/') return reply(200, []);
-        return reply(404, { detail: 'Not found.' });
-      });
+  const base = useStubBackend(({ method, path, headers, body }) => {
+    hits.push({ method, path, authorization: headers.authorization, body });
+    const reply = (status: number, json: unknown, extra: Record<string, string> = {}) => ({
+      status,
+      json,
+      headers: extra,
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    if (method === 'POST' && path === '/api/token/') return reply(200, { access: KEY, refresh: 'drf-refresh' });
+    if (method === 'POST' && path === '/api/token/refresh/') return reply(401, { detail: 'Token is invalid' });
+    if (method === 'POST' && (LOGOUT_ENDPOINTS as readonly string[]).includes(path)) return reply(200, {});
+    if (headers.authorization !== `${wants} ${KEY}` || expired)
+      return reply(
+        401,
+        { detail: 'Authentication credentials were not provided.' },
+        { 'WWW-Authenticate': wants === 'Token' ? 'Token' : 'Bearer realm="api"' },
+      );
+    if (path === '/api/users/me/') return reply(200, PROFILE);
+    if (path === '/api/projects/') return reply(200, []);
+    return undefined;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   async function fresh(style: 'Token' | 'Bearer') {
     await resetClientState();
-    useClient(base);
+    useClient(base());
     wants = style;
     expired = false;
     hits = [];
