@@ -8,16 +8,9 @@ import { useForm } from '../../lib/use-form.ts';
 import { listAssetThreats, listAssetVulnerabilities, updateProjectAsset } from './projects-api.ts';
 import type { Written } from './project-http.ts';
 import type { ProjectAsset } from './project-types.ts';
-import {
-  ASSET_TYPE_LABELS,
-  CRITICALITY_LABELS,
-  FINDING_SEVERITY_WORDS,
-  formatDay,
-  label,
-  SEVERITY_LABELS,
-  THREAT_STATUS_LABELS,
-} from './project-rules.ts';
+import { ASSET_TYPE_LABELS, CRITICALITY_LABELS, FINDING_SEVERITY_WORDS, formatDay, label } from './project-rules.ts';
 import { useProjectResource } from './project-tab.tsx';
+import { ThreatStateCells } from './threats-tab.tsx';
 
 const SCORE = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const NAME_MAX = 200;
@@ -86,16 +79,7 @@ export function AssetDetails({ asset }: { asset: ProjectAsset }) {
               <th scope="row" className="pj-name">
                 {t.title}
               </th>
-              <td>
-                <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>
-              </td>
-              <td>
-                {t.is_mitigated ? (
-                  <span className="vm-badge ok">Atténuée</span>
-                ) : (
-                  <span className="vm-badge failed">{label(THREAT_STATUS_LABELS, t.status)}</span>
-                )}
-              </td>
+              <ThreatStateCells threat={t} />
             </tr>
           ))}
         </DataTable>

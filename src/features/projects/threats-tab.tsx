@@ -13,6 +13,24 @@ const REMOVAL: Removal<ProjectThreat> = {
 };
 
 /** Menaces: the threats linked to the project; editors mark them mitigated and manage the links. */
+/** A threat's « Gravité » and « Statut » cells (« Atténuée » once mitigated), wherever a table lists threats. */
+export function ThreatStateCells({ threat }: { threat: Pick<ProjectThreat, 'severity' | 'status' | 'is_mitigated'> }) {
+  return (
+    <>
+      <td>
+        <span className={`vm-badge ${threat.severity}`}>{label(SEVERITY_LABELS, threat.severity)}</span>
+      </td>
+      <td>
+        {threat.is_mitigated ? (
+          <span className="vm-badge ok">Atténuée</span>
+        ) : (
+          <span className="vm-badge failed">{label(THREAT_STATUS_LABELS, threat.status)}</span>
+        )}
+      </td>
+    </>
+  );
+}
+
 export function ThreatsTab(props: TabProps) {
   const { project, canEdit, onChanged } = props;
   const tab = useTabList(props, () => listProjectThreats({ project: project.id }));
@@ -52,16 +70,7 @@ export function ThreatsTab(props: TabProps) {
                 <th scope="row" className="pj-name">
                   {t.title}
                 </th>
-                <td>
-                  <span className={`vm-badge ${t.severity}`}>{label(SEVERITY_LABELS, t.severity)}</span>
-                </td>
-                <td>
-                  {t.is_mitigated ? (
-                    <span className="vm-badge ok">Atténuée</span>
-                  ) : (
-                    <span className="vm-badge failed">{label(THREAT_STATUS_LABELS, t.status)}</span>
-                  )}
-                </td>
+                <ThreatStateCells threat={t} />
                 <td>{formatDay(t.created_at)}</td>
                 {canEdit && (
                   <td>
