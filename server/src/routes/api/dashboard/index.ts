@@ -65,9 +65,10 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/dashboard/risks/',
     read({ response: replies.signedIn({ 200: RiskMapSchema }) }),
     async (request, reply) => {
-      const everyProject = request.display !== null || seesEveryProject(signedIn(request).actor);
-      const readable = everyProject ? access.everyProject() : access.readable(signedIn(request).actor);
-      const scope = everyProject ? 'all' : `team|${signedIn(request).actor.userId}`;
+      const actor = request.display ? null : signedIn(request).actor;
+      // access.readable already answers every project to those who see them all; the key says which answer it is.
+      const readable = actor ? access.readable(actor) : access.everyProject();
+      const scope = !actor || seesEveryProject(actor) ? 'all' : `team|${actor.userId}`;
       return reply.cachedAnswer(
         `wall-risks|${currentTenant(request)}|${scope}`,
         false,
